@@ -1,0 +1,172 @@
+//! `ContainerBuilder`: declare providers, values and overrides; `build()` checks them all.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Container, Inner, Node};
+use crate::error::{BuildError, NodeKind, Origin};
+use crate::graph::{self, Decl, Scope};
+use crate::key::{Key, Location};
+use crate::provider::{Provider, ValueProvider, discovered};
+
+/// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
+///
+/// ```
+/// use green_tea::Container;
+/// let container = Container::builder()
+///     .value("billingUrl", String::from("http://127.0.0.1:3001"))
+///     .build()
+///     .expect("a valid graph");
+/// assert_eq!(container.keys()[0].as_str(), "billingUrl");
+/// ```
+#[must_use = "a builder does nothing until `build()`"]
+pub struct ContainerBuilder {
+    entries: Vec<Entry>,
+    dispose_timeout: Duration,
+}
+
+struct Entry {
+    provider: Arc<dyn Provider>,
+    kind: NodeKind,
+}
+
+impl Default for ContainerBuilder {
+    fn default() -> Self {
+        ContainerBuilder::new()
+    }
+}
+
+impl ContainerBuilder {
+    /// The default time each `dispose` gets before it is abandoned.
+    pub const DEFAULT_DISPOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// An empty graph.
+    pub fn new() -> Self {
+        ContainerBuilder {
+            entries: Vec::new(),
+            dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
+        }
+    }
+
+    /// Adds a provider.
+    pub fn provider(self, provider: impl Provider) -> Self {
+        self.entry(Arc::new(provider), NodeKind::Provider)
+    }
+
+    /// Adds a ready value under `key`; its type is `T`.
+    #[track_caller]
+    pub fn value<T: Send + Sync + 'static>(self, key: impl Into<Key>, value: T) -> Self {
+        let provider = ValueProvider::new(key.into(), Arc::new(value), Location::caller());
+        self.entry(Arc::new(provider), NodeKind::Value)
+    }
+
+    /// Adds every provider registered with `#[provider]` in this binary, in a deterministic
+    /// order (by module path, then name).
+    pub fn discover(mut self) -> Self {
+        for provider in discovered() {
+            self = self.entry(Arc::from(provider), NodeKind::Provider);
+        }
+        self
+    }
+
+    /// Replaces the provider of `key` with a ready value, for tests. `key` must already be
+    /// provided, and `T` must be its type; `build()` checks both.
+    ///
+    /// ```
+    /// use green_tea::Container;
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let container = Container::builder()
+    ///     .value("billingUrl", String::from("https://billing.example"))
+    ///     .override_value("billingUrl", String::from("http://127.0.0.1:3001"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<String>("billingUrl").await.unwrap(), "http://127.0.0.1:3001");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    #[track_caller]
+    pub fn override_value<T: Send + Sync + 'static>(self, key: impl Into<Key>, value: T) -> Self {
+        let provider = ValueProvider::new(key.into(), Arc::new(value), Location::caller());
+        self.entry(Arc::new(provider), NodeKind::Override)
+    }
+
+    /// Replaces the providers of every key `provider` provides, for tests. Each key must
+    /// already be provided, with the same type.
+    pub fn override_provider(self, provider: impl Provider) -> Self {
+        self.entry(Arc::new(provider), NodeKind::Override)
+    }
+
+    /// How long each provider's `dispose` may run during `close()` before it is abandoned and
+    /// reported as timed out. Default: 10 s.
+    pub fn dispose_timeout(mut self, timeout: Duration) -> Self {
+        self.dispose_timeout = timeout;
+        self
+    }
+
+    fn entry(mut self, provider: Arc<dyn Provider>, kind: NodeKind) -> Self {
+        self.entries.push(Entry { provider, kind });
+        self
+    }
+
+    /// Checks the whole graph and returns a container that has built nothing yet, or a
+    /// [`BuildError`] listing every problem found.
+    pub fn build(self) -> Result<Container, BuildError> {
+        let descriptors: Vec<_> = self.entries.iter().map(|e| e.provider.descriptor()).collect();
+        let decls: Vec<Decl> = self
+            .entries
+            .iter()
+            .zip(&descriptors)
+            .map(|(entry, d)| Decl {
+                origin: Origin {
+                    kind: entry.kind,
+                    name: d.name.to_string(),
+                    location: d.location,
+                },
+                scope: Scope::App,
+                provides: d.provides.clone(),
+                needs: d.needs.clone(),
+            })
+            .collect();
+        let analysis = graph::analyze(&decls).map_err(BuildError::new)?;
+
+        let mut position = vec![0; decls.len()];
+        for (pos, &id) in analysis.order.iter().enumerate() {
+            position[id] = pos;
+        }
+        let mut needs = analysis.needs.into_iter();
+        let mut dependents = analysis.dependents.into_iter();
+        let nodes = self
+            .entries
+            .into_iter()
+            .zip(descriptors)
+            .map(|(entry, descriptor)| {
+                let needs: Box<[_]> = needs.next().expect("one per decl").into();
+                let mut dependencies: Vec<usize> = needs.iter().map(|v| v.node).collect();
+                dependencies.sort_unstable();
+                dependencies.dedup();
+                Node {
+                    need_specs: descriptor.needs.clone().into(),
+                    provider: entry.provider,
+                    descriptor,
+                    kind: entry.kind,
+                    needs,
+                    dependencies: dependencies.into(),
+                    dependents: dependents.next().expect("one per decl").into(),
+                    slot: Default::default(),
+                }
+            })
+            .collect();
+
+        tracing::debug!(providers = decls.len(), keys = analysis.keys.len(), "graph checked");
+        Ok(Container {
+            inner: Arc::new(Inner {
+                nodes,
+                keys: analysis.keys,
+                order: analysis.order.into(),
+                position: position.into(),
+                closed: Default::default(),
+                close_outcome: Default::default(),
+                dispose_timeout: self.dispose_timeout,
+            }),
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! `close()`: wait for builds in flight, then dispose every built provider, dependents first.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use futures_util::future::join_all;
+use tokio::task::JoinError;
+use tracing::Instrument;
+
+use super::Inner;
+use crate::error::{CloseError, DisposeCause, DisposeFailure, panic_message};
+
+pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
+    inner.closed.store(true, Ordering::Release);
+    tracing::info!("closing: disposing built providers, dependents first");
+    await_builds_in_flight(&inner).await;
+
+    let mut failures = Vec::new();
+    for wave in dispose_waves(&inner) {
+        let disposes = wave.into_iter().map(|id| dispose(&inner, id));
+        failures.extend(join_all(disposes).await.into_iter().flatten());
+    }
+    if failures.is_empty() {
+        tracing::info!("closed");
+        Ok(())
+    } else {
+        let error = CloseError { failures };
+        tracing::error!(%error, "closed with failures");
+        Err(error)
+    }
+}
+
+/// A build that finishes after `close` began must still be disposed, so wait for each one,
+/// bounded by the dispose timeout; a build that does not finish by then is aborted.
+async fn await_builds_in_flight(inner: &Inner) {
+    let flights: Vec<_> = inner
+        .nodes
+        .iter()
+        .filter_map(|n| n.slot.flight().clone().map(|f| (n, f)))
+        .collect();
+    for (node, mut flight) in flights {
+        let finished = tokio::time::timeout(
+            inner.dispose_timeout,
+            flight.done.wait_for(Option::is_some),
+        )
+        .await;
+        if finished.is_err() {
+            tracing::warn!(provider = %node.descriptor.name, "build still running at close; aborted");
+            flight.abort.abort();
+        }
+    }
+}
+
+/// Groups the built nodes so that every node comes in a later wave than all its built
+/// dependents. Nodes in one wave do not depend on each other and are disposed concurrently.
+fn dispose_waves(inner: &Inner) -> Vec<Vec<usize>> {
+    let mut wave_of = vec![0_usize; inner.nodes.len()];
+    let mut waves: Vec<Vec<usize>> = Vec::new();
+    // Dependents come after their dependencies in `order`, so walking it backwards sees every
+    // dependent before the nodes it depends on.
+    for &id in inner.order.iter().rev() {
+        let node = &inner.nodes[id];
+        if !node.slot.is_built() {
+            continue;
+        }
+        let wave = node
+            .dependents
+            .iter()
+            .filter(|&&d| inner.nodes[d].slot.is_built())
+            .map(|&d| wave_of[d] + 1)
+            .max()
+            .unwrap_or(0);
+        wave_of[id] = wave;
+        if waves.len() <= wave {
+            waves.resize_with(wave + 1, Vec::new);
+        }
+        waves[wave].push(id);
+    }
+    waves
+}
+
+/// Disposes node `id` once, in a task of its own so that a panic is caught and a hang can be
+/// abandoned at the timeout.
+async fn dispose(inner: &Inner, id: usize) -> Option<DisposeFailure> {
+    let node = &inner.nodes[id];
+    let provided = node.slot.values()?.clone();
+    if !node.slot.claim_dispose() {
+        return None;
+    }
+    let provider = Arc::clone(&node.provider);
+    let span = tracing::info_span!("dispose", provider = %node.descriptor.name, keys = %node.keys_text());
+    let mut task = tokio::spawn(async move { provider.dispose(&provided).await }.instrument(span.clone()));
+    let cause = match tokio::time::timeout(inner.dispose_timeout, &mut task).await {
+        Ok(Ok(Ok(()))) => {
+            span.in_scope(|| tracing::info!("disposed"));
+            return None;
+        }
+        Ok(Ok(Err(error))) => DisposeCause::Error(Arc::new(error)),
+        Ok(Err(join)) => DisposeCause::Panicked(join_message(join)),
+        Err(_elapsed) => {
+            task.abort();
+            DisposeCause::TimedOut(inner.dispose_timeout)
+        }
+    };
+    span.in_scope(|| tracing::error!(%cause, "dispose failed"));
+    Some(DisposeFailure {
+        provider: node.descriptor.name.to_string(),
+        keys: node.descriptor.provides.iter().map(|s| s.key.clone()).collect(),
+        cause,
+    })
+}
+
+fn join_message(join: JoinError) -> String {
+    match join.try_into_panic() {
+        Ok(panic) => panic_message(&*panic),
+        Err(join) => join.to_string(),
+    }
+}
+
+/// The close task itself failed (it panicked or the runtime is shutting down).
+pub(super) fn task_failure(join: JoinError) -> DisposeFailure {
+    DisposeFailure {
+        provider: "close".to_owned(),
+        keys: Vec::new(),
+        cause: DisposeCause::Panicked(join_message(join)),
+    }
+}

@@ -1,0 +1,76 @@
+//! One provider's slot: its values once built, the single build in flight, and its stats.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+
+use crate::error::ProvideError;
+use crate::value::Provided;
+
+/// The outcome of one build, shared with everyone who waited on it.
+pub(crate) type Outcome = Option<Result<(), ProvideError>>;
+
+/// A build in flight: who to wait on, and how to stop it if `close()` cannot wait.
+#[derive(Clone)]
+pub(crate) struct Flight {
+    pub(crate) done: watch::Receiver<Outcome>,
+    pub(crate) abort: AbortHandle,
+}
+
+/// Single-flight storage for one provider's values.
+///
+/// Reading built values is lock-free (`OnceLock`). The mutex guards only the start of a build,
+/// so that at most one build of a provider runs at a time; its result goes to every waiter.
+/// A failed build leaves the slot empty, so the next caller starts a fresh one.
+#[derive(Default)]
+pub(crate) struct Slot {
+    values: OnceLock<Provided>,
+    flight: Mutex<Option<Flight>>,
+    build_nanos: AtomicU64,
+    disposed: AtomicBool,
+}
+
+impl Slot {
+    pub(crate) fn values(&self) -> Option<&Provided> {
+        self.values.get()
+    }
+
+    pub(crate) fn is_built(&self) -> bool {
+        self.values.get().is_some()
+    }
+
+    /// The build in flight, under its lock.
+    pub(crate) fn flight(&self) -> MutexGuard<'_, Option<Flight>> {
+        // Nothing panics while holding it; a poisoned lock still holds a consistent value.
+        self.flight.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stores the values of the one successful build.
+    pub(crate) fn fill(&self, provided: Provided, took: Duration) {
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX).max(1);
+        self.build_nanos.store(nanos, Ordering::Relaxed);
+        // Single-flight means nobody else filled it; if that were ever broken, the first
+        // value wins and this one is dropped, which keeps every handed-out value consistent.
+        let _ = self.values.set(provided);
+    }
+
+    /// How long the successful build took.
+    pub(crate) fn build_time(&self) -> Option<Duration> {
+        match self.build_nanos.load(Ordering::Relaxed) {
+            0 => None,
+            nanos => Some(Duration::from_nanos(nanos)),
+        }
+    }
+
+    /// Marks the slot disposed; true only for the first caller.
+    pub(crate) fn claim_dispose(&self) -> bool {
+        !self.disposed.swap(true, Ordering::AcqRel)
+    }
+
+    pub(crate) fn is_disposed(&self) -> bool {
+        self.disposed.load(Ordering::Acquire)
+    }
+}

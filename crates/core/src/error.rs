@@ -1,0 +1,439 @@
+//! The errors of each phase: `BuildError` (validation), `ProvideError` (building values) and
+//! `CloseError` (disposing them). Data first; `Display` renders it.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::key::{Key, Location, TypeInfo};
+
+/// Any error a provider's `provide` or `dispose` may return.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What kind of declaration a graph node came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NodeKind {
+    /// A provider (`#[provider]` or `.provider(p)`).
+    Provider,
+    /// A ready value (`.value("key", v)`).
+    Value,
+    /// A test override (`.override_value` / `.override_provider`).
+    Override,
+    /// A request-scoped step.
+    Step,
+    /// A route's handler, which only consumes.
+    Route,
+}
+
+impl fmt::Display for NodeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NodeKind::Provider => "provider",
+            NodeKind::Value => "value",
+            NodeKind::Override => "override",
+            NodeKind::Step => "step",
+            NodeKind::Route => "route",
+        })
+    }
+}
+
+/// A declaration named in an error: what it is, its name and where it was written.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Origin {
+    /// Provider, value, override, step or route.
+    pub kind: NodeKind,
+    /// Its name (for a value, `` value `key` ``).
+    pub name: String,
+    /// Where it was declared.
+    pub location: Location,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            // A value's name already says what it is.
+            NodeKind::Value => write!(f, "{} ({})", self.name, self.location),
+            NodeKind::Route => write!(f, "route {} ({})", self.name, self.location),
+            kind => write!(f, "{kind} `{}` ({})", self.name, self.location),
+        }
+    }
+}
+
+/// A near-miss key offered as "did you mean".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Suggestion {
+    /// The key that exists.
+    pub key: Key,
+    /// Where its provider was declared.
+    pub location: Location,
+}
+
+/// Everything wrong with a graph, found at `build()` before anything was constructed.
+///
+/// It holds every [`Problem`] at once, in a deterministic order (by code, then key).
+///
+/// ```
+/// use green_tea::{Container, Problem};
+/// let err = Container::builder()
+///     .value("billing_api", 1_u32)
+///     .provider(green_tea::ProviderFn::new("billing", |_| async { Ok(2_u32) }).needs::<u32>("billingApi"))
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(&err.problems()[0], Problem::MissingKey { key, .. } if key.as_str() == "billingApi"));
+/// assert!(err.to_string().contains("did you mean `billing_api`?"));
+/// ```
+#[derive(Clone, Debug)]
+pub struct BuildError {
+    problems: Vec<Problem>,
+}
+
+impl BuildError {
+    pub(crate) fn new(mut problems: Vec<Problem>) -> Self {
+        problems.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        BuildError { problems }
+    }
+
+    /// Every problem found, sorted by code and key.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Takes the problems out.
+    pub fn into_problems(self) -> Vec<Problem> {
+        self.problems
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            writeln!(f, "{problem}")?;
+        }
+        let n = self.problems.len();
+        write!(
+            f,
+            "the graph has {n} problem{}; nothing was built",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// One thing wrong with a graph. Each class has a code with a page under `docs/errors/`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Problem {
+    /// GT0001: something needs a key that nothing provides.
+    MissingKey {
+        /// The missing key.
+        key: Key,
+        /// The declaration that needs it, then who needs that, up to a root.
+        chain: Vec<Origin>,
+        /// The closest existing key, if one is close.
+        suggestion: Option<Suggestion>,
+    },
+    /// GT0002: declarations that need each other in a ring.
+    Cycle {
+        /// Each declaration with the key it needs from the next one; the last needs the first.
+        ring: Vec<(Origin, Key)>,
+    },
+    /// GT0003: two declarations provide the same key.
+    DuplicateProvider {
+        /// The key provided twice.
+        key: Key,
+        /// The first declaration (by registration order).
+        first: Origin,
+        /// The other one.
+        second: Origin,
+    },
+    /// GT0004: a consumer expects a key's value as another type than its provider declares.
+    TypeMismatch {
+        /// The key.
+        key: Key,
+        /// Who needs it (or the override replacing it).
+        consumer: Origin,
+        /// The type the consumer expects.
+        expected: TypeInfo,
+        /// Who provides it.
+        provider: Origin,
+        /// The type it provides.
+        provided: TypeInfo,
+    },
+    /// GT0005: an override for a key that no provider provides.
+    OverrideReplacesNothing {
+        /// The key the override provides.
+        key: Key,
+        /// The override.
+        by: Origin,
+        /// The closest existing key, if one is close.
+        suggestion: Option<Suggestion>,
+    },
+    /// GT0006: an app-scoped provider needs a request-scoped value.
+    ScopeViolation {
+        /// The request-scoped key.
+        key: Key,
+        /// The app-scoped provider that needs it.
+        consumer: Origin,
+        /// The request-scoped declaration (a step) that provides it.
+        provider: Origin,
+    },
+}
+
+impl Problem {
+    /// The error code, such as `"GT0001"`; each has a page `docs/errors/<code>.md`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::MissingKey { .. } => "GT0001",
+            Problem::Cycle { .. } => "GT0002",
+            Problem::DuplicateProvider { .. } => "GT0003",
+            Problem::TypeMismatch { .. } => "GT0004",
+            Problem::OverrideReplacesNothing { .. } => "GT0005",
+            Problem::ScopeViolation { .. } => "GT0006",
+        }
+    }
+
+    fn sort_key(&self) -> (&'static str, String, String) {
+        let (key, who) = match self {
+            Problem::MissingKey { key, chain, .. } => (key.to_string(), first_name(chain)),
+            Problem::Cycle { ring } => (
+                ring.first().map(|(_, k)| k.to_string()).unwrap_or_default(),
+                ring.first().map(|(o, _)| o.name.clone()).unwrap_or_default(),
+            ),
+            Problem::DuplicateProvider { key, second, .. } => (key.to_string(), second.name.clone()),
+            Problem::TypeMismatch { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::OverrideReplacesNothing { key, by, .. } => (key.to_string(), by.name.clone()),
+            Problem::ScopeViolation { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+        };
+        (self.code(), key, who)
+    }
+}
+
+fn first_name(chain: &[Origin]) -> String {
+    chain.first().map(|o| o.name.clone()).unwrap_or_default()
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let code = self.code();
+        match self {
+            Problem::MissingKey {
+                key,
+                chain,
+                suggestion,
+            } => {
+                write!(f, "error[{code}]: no provider for `{key}`")?;
+                for origin in chain {
+                    write!(f, "\n  needed by {origin}")?;
+                }
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::Cycle { ring } => {
+                let names: Vec<String> = ring.iter().map(|(o, _)| format!("`{}`", o.name)).collect();
+                write!(f, "error[{code}]: dependency cycle: {}", names.join(" -> "))?;
+                if let Some((first, _)) = ring.first() {
+                    write!(f, " -> `{}`", first.name)?;
+                }
+                for (origin, needs) in ring {
+                    write!(f, "\n  {origin} needs `{needs}`")?;
+                }
+                if let Some((first, _)) = ring.first() {
+                    write!(f, ", which is provided by `{}`: the ring is closed", first.name)?;
+                }
+                Ok(())
+            }
+            Problem::DuplicateProvider { key, first, second } => write!(
+                f,
+                "error[{code}]: `{key}` is provided twice\n  by {first}\n  and by {second}\n  \
+                 help: a key has exactly one provider; in tests, replace it with `.override_value` \
+                 or `.override_provider`"
+            ),
+            Problem::TypeMismatch {
+                key,
+                consumer,
+                expected,
+                provider,
+                provided,
+            } => write!(
+                f,
+                "error[{code}]: `{key}` has type `{provided}`, but {consumer} expects `{expected}`\n  \
+                 `{key}` is provided by {provider} as `{}`\n  expected `{}`",
+                provided.name(),
+                expected.name(),
+            ),
+            Problem::OverrideReplacesNothing {
+                key,
+                by,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {by} replaces `{key}`, but nothing provides `{key}`"
+                )?;
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::ScopeViolation {
+                key,
+                consumer,
+                provider,
+            } => write!(
+                f,
+                "error[{code}]: app-scoped {consumer} needs request-scoped `{key}`\n  \
+                 `{key}` is provided by {provider}, which runs on every request\n  \
+                 help: a provider is built once for the whole app, so it cannot hold a value \
+                 of one request; make the consumer a step, or pass the value at call time"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Problem {}
+
+fn write_suggestion(f: &mut fmt::Formatter<'_>, suggestion: Option<&Suggestion>) -> fmt::Result {
+    match suggestion {
+        Some(s) => write!(
+            f,
+            "\n  help: did you mean `{}`? (provided by {})",
+            s.key, s.location
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Why a value could not be had from a container.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProvideError {
+    /// No provider provides the key.
+    #[error("no provider for `{key}`{}", suggestion_text(.suggestion))]
+    UnknownKey {
+        /// The key asked for.
+        key: Key,
+        /// The closest existing key.
+        suggestion: Option<Key>,
+    },
+    /// The key exists with another type.
+    #[error("`{key}` has type `{provided}`, but was asked for as `{requested}`")]
+    WrongType {
+        /// The key asked for.
+        key: Key,
+        /// Its declared type.
+        provided: TypeInfo,
+        /// The type asked for.
+        requested: TypeInfo,
+    },
+    /// A provider in the key's slice failed to build. Not cached: the next request retries.
+    #[error("provider `{provider}` failed: {cause}{}", needed_by_text(.needed_by))]
+    Failed {
+        /// The provider that failed.
+        provider: String,
+        /// Who needed it, nearest first, ending at the provider that was asked for.
+        needed_by: Vec<String>,
+        /// What went wrong.
+        cause: FailureCause,
+    },
+    /// The container was closed.
+    #[error("the container is closed")]
+    Closed,
+}
+
+impl ProvideError {
+    pub(crate) fn needed_by(mut self, dependent: &str) -> Self {
+        if let ProvideError::Failed { needed_by, .. } = &mut self {
+            needed_by.push(dependent.to_owned());
+        }
+        self
+    }
+}
+
+fn suggestion_text(s: &Option<Key>) -> String {
+    s.as_ref()
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
+}
+
+fn needed_by_text(chain: &[String]) -> String {
+    chain.iter().map(|p| format!(", needed by `{p}`")).collect()
+}
+
+/// What went wrong inside a provider's build.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FailureCause {
+    /// `provide` returned an error.
+    #[error("{0}")]
+    Error(Arc<BoxError>),
+    /// `provide` panicked.
+    #[error("panicked: {0}")]
+    Panicked(String),
+    /// `provide` returned values that do not match its descriptor.
+    #[error("returned {0}")]
+    WrongOutput(String),
+    /// The build task was cancelled (the runtime shut down).
+    #[error("the build was cancelled")]
+    Cancelled,
+}
+
+/// Everything that went wrong while closing: one entry per provider whose dispose failed.
+///
+/// Every other provider was still disposed.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{} provider(s) failed to dispose:{}", .failures.len(), list_failures(.failures))]
+pub struct CloseError {
+    /// The failures, in the order the disposes ran.
+    pub failures: Vec<DisposeFailure>,
+}
+
+fn list_failures(failures: &[DisposeFailure]) -> String {
+    failures.iter().map(|f| format!("\n  {f}")).collect()
+}
+
+/// One provider whose dispose did not succeed.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("`{provider}` (provides {}): {cause}", keys_text(.keys))]
+pub struct DisposeFailure {
+    /// The provider's name.
+    pub provider: String,
+    /// The keys it provided.
+    pub keys: Vec<Key>,
+    /// What went wrong.
+    pub cause: DisposeCause,
+}
+
+fn keys_text(keys: &[Key]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Why a dispose failed.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DisposeCause {
+    /// `dispose` returned an error.
+    #[error("{0}")]
+    Error(Arc<BoxError>),
+    /// `dispose` panicked.
+    #[error("panicked: {0}")]
+    Panicked(String),
+    /// `dispose` did not finish within the dispose timeout; it was abandoned.
+    #[error("did not finish within {0:?}")]
+    TimedOut(Duration),
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string panic payload".to_owned()
+    }
+}

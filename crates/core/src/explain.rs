@@ -1,0 +1,233 @@
+//! The explain model: a slice of the graph in build order, as data, rendered to text, JSON,
+//! Graphviz DOT and Mermaid.
+
+use std::fmt::{self, Write as _};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::container::Container;
+use crate::error::{NodeKind, ProvideError};
+use crate::graph::Scope;
+
+/// What asking for something builds, in build order. `Display` is the text form; it is also
+/// `serde::Serialize` (JSON) and renders to [DOT](Self::to_dot) and
+/// [Mermaid](Self::to_mermaid).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use green_tea::{Container, ProviderFn};
+/// let container = Container::builder()
+///     .value("billingUrl", String::from("http://127.0.0.1:3001"))
+///     .provider(ProviderFn::new("billingApi", |needs| async move {
+///         Ok(needs.get::<String>(0)?.len())
+///     }).needs::<String>("billingUrl"))
+///     .build()
+///     .unwrap();
+/// let explain = container.explain_key("billingApi").unwrap();
+/// assert_eq!(explain.nodes.len(), 2);
+/// assert_eq!(explain.nodes[0].provides[0].key, "billingUrl"); // built first
+/// assert!(!explain.nodes[1].built);
+/// println!("{explain}");
+/// # container.close().await.unwrap(); }
+/// ```
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Explain {
+    /// What was explained (a key, later a route).
+    pub target: String,
+    /// Every declaration the target needs, itself last, dependencies first.
+    pub nodes: Vec<ExplainNode>,
+}
+
+/// One declaration in an [`Explain`].
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ExplainNode {
+    /// Provider, value, override or step.
+    pub kind: NodeKind,
+    /// The declaration's name.
+    pub name: String,
+    /// App (built once) or request (built per request).
+    pub scope: Scope,
+    /// The keys it provides, with their types.
+    pub provides: Vec<ExplainKey>,
+    /// The keys it needs, each with the position in `nodes` of what provides it.
+    pub needs: Vec<ExplainNeed>,
+    /// Where it was declared, `file:line`.
+    pub location: String,
+    /// Whether this declaration is a test override.
+    pub overridden: bool,
+    /// Whether its values are built now.
+    pub built: bool,
+    /// How long its last successful build took, in microseconds.
+    pub build_micros: Option<u64>,
+}
+
+/// A provided key and its type.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ExplainKey {
+    /// The key.
+    pub key: String,
+    /// Its Rust type, without module paths.
+    #[serde(rename = "type")]
+    pub type_name: String,
+}
+
+/// A needed key and where in the slice it comes from.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ExplainNeed {
+    /// The key.
+    pub key: String,
+    /// The position in [`Explain::nodes`] of its provider.
+    pub from: usize,
+}
+
+impl Container {
+    /// The slice of the graph that `key` needs, in build order, with what is built now.
+    pub fn explain_key(&self, key: &str) -> Result<Explain, ProvideError> {
+        let inner = self.inner();
+        let at = inner.locate(key)?;
+        let slice = inner.slice_of(&[at.node]);
+        let index_in_slice: std::collections::HashMap<usize, usize> =
+            slice.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let nodes = slice
+            .iter()
+            .map(|&id| {
+                let node = &inner.nodes[id];
+                let d = &node.descriptor;
+                ExplainNode {
+                    kind: node.kind,
+                    name: d.name.to_string(),
+                    scope: Scope::App,
+                    provides: d
+                        .provides
+                        .iter()
+                        .map(|s| ExplainKey {
+                            key: s.key.to_string(),
+                            type_name: s.ty.short_name(),
+                        })
+                        .collect(),
+                    needs: d
+                        .needs
+                        .iter()
+                        .zip(node.needs.iter())
+                        .map(|(spec, at)| ExplainNeed {
+                            key: spec.key.to_string(),
+                            from: index_in_slice[&at.node],
+                        })
+                        .collect(),
+                    location: d.location.to_string(),
+                    overridden: node.kind == NodeKind::Override,
+                    built: node.slot.is_built() && !node.slot.is_disposed(),
+                    build_micros: node
+                        .slot
+                        .build_time()
+                        .map(|t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX)),
+                }
+            })
+            .collect();
+        Ok(Explain {
+            target: key.to_owned(),
+            nodes,
+        })
+    }
+}
+
+impl Explain {
+    /// The explain as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("the explain model is plain data")
+    }
+
+    /// The slice as a Graphviz `digraph`: one box per declaration, an edge per need, pointing
+    /// from what is built first to what needs it.
+    pub fn to_dot(&self) -> String {
+        let mut out = format!("digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n", quote(&self.target));
+        for (i, node) in self.nodes.iter().enumerate() {
+            let style = if node.built { "solid" } else { "dashed" };
+            let label = format!("{}\n{} {}", node.heading(), node.kind, node.name);
+            let _ = writeln!(out, "  n{i} [label={} style={style}];", quote(&label));
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            for need in &node.needs {
+                let _ = writeln!(out, "  n{} -> n{i} [label={}];", need.from, quote(&need.key));
+            }
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// The slice as a Mermaid `flowchart`.
+    pub fn to_mermaid(&self) -> String {
+        let mut out = String::from("flowchart LR\n");
+        for (i, node) in self.nodes.iter().enumerate() {
+            let label = format!("{}<br/>{} {}", node.heading(), node.kind, node.name);
+            let _ = writeln!(out, "  n{i}[\"{}\"]", label.replace('"', "#quot;"));
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            for need in &node.needs {
+                let _ = writeln!(out, "  n{} -->|{}| n{i}", need.from, need.key);
+            }
+        }
+        out
+    }
+}
+
+impl ExplainNode {
+    /// `key: Type` for each provided key.
+    fn heading(&self) -> String {
+        let keys: Vec<String> = self
+            .provides
+            .iter()
+            .map(|k| format!("{}: {}", k.key, k.type_name))
+            .collect();
+        keys.join(", ")
+    }
+
+    fn state(&self) -> String {
+        match (self.built, self.build_micros) {
+            (true, Some(us)) => format!("built in {:?}", Duration::from_micros(us)),
+            (true, None) => "built".to_owned(),
+            (false, _) => "not built".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for Explain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.nodes.len();
+        write!(
+            f,
+            "`{}` builds {n} declaration{} in this order:",
+            self.target,
+            if n == 1 { "" } else { "s" }
+        )?;
+        for (i, node) in self.nodes.iter().enumerate() {
+            write!(f, "\n  {}. {}", i + 1, node.heading())?;
+            if !node.needs.is_empty() {
+                let needs: Vec<&str> = node.needs.iter().map(|n| n.key.as_str()).collect();
+                write!(f, "  <- needs {}", needs.join(", "))?;
+            }
+            write!(
+                f,
+                "\n     {} `{}` at {}, {} scope, {}",
+                node.kind,
+                node.name,
+                node.location,
+                node.scope,
+                node.state()
+            )?;
+            if node.overridden {
+                f.write_str(" (override)")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+}

@@ -1,0 +1,264 @@
+//! The graph algorithm: resolve every need to a provided value, find every problem, and order
+//! the declarations. Wraps petgraph; returns indices, never petgraph types.
+
+mod suggest;
+
+use std::collections::HashMap;
+
+use petgraph::algo::{tarjan_scc, toposort};
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::error::{NodeKind, Origin, Problem};
+use crate::key::{Key, KeySpec};
+
+pub(crate) use suggest::closest_key;
+
+/// How long a node's values live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Built at most once for the whole app (providers and values).
+    App,
+    /// Built from scratch on every request that needs it (steps, routes).
+    Request,
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scope::App => "app",
+            Scope::Request => "request",
+        })
+    }
+}
+
+/// One declaration as the graph sees it.
+#[derive(Clone, Debug)]
+pub(crate) struct Decl {
+    pub(crate) origin: Origin,
+    pub(crate) scope: Scope,
+    pub(crate) provides: Vec<KeySpec>,
+    pub(crate) needs: Vec<KeySpec>,
+}
+
+/// A provided value: the `index`-th value of declaration `node`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ValueRef {
+    pub(crate) node: usize,
+    pub(crate) index: usize,
+}
+
+/// The checked graph: every need resolved, and an order in which dependencies come first.
+#[derive(Debug)]
+pub(crate) struct Analysis {
+    /// Which value each key resolves to, after overrides.
+    pub(crate) keys: HashMap<Key, ValueRef>,
+    /// For each declaration, its needs resolved, in declaration order.
+    pub(crate) needs: Vec<Vec<ValueRef>>,
+    /// For each declaration, the declarations that need one of its values.
+    pub(crate) dependents: Vec<Vec<usize>>,
+    /// Every declaration, dependencies before dependents.
+    pub(crate) order: Vec<usize>,
+}
+
+/// Checks `decls` completely and orders them, or returns every problem found.
+pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let keys = route_keys(decls, &mut problems);
+
+    let mut graph: DiGraph<usize, ()> = DiGraph::with_capacity(decls.len(), decls.len() * 3);
+    let ids: Vec<NodeIndex> = (0..decls.len()).map(|i| graph.add_node(i)).collect();
+    let mut needs = Vec::with_capacity(decls.len());
+    let mut dependents = vec![Vec::new(); decls.len()];
+    let mut missing = Vec::new();
+
+    for (i, decl) in decls.iter().enumerate() {
+        let mut resolved = Vec::with_capacity(decl.needs.len());
+        for need in &decl.needs {
+            let Some(&target) = keys.get(&need.key) else {
+                missing.push((i, need.key.clone()));
+                continue;
+            };
+            let provider = &decls[target.node];
+            let provided = provider.provides[target.index].ty;
+            if provided != need.ty {
+                problems.push(Problem::TypeMismatch {
+                    key: need.key.clone(),
+                    consumer: decl.origin.clone(),
+                    expected: need.ty,
+                    provider: provider.origin.clone(),
+                    provided,
+                });
+            }
+            if decl.scope == Scope::App && provider.scope == Scope::Request {
+                problems.push(Problem::ScopeViolation {
+                    key: need.key.clone(),
+                    consumer: decl.origin.clone(),
+                    provider: provider.origin.clone(),
+                });
+            }
+            graph.update_edge(ids[target.node], ids[i], ());
+            if !dependents[target.node].contains(&i) {
+                dependents[target.node].push(i);
+            }
+            resolved.push(target);
+        }
+        needs.push(resolved);
+    }
+
+    for (consumer, key) in missing {
+        problems.push(Problem::MissingKey {
+            suggestion: closest_key(&key, keys.keys())
+                .map(|k| suggest::suggestion(k, &keys, decls)),
+            chain: chain_of_dependents(consumer, decls, &dependents),
+            key,
+        });
+    }
+
+    for component in tarjan_scc(&graph) {
+        let is_cycle = component.len() > 1
+            || graph.contains_edge(component[0], component[0]);
+        if is_cycle {
+            let members: Vec<usize> = component.iter().map(|&n| graph[n]).collect();
+            problems.push(Problem::Cycle {
+                ring: ring_through(&members, decls, &needs),
+            });
+        }
+    }
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let order = toposort(&graph, None)
+        .expect("cycles were reported above")
+        .into_iter()
+        .map(|n| graph[n])
+        .collect();
+    Ok(Analysis {
+        keys,
+        needs,
+        dependents,
+        order,
+    })
+}
+
+/// Decides which declaration provides each key: the first one, unless an override replaces it.
+fn route_keys(
+    decls: &[Decl],
+    problems: &mut Vec<Problem>,
+) -> HashMap<Key, ValueRef> {
+    let mut keys: HashMap<Key, ValueRef> = HashMap::with_capacity(decls.len());
+    let is_override = |d: &Decl| d.origin.kind == NodeKind::Override;
+
+    for (node, decl) in decls.iter().enumerate().filter(|(_, d)| !is_override(d)) {
+        for (index, spec) in decl.provides.iter().enumerate() {
+            match keys.get(&spec.key) {
+                Some(first) => problems.push(Problem::DuplicateProvider {
+                    key: spec.key.clone(),
+                    first: decls[first.node].origin.clone(),
+                    second: decl.origin.clone(),
+                }),
+                None => {
+                    keys.insert(spec.key.clone(), ValueRef { node, index });
+                }
+            }
+        }
+    }
+
+    for (node, decl) in decls.iter().enumerate().filter(|(_, d)| is_override(d)) {
+        for (index, spec) in decl.provides.iter().enumerate() {
+            let Some(base) = keys.get(&spec.key).copied() else {
+                problems.push(Problem::OverrideReplacesNothing {
+                    key: spec.key.clone(),
+                    by: decl.origin.clone(),
+                    suggestion: closest_key(&spec.key, keys.keys())
+                        .map(|k| suggest::suggestion(k, &keys, decls)),
+                });
+                continue;
+            };
+            let original = &decls[base.node];
+            if is_override(original) {
+                problems.push(Problem::DuplicateProvider {
+                    key: spec.key.clone(),
+                    first: original.origin.clone(),
+                    second: decl.origin.clone(),
+                });
+                continue;
+            }
+            let declared = original.provides[base.index].ty;
+            if declared != spec.ty {
+                problems.push(Problem::TypeMismatch {
+                    key: spec.key.clone(),
+                    consumer: decl.origin.clone(),
+                    expected: declared,
+                    provider: original.origin.clone(),
+                    provided: spec.ty,
+                });
+            }
+            keys.insert(spec.key.clone(), ValueRef { node, index });
+        }
+    }
+    keys
+}
+
+/// The declaration `start`, then who needs it, then who needs that, up to a root: one path,
+/// choosing the first dependent by name at each step so the text is deterministic.
+fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) -> Vec<Origin> {
+    const MAX_CHAIN: usize = 16;
+    let mut chain = vec![decls[start].origin.clone()];
+    let mut seen = vec![start];
+    let mut current = start;
+    while chain.len() < MAX_CHAIN {
+        let next = dependents[current]
+            .iter()
+            .copied()
+            .filter(|d| !seen.contains(d))
+            .min_by(|&a, &b| decls[a].origin.cmp(&decls[b].origin));
+        let Some(next) = next else { break };
+        chain.push(decls[next].origin.clone());
+        seen.push(next);
+        current = next;
+    }
+    chain
+}
+
+/// One ring inside a strongly connected component, starting at its first member by name: the
+/// shortest path of needs from that member back to itself.
+fn ring_through(members: &[usize], decls: &[Decl], needs: &[Vec<crate::graph::ValueRef>]) -> Vec<(Origin, Key)> {
+    let start = *members
+        .iter()
+        .min_by(|&&a, &&b| decls[a].origin.cmp(&decls[b].origin))
+        .expect("a component has members");
+    // Breadth-first over "needs" edges, staying inside the component.
+    let mut parent: HashMap<usize, (usize, Key)> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    'search: while let Some(node) = queue.pop_front() {
+        for (need, target) in decls[node].needs.iter().zip(&needs[node]) {
+            let next = target.node;
+            if !members.contains(&next) || parent.contains_key(&next) {
+                continue;
+            }
+            parent.insert(next, (node, need.key.clone()));
+            if next == start {
+                break 'search;
+            }
+            queue.push_back(next);
+        }
+    }
+    // Walk back from start to start, then reverse into "X needs key of next".
+    let mut ring = Vec::new();
+    let mut node = start;
+    loop {
+        let (prev, key) = parent[&node].clone();
+        ring.push((decls[prev].origin.clone(), key));
+        node = prev;
+        if node == start {
+            break;
+        }
+    }
+    ring.reverse();
+    ring
+}
+
+#[cfg(test)]
+mod tests;

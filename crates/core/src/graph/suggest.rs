@@ -1,0 +1,46 @@
+//! "Did you mean": the closest existing key to one that is missing.
+
+use std::collections::HashMap;
+
+use super::{Decl, ValueRef};
+use crate::error::Suggestion;
+use crate::key::Key;
+
+/// Keys that differ only in case and separators (`billing_api`, `billingApi`) are the same
+/// word to a reader, so they match first; otherwise the closest by edit distance, if close.
+pub(crate) fn closest_key<'a>(missing: &Key, candidates: impl Iterator<Item = &'a Key>) -> Option<&'a Key> {
+    let wanted = normalize(missing.as_str());
+    let mut best: Option<(f64, &Key)> = None;
+    for candidate in candidates {
+        let score = if normalize(candidate.as_str()) == wanted {
+            2.0
+        } else {
+            strsim::normalized_damerau_levenshtein(
+                &missing.as_str().to_lowercase(),
+                &candidate.as_str().to_lowercase(),
+            )
+        };
+        let better = match best {
+            None => true,
+            Some((s, k)) => score > s || (score == s && candidate < k),
+        };
+        if score >= 0.7 && better {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+fn normalize(key: &str) -> String {
+    key.chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+pub(super) fn suggestion(key: &Key, keys: &HashMap<Key, ValueRef>, decls: &[Decl]) -> Suggestion {
+    Suggestion {
+        key: key.clone(),
+        location: decls[keys[key].node].origin.location,
+    }
+}

@@ -1,0 +1,231 @@
+//! Keys, the Rust types behind them, and where things were declared.
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The name of a value in the graph, such as `"billing"`.
+///
+/// Each key has exactly one Rust type, declared by the one provider that provides it.
+///
+/// ```
+/// use green_tea::Key;
+/// let key = Key::from("billingApi");
+/// assert_eq!(key.as_str(), "billingApi");
+/// assert_eq!(key.to_string(), "billingApi");
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(Cow<'static, str>);
+
+impl Key {
+    /// A key from a static name, usable in `const` contexts.
+    pub const fn from_static(name: &'static str) -> Self {
+        Key(Cow::Borrowed(name))
+    }
+
+    /// The key's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&'static str> for Key {
+    fn from(name: &'static str) -> Self {
+        Key(Cow::Borrowed(name))
+    }
+}
+
+impl From<String> for Key {
+    fn from(name: String) -> Self {
+        Key(Cow::Owned(name))
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+/// A Rust type as the graph sees it: its `TypeId` (to compare) and its name (to print).
+///
+/// ```
+/// use green_tea::TypeInfo;
+/// let t = TypeInfo::of::<String>();
+/// assert_eq!(t, TypeInfo::of::<String>());
+/// assert_ne!(t, TypeInfo::of::<u32>());
+/// assert_eq!(t.short_name(), "String");
+/// ```
+#[derive(Clone, Copy)]
+pub struct TypeInfo {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl TypeInfo {
+    /// The type info of `T`.
+    pub fn of<T: ?Sized + 'static>() -> Self {
+        TypeInfo {
+            id: TypeId::of::<T>(),
+            name: std::any::type_name::<T>(),
+        }
+    }
+
+    /// The type's `TypeId`.
+    pub fn id(&self) -> TypeId {
+        self.id
+    }
+
+    /// The full type name, as `std::any::type_name` gives it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The type name with module paths dropped: `Arc<BillingClient>` rather than
+    /// `alloc::sync::Arc<app::billing::BillingClient>`.
+    pub fn short_name(&self) -> String {
+        shorten_type_name(self.name)
+    }
+}
+
+impl PartialEq for TypeInfo {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for TypeInfo {}
+
+impl fmt::Debug for TypeInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl fmt::Display for TypeInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.short_name())
+    }
+}
+
+/// Drops every `path::` prefix inside a type name, keeping generics and punctuation.
+fn shorten_type_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut segment_start = 0;
+    for (i, c) in name.char_indices() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            continue;
+        }
+        push_last_segment(&mut out, &name[segment_start..i]);
+        out.push(c);
+        segment_start = i + c.len_utf8();
+    }
+    push_last_segment(&mut out, &name[segment_start..]);
+    out
+}
+
+fn push_last_segment(out: &mut String, path: &str) {
+    out.push_str(path.rsplit("::").next().unwrap_or(path));
+}
+
+/// One key together with the type it carries: what a provider provides or needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySpec {
+    /// The key.
+    pub key: Key,
+    /// The Rust type of the value under that key.
+    pub ty: TypeInfo,
+}
+
+impl KeySpec {
+    /// `key` carrying values of type `T`.
+    pub fn of<T: 'static>(key: impl Into<Key>) -> Self {
+        KeySpec {
+            key: key.into(),
+            ty: TypeInfo::of::<T>(),
+        }
+    }
+}
+
+/// A place in the source: where a provider, value or override was declared.
+///
+/// ```
+/// use green_tea::Location;
+/// let here = Location::caller();
+/// assert!(here.file().ends_with(".rs"));
+/// assert_eq!(Location::new("src/billing.rs", 12, 1).to_string(), "src/billing.rs:12");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    file: &'static str,
+    line: u32,
+    column: u32,
+}
+
+impl Location {
+    /// A location from `file!()`, `line!()` and `column!()`.
+    pub const fn new(file: &'static str, line: u32, column: u32) -> Self {
+        Location { file, line, column }
+    }
+
+    /// The location of the caller of the function this is called in (see `#[track_caller]`).
+    #[track_caller]
+    pub fn caller() -> Self {
+        let l = std::panic::Location::caller();
+        Location::new(l.file(), l.line(), l.column())
+    }
+
+    /// The source file.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// The line, starting at 1.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// The column, starting at 1.
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_drop_paths_but_keep_generics() {
+        assert_eq!(
+            shorten_type_name("alloc::sync::Arc<app::billing::BillingClient>"),
+            "Arc<BillingClient>"
+        );
+        assert_eq!(
+            shorten_type_name("(u32, alloc::string::String)"),
+            "(u32, String)"
+        );
+        assert_eq!(
+            shorten_type_name("dyn app::Billing + core::marker::Send"),
+            "dyn Billing + Send"
+        );
+    }
+}
+
+impl std::borrow::Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}

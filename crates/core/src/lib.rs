@@ -1,0 +1,34 @@
+//! green-tea's core: keys, the [`Provider`] trait, the graph checked at build, the
+//! [`Container`] that builds it lazily and single-flight and closes it in reverse, and the
+//! [`Explain`] model.
+//!
+//! There is no HTTP here; crates that add providers (recipes, plugins) depend on this crate
+//! alone. Applications use the `green-tea` facade, which re-exports all of it.
+
+mod container;
+mod error;
+mod explain;
+mod graph;
+mod key;
+mod provider;
+mod provider_fn;
+mod value;
+
+pub use async_trait::async_trait;
+pub use container::{Container, ContainerBuilder, Resolver};
+pub use error::{
+    BoxError, BuildError, CloseError, DisposeCause, DisposeFailure, FailureCause, NodeKind,
+    Origin, Problem, ProvideError, Suggestion,
+};
+pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
+pub use graph::Scope;
+pub use key::{Key, KeySpec, Location, TypeInfo};
+pub use provider::{Provider, ProviderDescriptor, Registration};
+pub use provider_fn::ProviderFn;
+pub use value::{NeedError, Needs, Provided};
+
+/// What the macros expand to. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+}

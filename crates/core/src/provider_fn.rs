@@ -1,0 +1,82 @@
+//! `ProviderFn`: a provider from a closure, for graphs written without macros.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::marker::PhantomData;
+
+use async_trait::async_trait;
+
+use crate::error::BoxError;
+use crate::key::Key;
+use crate::provider::{Provider, ProviderDescriptor};
+use crate::value::{Needs, Provided};
+
+/// A provider of one key, built by an async closure from its [`Needs`].
+///
+/// ```
+/// use green_tea::{Container, ProviderFn};
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("name", String::from("tea"))
+///     .provider(
+///         ProviderFn::new("greeting", |needs| async move {
+///             Ok(format!("hello, {}", needs.get::<String>(0)?))
+///         })
+///         .needs::<String>("name"),
+///     )
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "hello, tea");
+/// # container.close().await.unwrap(); }
+/// ```
+pub struct ProviderFn<T, F> {
+    descriptor: ProviderDescriptor,
+    build: F,
+    _value: PhantomData<fn() -> T>,
+}
+
+impl<T, F, Fut> ProviderFn<T, F>
+where
+    T: Send + Sync + 'static,
+    F: Fn(Needs) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, BoxError>> + Send,
+{
+    /// A provider of `key`, named after it, declared where this is called.
+    #[track_caller]
+    pub fn new(key: impl Into<Key>, build: F) -> Self {
+        let key = key.into();
+        ProviderFn {
+            descriptor: ProviderDescriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
+            build,
+            _value: PhantomData,
+        }
+    }
+
+    /// Declares a needed key of type `N`; the closure receives needs in declaration order.
+    pub fn needs<N: Send + Sync + 'static>(mut self, key: impl Into<Key>) -> Self {
+        self.descriptor = self.descriptor.needs::<N>(key);
+        self
+    }
+
+    /// Renames the provider (the default is its key).
+    pub fn named(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor.name = name.into();
+        self
+    }
+}
+
+#[async_trait]
+impl<T, F, Fut> Provider for ProviderFn<T, F>
+where
+    T: Send + Sync + 'static,
+    F: Fn(Needs) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<T, BoxError>> + Send,
+{
+    fn descriptor(&self) -> ProviderDescriptor {
+        self.descriptor.clone()
+    }
+
+    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+        Ok(Provided::one((self.build)(needs).await?))
+    }
+}

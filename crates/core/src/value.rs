@@ -1,0 +1,165 @@
+//! Type-erased values as they travel through the graph: what a provider needs and provides.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::key::{Key, KeySpec, TypeInfo};
+
+/// A built value, type-erased. The concrete type behind it is the key's declared type `T`, so
+/// handing it out is an `Arc` clone and a `TypeId` comparison.
+pub(crate) type AnyValue = Arc<dyn Any + Send + Sync>;
+
+pub(crate) fn downcast<T: Send + Sync + 'static>(value: &AnyValue) -> Option<Arc<T>> {
+    Arc::clone(value).downcast::<T>().ok()
+}
+
+/// What a provider returns: one value per key it declared, in declaration order.
+///
+/// ```
+/// use green_tea::Provided;
+/// let provided = Provided::new().with(String::from("client")).with(3_u32);
+/// assert_eq!(provided.len(), 2);
+/// assert_eq!(*provided.get::<u32>(1).unwrap(), 3);
+/// assert!(provided.get::<u32>(0).is_none()); // wrong type
+/// ```
+#[derive(Clone, Default)]
+pub struct Provided {
+    values: Vec<AnyValue>,
+}
+
+impl Provided {
+    /// Nothing yet; add values with [`with`](Self::with) in the order the keys were declared.
+    pub fn new() -> Self {
+        Provided { values: Vec::new() }
+    }
+
+    /// A single value.
+    pub fn one<T: Send + Sync + 'static>(value: T) -> Self {
+        Provided::new().with(value)
+    }
+
+    /// Adds the value for the next declared key.
+    pub fn with<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.with_arc(Arc::new(value))
+    }
+
+    /// Adds a value that is already in an `Arc` (no second allocation).
+    pub fn with_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.values.push(value);
+        self
+    }
+
+    /// How many values there are.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The value at `index` (declaration order), if it is a `T`.
+    ///
+    /// `dispose` uses this to reach what its provider handed out.
+    pub fn get<T: Send + Sync + 'static>(&self, index: usize) -> Option<Arc<T>> {
+        self.values.get(index).and_then(downcast)
+    }
+
+    pub(crate) fn values(&self) -> &[AnyValue] {
+        &self.values
+    }
+
+    pub(crate) fn type_id_at(&self, index: usize) -> Option<std::any::TypeId> {
+        self.values.get(index).map(|v| (**v).type_id())
+    }
+}
+
+impl std::fmt::Debug for Provided {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Provided")
+            .field("len", &self.values.len())
+            .finish()
+    }
+}
+
+/// The values a provider declared it needs, resolved and in declaration order.
+///
+/// Their types were checked at `build()`, so [`get`](Self::get) fails only when a hand-written
+/// provider asks for a different type than its descriptor declared.
+pub struct Needs {
+    specs: Arc<[KeySpec]>,
+    values: Vec<AnyValue>,
+}
+
+impl Needs {
+    pub(crate) fn new(specs: Arc<[KeySpec]>, values: Vec<AnyValue>) -> Self {
+        debug_assert_eq!(specs.len(), values.len());
+        Needs { specs, values }
+    }
+
+    /// The `index`-th need as a `T`.
+    pub fn get<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, NeedError> {
+        let spec = self.specs.get(index).ok_or(NeedError::NoSuchNeed {
+            index,
+            declared: self.specs.len(),
+        })?;
+        downcast(&self.values[index]).ok_or_else(|| NeedError::WrongType {
+            key: spec.key.clone(),
+            declared: spec.ty,
+            requested: TypeInfo::of::<T>(),
+        })
+    }
+
+    /// The need named `key` as a `T`.
+    pub fn by_key<T: Send + Sync + 'static>(&self, key: &str) -> Result<Arc<T>, NeedError> {
+        let index = self
+            .specs
+            .iter()
+            .position(|s| s.key.as_str() == key)
+            .ok_or_else(|| NeedError::NotDeclared {
+                key: Key::from(key.to_owned()),
+            })?;
+        self.get(index)
+    }
+
+    /// How many needs there are.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// A provider asked its [`Needs`] for something its descriptor did not declare.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NeedError {
+    /// Asked by position past the end.
+    #[error("need #{index} was asked for, but only {declared} needs are declared")]
+    NoSuchNeed {
+        /// The position asked for.
+        index: usize,
+        /// How many needs the descriptor declares.
+        declared: usize,
+    },
+    /// Asked by a key the descriptor does not list.
+    #[error("`{key}` was asked for, but it is not among the declared needs")]
+    NotDeclared {
+        /// The key asked for.
+        key: Key,
+    },
+    /// Asked for with a type other than the declared one.
+    #[error("`{key}` is declared as `{declared}` but was asked for as `{requested}`")]
+    WrongType {
+        /// The key.
+        key: Key,
+        /// The type in the descriptor (and the graph).
+        declared: TypeInfo,
+        /// The type asked for.
+        requested: TypeInfo,
+    },
+}
