@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::{BoxFuture, FutureExt, join_all};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::watch;
 use tracing::Instrument;
 
@@ -135,20 +136,42 @@ impl Container {
         self.start_nodes(nodes).await
     }
 
-    async fn start_nodes(&self, nodes: Vec<usize>) -> Result<(), ProvideError> {
-        let builds = nodes.into_iter().map(|id| self.inner.ensure(id));
-        // Stop at the first failure: the builds already running finish (and are disposed by
-        // the close below), but nothing new starts once the container is closed.
-        match futures_util::future::try_join_all(builds).await {
-            Ok(_) => Ok(()),
-            Err(error) => {
+    /// Builds the slices of `roots` wave by wave: a provider starts as soon as everything it
+    /// needs is built, so independent ones build concurrently, and after a failure nothing
+    /// new starts.
+    async fn start_nodes(&self, roots: Vec<usize>) -> Result<(), ProvideError> {
+        let inner = &self.inner;
+        let slice = inner.slice_of(&roots);
+        let mut in_slice = vec![false; inner.nodes.len()];
+        let mut waiting_on = vec![0_usize; inner.nodes.len()];
+        for &id in &slice {
+            in_slice[id] = true;
+            waiting_on[id] = inner.nodes[id].dependencies.len();
+        }
+        let mut running: FuturesUnordered<_> = slice
+            .iter()
+            .filter(|&&id| waiting_on[id] == 0)
+            .map(|&id| inner.ensure_tagged(id))
+            .collect();
+        while let Some((id, result)) = running.next().await {
+            if let Err(error) = result {
+                drop(running);
                 tracing::error!(%error, "start failed; disposing what was built");
                 if let Err(close_error) = self.close().await {
                     tracing::error!(error = %close_error, "disposing after a failed start");
                 }
-                Err(error)
+                return Err(error);
+            }
+            for &dependent in inner.nodes[id].dependents.iter() {
+                if in_slice[dependent] {
+                    waiting_on[dependent] -= 1;
+                    if waiting_on[dependent] == 0 {
+                        running.push(inner.ensure_tagged(dependent));
+                    }
+                }
             }
         }
+        Ok(())
     }
 
     /// Disposes every built provider, dependents before their dependencies, each under the
@@ -302,6 +325,13 @@ impl Inner {
             }
         }
         .boxed()
+    }
+
+    fn ensure_tagged(
+        self: &Arc<Self>,
+        id: usize,
+    ) -> BoxFuture<'static, (usize, Result<(), ProvideError>)> {
+        self.ensure(id).map(move |result| (id, result)).boxed()
     }
 
     /// The one build of node `id`; its outcome goes to every waiter through `done`.

@@ -97,9 +97,10 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
                     provider: provider.origin.clone(),
                 });
             }
-            graph.update_edge(ids[target.node], ids[i], ());
-            if !dependents[target.node].contains(&i) {
+            // Needs are walked per consumer, so a repeat can only be the consumer just added.
+            if dependents[target.node].last() != Some(&i) {
                 dependents[target.node].push(i);
+                graph.add_edge(ids[target.node], ids[i], ());
             }
             resolved.push(target);
         }

@@ -1,0 +1,158 @@
+//! Test providers that record what happens to them.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use green_tea::{BoxError, Needs, Provided, Provider, ProviderDescriptor};
+use tokio::sync::Notify;
+
+/// A shared, ordered record of events such as `"provide base"` and `"dispose top"`.
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    pub fn push(&self, event: impl Into<String>) {
+        self.0.lock().unwrap().push(event.into());
+    }
+
+    pub fn events(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// The names in events that start with `prefix ` (`"dispose"` -> the disposed names).
+    pub fn names(&self, prefix: &str) -> Vec<String> {
+        self.events()
+            .iter()
+            .filter_map(|e| e.strip_prefix(prefix).map(|n| n.trim().to_owned()))
+            .collect()
+    }
+}
+
+/// The value every probe provides.
+#[derive(Debug)]
+pub struct Service {
+    pub name: String,
+    pub disposed: AtomicBool,
+}
+
+impl Service {
+    pub fn is_disposed(&self) -> bool {
+        self.disposed.load(Ordering::SeqCst)
+    }
+}
+
+pub enum OnProvide {
+    Succeed,
+    /// Fails this many times, then succeeds.
+    FailTimes(AtomicUsize),
+    Panic,
+    /// Waits for the gate, then succeeds or fails.
+    WaitThen(Arc<Notify>, bool),
+    /// Takes a while, so concurrent callers overlap.
+    Sleep(Duration),
+}
+
+pub enum OnDispose {
+    Succeed,
+    Fail,
+    Panic,
+    Hang,
+    Sleep(Duration),
+}
+
+/// A provider of key `name` (a [`Service`]) needing the services `needs`, which counts its
+/// builds and logs its provides and disposes.
+pub struct Probe {
+    pub name: &'static str,
+    pub needs: Vec<&'static str>,
+    pub log: Log,
+    pub provides: Arc<AtomicUsize>,
+    pub on_provide: OnProvide,
+    pub on_dispose: OnDispose,
+}
+
+impl Probe {
+    pub fn new(name: &'static str, needs: &[&'static str], log: &Log) -> Self {
+        Probe {
+            name,
+            needs: needs.to_vec(),
+            log: log.clone(),
+            provides: Arc::default(),
+            on_provide: OnProvide::Succeed,
+            on_dispose: OnDispose::Succeed,
+        }
+    }
+
+    pub fn on_provide(mut self, behaviour: OnProvide) -> Self {
+        self.on_provide = behaviour;
+        self
+    }
+
+    pub fn on_dispose(mut self, behaviour: OnDispose) -> Self {
+        self.on_dispose = behaviour;
+        self
+    }
+
+    /// A handle on the provide count, to read after the probe moved into a builder.
+    pub fn counter(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.provides)
+    }
+}
+
+#[green_tea::async_trait]
+impl Provider for Probe {
+    fn descriptor(&self) -> ProviderDescriptor {
+        self.needs
+            .iter()
+            .fold(ProviderDescriptor::new(self.name).provides::<Service>(self.name), |d, n| {
+                d.needs::<Service>(*n)
+            })
+    }
+
+    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+        self.provides.fetch_add(1, Ordering::SeqCst);
+        for i in 0..needs.len() {
+            let dependency = needs.get::<Service>(i)?;
+            assert!(!dependency.is_disposed(), "{} got a disposed {}", self.name, dependency.name);
+        }
+        self.log.push(format!("provide {}", self.name));
+        match &self.on_provide {
+            OnProvide::Succeed => {}
+            OnProvide::FailTimes(left) => {
+                if left.load(Ordering::SeqCst) > 0 {
+                    left.fetch_sub(1, Ordering::SeqCst);
+                    return Err(format!("{} is down", self.name).into());
+                }
+            }
+            OnProvide::Panic => panic!("{} panicked in provide", self.name),
+            OnProvide::WaitThen(gate, succeed) => {
+                gate.notified().await;
+                if !succeed {
+                    return Err(format!("{} is down", self.name).into());
+                }
+            }
+            OnProvide::Sleep(d) => tokio::time::sleep(*d).await,
+        }
+        Ok(Provided::one(Service {
+            name: self.name.to_owned(),
+            disposed: AtomicBool::new(false),
+        }))
+    }
+
+    async fn dispose(&self, provided: &Provided) -> Result<(), BoxError> {
+        let service = provided.get::<Service>(0).expect("a probe provides a Service");
+        self.log.push(format!("dispose {}", self.name));
+        match self.on_dispose {
+            OnDispose::Succeed => {}
+            OnDispose::Fail => return Err(format!("{} failed to dispose", self.name).into()),
+            OnDispose::Panic => panic!("{} panicked in dispose", self.name),
+            OnDispose::Hang => std::future::pending::<()>().await,
+            OnDispose::Sleep(d) => tokio::time::sleep(d).await,
+        }
+        service.disposed.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+}
