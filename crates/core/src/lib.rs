@@ -13,6 +13,7 @@ mod key;
 mod provider;
 mod provider_fn;
 mod value;
+mod wiring;
 
 pub use async_trait::async_trait;
 pub use container::{Container, ContainerBuilder, Resolver};
@@ -26,6 +27,7 @@ pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::{Provider, ProviderDescriptor, Registration};
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
+pub use wiring::{AppValue, Declaration, Source, Wiring};
 
 /// What the macros expand to. Not a public API.
 #[doc(hidden)]

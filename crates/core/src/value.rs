@@ -93,8 +93,14 @@ pub struct Needs {
 }
 
 impl Needs {
-    pub(crate) fn new(specs: Arc<[KeySpec]>, values: Vec<AnyValue>) -> Self {
-        debug_assert_eq!(specs.len(), values.len());
+    /// Needs from their declared specs and the resolved values, in the same order. The
+    /// container makes these for providers; the HTTP layer makes them for steps.
+    ///
+    /// # Panics
+    ///
+    /// If the two lists differ in length.
+    pub fn new(specs: Arc<[KeySpec]>, values: Vec<Arc<dyn Any + Send + Sync>>) -> Self {
+        assert_eq!(specs.len(), values.len(), "one value per declared need");
         Needs { specs, values }
     }
 

@@ -8,6 +8,7 @@ use crate::error::{BuildError, NodeKind, Origin};
 use crate::graph::{self, Decl, Scope};
 use crate::key::{Key, Location};
 use crate::provider::{Provider, ValueProvider, discovered};
+use crate::wiring::{AppValue, Declaration, Source, Wiring};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -110,7 +111,18 @@ impl ContainerBuilder {
     /// Checks the whole graph and returns a container that has built nothing yet, or a
     /// [`BuildError`] listing every problem found.
     pub fn build(self) -> Result<Container, BuildError> {
+        self.build_with(Vec::new()).map(|(container, _)| container)
+    }
+
+    /// Like [`build`](Self::build), checking request-scoped declarations (steps, route
+    /// handlers) in the same graph: their needs must be provided, with the right types, and no
+    /// provider may need a request-scoped value. Returns how they are wired.
+    pub fn build_with(
+        self,
+        request_scoped: Vec<Declaration>,
+    ) -> Result<(Container, Wiring), BuildError> {
         let descriptors: Vec<_> = self.entries.iter().map(|e| e.provider.descriptor()).collect();
+        let providers = descriptors.len();
         let decls: Vec<Decl> = self
             .entries
             .iter()
@@ -125,11 +137,25 @@ impl ContainerBuilder {
                 provides: d.provides.clone(),
                 needs: d.needs.clone(),
             })
+            .chain(request_scoped.into_iter().map(|d| Decl {
+                origin: Origin {
+                    kind: d.kind,
+                    name: d.name.into_owned(),
+                    location: d.location,
+                },
+                scope: Scope::Request,
+                provides: d.provides,
+                needs: d.needs,
+            }))
             .collect();
         let analysis = graph::analyze(&decls).map_err(BuildError::new)?;
 
-        let mut position = vec![0; decls.len()];
-        for (pos, &id) in analysis.order.iter().enumerate() {
+        // Providers are declarations 0..providers; the request-scoped ones follow. Providers
+        // never need request-scoped values (that is a build error), so the provider graph is
+        // the first part of the analysis, with request-scoped dependents filtered out.
+        let order: Vec<usize> = analysis.order.iter().copied().filter(|&d| d < providers).collect();
+        let mut position = vec![0; providers];
+        for (pos, &id) in order.iter().enumerate() {
             position[id] = pos;
         }
         let mut needs = analysis.needs.into_iter();
@@ -143,6 +169,12 @@ impl ContainerBuilder {
                 let mut dependencies: Vec<usize> = needs.iter().map(|v| v.node).collect();
                 dependencies.sort_unstable();
                 dependencies.dedup();
+                let dependents: Box<[usize]> = dependents
+                    .next()
+                    .expect("one per decl")
+                    .into_iter()
+                    .filter(|&d| d < providers)
+                    .collect();
                 Node {
                     need_specs: descriptor.needs.clone().into(),
                     provider: entry.provider,
@@ -150,23 +182,47 @@ impl ContainerBuilder {
                     kind: entry.kind,
                     needs,
                     dependencies: dependencies.into(),
-                    dependents: dependents.next().expect("one per decl").into(),
+                    dependents,
                     slot: Default::default(),
                 }
             })
             .collect();
+        let wiring = Wiring {
+            needs: needs
+                .map(|resolved| {
+                    resolved
+                        .into_iter()
+                        .map(|at| match at.node.checked_sub(providers) {
+                            Some(decl) => Source::Request { decl, index: at.index },
+                            None => Source::App(AppValue(at)),
+                        })
+                        .collect()
+                })
+                .collect(),
+            order: analysis
+                .order
+                .iter()
+                .filter_map(|&d| d.checked_sub(providers))
+                .collect(),
+        };
+        let keys = analysis
+            .keys
+            .into_iter()
+            .filter(|(_, at)| at.node < providers)
+            .collect();
 
-        tracing::debug!(providers = decls.len(), keys = analysis.keys.len(), "graph checked");
-        Ok(Container {
+        tracing::debug!(providers, request_scoped = wiring.order.len(), "graph checked");
+        let container = Container {
             inner: Arc::new(Inner {
                 nodes,
-                keys: analysis.keys,
-                order: analysis.order.into(),
+                keys,
+                order: order.into(),
                 position: position.into(),
                 closed: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
             }),
-        })
+        };
+        Ok((container, wiring))
     }
 }

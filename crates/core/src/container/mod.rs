@@ -213,6 +213,10 @@ impl Container {
     pub(crate) fn inner(&self) -> &Inner {
         &self.inner
     }
+
+    pub(crate) fn inner_arc(&self) -> &Arc<Inner> {
+        &self.inner
+    }
 }
 
 impl std::fmt::Debug for Container {
@@ -279,13 +283,13 @@ impl Inner {
         &self.nodes[at.node].descriptor.provides[at.index]
     }
 
-    fn value(&self, at: ValueRef) -> Option<&AnyValue> {
+    pub(crate) fn value(&self, at: ValueRef) -> Option<&AnyValue> {
         self.nodes[at.node].slot.values().map(|p| &p.values()[at.index])
     }
 
     /// Makes sure node `id` is built: returns at once if it is, joins the build in flight if
     /// there is one, and otherwise starts one.
-    fn ensure(self: &Arc<Self>, id: usize) -> BoxFuture<'static, Result<(), ProvideError>> {
+    pub(crate) fn ensure(self: &Arc<Self>, id: usize) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
             loop {
