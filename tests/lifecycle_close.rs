@@ -4,7 +4,7 @@ mod support;
 
 use std::time::Duration;
 
-use green_tea::{Container, DisposeCause, ProvideError};
+use green_tea::{ClosePart, Container, DisposeCause, ProvideError};
 use support::{Log, OnDispose, Probe, Service};
 
 /// Five providers in a chain `e -> d -> c -> b -> a` (e needs d ...), three of them bad.
@@ -28,14 +28,21 @@ async fn failing_panicking_and_hanging_disposes_are_reported_and_skip_nothing() 
 
     let err = container.close().await.unwrap_err();
     assert_eq!(log.names("dispose"), ["e", "d", "c", "b", "a"], "every one, dependents first");
-    let failed: Vec<(&str, &DisposeCause)> =
-        err.failures.iter().map(|f| (f.provider.as_str(), &f.cause)).collect();
+    let failed: Vec<(&str, &DisposeCause)> = err
+        .failures
+        .iter()
+        .map(|f| match &f.part {
+            ClosePart::Provider { name, .. } => (name.as_str(), &f.cause),
+            other => panic!("only providers close here, not {other}"),
+        })
+        .collect();
     assert_eq!(failed.len(), 3, "{err}");
     assert!(matches!(failed[0], ("d", DisposeCause::TimedOut(_))));
     assert!(matches!(failed[1], ("c", DisposeCause::Panicked(msg)) if msg == "c panicked in dispose"));
     assert!(matches!(failed[2], ("b", DisposeCause::Error(e)) if e.to_string() == "b failed to dispose"));
-    assert_eq!(err.failures[0].keys[0].as_str(), "d");
-    assert!(err.to_string().starts_with("3 provider(s) failed to dispose:"));
+    assert_eq!(err.failures[0].part, ClosePart::Provider { name: "d".into(), keys: vec!["d".into()] });
+    let text = err.to_string();
+    assert!(text.starts_with("3 part(s) failed to close:\n  provider `d` (provides `d`): did not finish within"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

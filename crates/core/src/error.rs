@@ -379,40 +379,69 @@ pub enum FailureCause {
     Cancelled,
 }
 
-/// Everything that went wrong while closing: one entry per provider whose dispose failed.
+/// Everything that went wrong while closing: one entry per part that did not close cleanly.
 ///
-/// Every other provider was still disposed.
+/// Every other part was still closed.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("{} provider(s) failed to dispose:{}", .failures.len(), list_failures(.failures))]
+#[error("{} part(s) failed to close:{}", .failures.len(), list_failures(.failures))]
 pub struct CloseError {
-    /// The failures, in the order the disposes ran.
-    pub failures: Vec<DisposeFailure>,
+    /// The failures, in the order they happened.
+    pub failures: Vec<CloseFailure>,
 }
 
-fn list_failures(failures: &[DisposeFailure]) -> String {
+fn list_failures(failures: &[CloseFailure]) -> String {
     failures.iter().map(|f| format!("\n  {f}")).collect()
 }
 
-/// One provider whose dispose did not succeed.
+/// One part of the app that did not close cleanly.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("`{provider}` (provides {}): {cause}", keys_text(.keys))]
-pub struct DisposeFailure {
-    /// The provider's name.
-    pub provider: String,
-    /// The keys it provided.
-    pub keys: Vec<Key>,
+#[error("{part}: {cause}")]
+pub struct CloseFailure {
+    /// What was being closed.
+    pub part: ClosePart,
     /// What went wrong.
     pub cause: DisposeCause,
 }
 
-fn keys_text(keys: &[Key]) -> String {
-    keys.iter()
-        .map(|k| format!("`{k}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// A part of the app that `close()` shuts down.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClosePart {
+    /// A provider's `dispose`.
+    Provider {
+        /// The provider's name.
+        name: String,
+        /// The keys it provided.
+        keys: Vec<Key>,
+    },
+    /// A plugin's `on_shutdown`.
+    Plugin {
+        /// The plugin's name.
+        name: String,
+    },
+    /// Waiting for requests in flight to finish.
+    Drain {
+        /// How many were still running when the drain timeout passed.
+        in_flight: usize,
+    },
 }
 
-/// Why a dispose failed.
+impl fmt::Display for ClosePart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClosePart::Provider { name, keys } => {
+                let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                write!(f, "provider `{name}` (provides {})", keys.join(", "))
+            }
+            ClosePart::Plugin { name } => write!(f, "plugin `{name}` on_shutdown"),
+            ClosePart::Drain { in_flight } => {
+                write!(f, "draining ({in_flight} request(s) still in flight)")
+            }
+        }
+    }
+}
+
+/// Why a part failed to close.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DisposeCause {
@@ -422,7 +451,7 @@ pub enum DisposeCause {
     /// `dispose` panicked.
     #[error("panicked: {0}")]
     Panicked(String),
-    /// `dispose` did not finish within the dispose timeout; it was abandoned.
+    /// It did not finish within its timeout; it was abandoned.
     #[error("did not finish within {0:?}")]
     TimedOut(Duration),
 }

@@ -8,7 +8,7 @@ use tokio::task::JoinError;
 use tracing::Instrument;
 
 use super::Inner;
-use crate::error::{CloseError, DisposeCause, DisposeFailure, panic_message};
+use crate::error::{CloseError, CloseFailure, ClosePart, DisposeCause, panic_message};
 
 pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
     inner.closed.store(true, Ordering::Release);
@@ -81,7 +81,7 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<usize>> {
 
 /// Disposes node `id` once, in a task of its own so that a panic is caught and a hang can be
 /// abandoned at the timeout.
-async fn dispose(inner: &Inner, id: usize) -> Option<DisposeFailure> {
+async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
     let node = &inner.nodes[id];
     let provided = node.slot.values()?.clone();
     if !node.slot.claim_dispose() {
@@ -103,9 +103,11 @@ async fn dispose(inner: &Inner, id: usize) -> Option<DisposeFailure> {
         }
     };
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
-    Some(DisposeFailure {
-        provider: node.descriptor.name.to_string(),
-        keys: node.descriptor.provides.iter().map(|s| s.key.clone()).collect(),
+    Some(CloseFailure {
+        part: ClosePart::Provider {
+            name: node.descriptor.name.to_string(),
+            keys: node.descriptor.provides.iter().map(|s| s.key.clone()).collect(),
+        },
         cause,
     })
 }
@@ -118,10 +120,12 @@ fn join_message(join: JoinError) -> String {
 }
 
 /// The close task itself failed (it panicked or the runtime is shutting down).
-pub(super) fn task_failure(join: JoinError) -> DisposeFailure {
-    DisposeFailure {
-        provider: "close".to_owned(),
-        keys: Vec::new(),
+pub(super) fn task_failure(join: JoinError) -> CloseFailure {
+    CloseFailure {
+        part: ClosePart::Provider {
+            name: "(the close task)".to_owned(),
+            keys: Vec::new(),
+        },
         cause: DisposeCause::Panicked(join_message(join)),
     }
 }
