@@ -90,7 +90,9 @@ pub struct BuildError {
 }
 
 impl BuildError {
-    pub(crate) fn new(mut problems: Vec<Problem>) -> Self {
+    /// An error of these problems, sorted. Layers above the core (HTTP) add their own
+    /// problems to the core's this way.
+    pub fn from_problems(mut problems: Vec<Problem>) -> Self {
         problems.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         BuildError { problems }
     }
@@ -183,6 +185,22 @@ pub enum Problem {
         /// The request-scoped declaration (a step) that provides it.
         provider: Origin,
     },
+    /// GT0008: two routes for the same method and path, or paths the router cannot tell apart.
+    RouteConflict {
+        /// The route that could not be added.
+        route: Origin,
+        /// Why, as the router puts it.
+        reason: String,
+    },
+    /// GT0007: a route names a step that does not exist.
+    UnknownStep {
+        /// The step name as the route wrote it.
+        step: String,
+        /// The route.
+        route: Origin,
+        /// The closest existing step name.
+        suggestion: Option<String>,
+    },
 }
 
 impl Problem {
@@ -195,6 +213,8 @@ impl Problem {
             Problem::TypeMismatch { .. } => "GT0004",
             Problem::OverrideReplacesNothing { .. } => "GT0005",
             Problem::ScopeViolation { .. } => "GT0006",
+            Problem::UnknownStep { .. } => "GT0007",
+            Problem::RouteConflict { .. } => "GT0008",
         }
     }
 
@@ -209,6 +229,8 @@ impl Problem {
             Problem::TypeMismatch { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
             Problem::OverrideReplacesNothing { key, by, .. } => (key.to_string(), by.name.clone()),
             Problem::ScopeViolation { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
+            Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
         };
         (self.code(), key, who)
     }
@@ -288,6 +310,20 @@ impl fmt::Display for Problem {
                  help: a provider is built once for the whole app, so it cannot hold a value \
                  of one request; make the consumer a step, or pass the value at call time"
             ),
+            Problem::RouteConflict { route, reason } => {
+                write!(f, "error[{code}]: {route} conflicts with another route: {reason}")
+            }
+            Problem::UnknownStep {
+                step,
+                route,
+                suggestion,
+            } => {
+                write!(f, "error[{code}]: {route} runs step `{step}`, but there is no such step")?;
+                if let Some(s) = suggestion {
+                    write!(f, "\n  help: did you mean `{s}`?")?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -88,9 +88,20 @@ pub struct ExplainNeed {
 impl Container {
     /// The slice of the graph that `key` needs, in build order, with what is built now.
     pub fn explain_key(&self, key: &str) -> Result<Explain, ProvideError> {
+        let at = self.inner().locate(key)?;
+        Ok(self.explain_nodes(key.to_owned(), &[at.node]))
+    }
+
+    /// The slice of the graph that the provider values `roots` need, in build order (what a
+    /// route builds); `target` names it.
+    pub fn explain_values(&self, target: impl Into<String>, roots: &[crate::AppValue]) -> Explain {
+        let nodes: Vec<usize> = roots.iter().map(|v| v.0.node).collect();
+        self.explain_nodes(target.into(), &nodes)
+    }
+
+    fn explain_nodes(&self, target: String, roots: &[usize]) -> Explain {
         let inner = self.inner();
-        let at = inner.locate(key)?;
-        let slice = inner.slice_of(&[at.node]);
+        let slice = inner.slice_of(roots);
         let index_in_slice: std::collections::HashMap<usize, usize> =
             slice.iter().enumerate().map(|(i, &id)| (id, i)).collect();
         let nodes = slice
@@ -129,10 +140,7 @@ impl Container {
                 }
             })
             .collect();
-        Ok(Explain {
-            target: key.to_owned(),
-            nodes,
-        })
+        Explain { target, nodes }
     }
 }
 

@@ -23,6 +23,8 @@ pub use error::{
 };
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
+#[doc(hidden)]
+pub use graph::closest;
 pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::{Provider, ProviderDescriptor, Registration};
 pub use provider_fn::ProviderFn;

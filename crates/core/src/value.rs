@@ -70,8 +70,30 @@ impl Provided {
         &self.values
     }
 
-    pub(crate) fn type_id_at(&self, index: usize) -> Option<std::any::TypeId> {
-        self.values.get(index).map(|v| (**v).type_id())
+    /// The values, type-erased, in order (for layers that store them, like the HTTP steps).
+    pub fn into_values(self) -> Vec<Arc<dyn Any + Send + Sync>> {
+        self.values
+    }
+
+    /// Checks that these are one value per spec, each of the spec's type; says what differs.
+    /// A hand-written provider or step could return anything; the graph relies on this.
+    pub fn check_against(&self, specs: &[KeySpec]) -> Result<(), String> {
+        if self.values.len() != specs.len() {
+            return Err(format!(
+                "{} value(s), but its descriptor declares {}",
+                self.values.len(),
+                specs.len()
+            ));
+        }
+        for (value, spec) in self.values.iter().zip(specs) {
+            if (**value).type_id() != spec.ty.id() {
+                return Err(format!(
+                    "a value of another type than `{}` for `{}`",
+                    spec.ty, spec.key
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -124,6 +124,14 @@ impl Container {
         Ok(inner.value(at.0).cloned())
     }
 
+    /// Like [`start`](Container::start), but builds only the slices of `roots`.
+    pub async fn start_values(&self, roots: &[AppValue]) -> Result<(), ProvideError> {
+        let mut nodes: Vec<usize> = roots.iter().map(|v| v.0.node).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        self.start_nodes(nodes).await
+    }
+
     /// The provider value for `key`, if there is one.
     pub fn app_value(&self, key: &str) -> Option<AppValue> {
         self.inner().keys.get(key).map(|&at| AppValue(at))

@@ -1,3 +1,36 @@
-//! green-tea's HTTP layer (not built yet): `App`, routes, request-scoped steps, per-route slices
-//! compiled into a dispatch table, `explain(path)`, `HttpError`, serving on hyper with graceful
-//! close, the `tower::Service` impl and `TestClient`.
+//! green-tea's HTTP layer: [`App`] (the core container plus request-scoped steps and routes),
+//! per-route plans compiled at `build()`, `explain(path)`, [`HttpError`], serving on hyper with
+//! graceful close, the `tower::Service` impl and [`TestClient`].
+
+mod app;
+mod context;
+mod error;
+mod explain;
+mod extract;
+mod json;
+mod plugin;
+mod route;
+mod serve;
+mod service;
+mod step;
+mod test_client;
+
+pub use app::{App, AppBuilder};
+pub use context::RequestContext;
+pub use error::{Error, HttpError};
+pub use explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};
+pub use extract::{Path, PathParams, Query};
+pub use json::Json;
+pub use plugin::Plugin;
+pub use route::{Handler, Route, RouteRegistration, join_paths};
+pub use step::{Guard, Step, StepDescriptor, StepFn, StepRegistration};
+pub use test_client::{TestClient, TestRequest, TestResponse};
+
+/// The text of a panic payload.
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned())
+}

@@ -148,7 +148,7 @@ impl ContainerBuilder {
                 needs: d.needs,
             }))
             .collect();
-        let analysis = graph::analyze(&decls).map_err(BuildError::new)?;
+        let analysis = graph::analyze(&decls).map_err(BuildError::from_problems)?;
 
         // Providers are declarations 0..providers; the request-scoped ones follow. Providers
         // never need request-scoped values (that is a build error), so the provider graph is

@@ -139,7 +139,7 @@ impl Container {
     /// Builds the slices of `roots` wave by wave: a provider starts as soon as everything it
     /// needs is built, so independent ones build concurrently, and after a failure nothing
     /// new starts.
-    async fn start_nodes(&self, roots: Vec<usize>) -> Result<(), ProvideError> {
+    pub(crate) async fn start_nodes(&self, roots: Vec<usize>) -> Result<(), ProvideError> {
         let inner = &self.inner;
         let slice = inner.slice_of(&roots);
         let mut in_slice = vec![false; inner.nodes.len()];
@@ -368,7 +368,7 @@ impl Inner {
             .instrument(span.clone())
             .await;
         let cause = match result {
-            Ok(Ok(provided)) => match node.check_output(&provided) {
+            Ok(Ok(provided)) => match provided.check_against(&node.descriptor.provides) {
                 Ok(()) => {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
@@ -407,27 +407,6 @@ impl Node {
     fn keys_text(&self) -> String {
         let keys: Vec<&str> = self.descriptor.provides.iter().map(|s| s.key.as_str()).collect();
         keys.join(",")
-    }
-
-    /// A hand-written provider may return the wrong number or types of values; say which.
-    fn check_output(&self, provided: &crate::value::Provided) -> Result<(), String> {
-        let declared = &self.descriptor.provides;
-        if provided.len() != declared.len() {
-            return Err(format!(
-                "{} value(s), but its descriptor declares {}",
-                provided.len(),
-                declared.len()
-            ));
-        }
-        for (index, spec) in declared.iter().enumerate() {
-            if provided.type_id_at(index) != Some(spec.ty.id()) {
-                return Err(format!(
-                    "a value of another type than `{}` for `{}`",
-                    spec.ty, spec.key
-                ));
-            }
-        }
-        Ok(())
     }
 }
 

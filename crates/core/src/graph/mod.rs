@@ -12,6 +12,7 @@ use crate::error::{NodeKind, Origin, Problem};
 use crate::key::{Key, KeySpec};
 
 pub(crate) use suggest::closest_key;
+pub use suggest::closest;
 
 /// How long a node's values live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

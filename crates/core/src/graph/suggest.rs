@@ -9,15 +9,25 @@ use crate::key::Key;
 /// Keys that differ only in case and separators (`billing_api`, `billingApi`) are the same
 /// word to a reader, so they match first; otherwise the closest by edit distance, if close.
 pub(crate) fn closest_key<'a>(missing: &Key, candidates: impl Iterator<Item = &'a Key>) -> Option<&'a Key> {
-    let wanted = normalize(missing.as_str());
-    let mut best: Option<(f64, &Key)> = None;
+    closest(missing.as_str(), candidates, Key::as_str)
+}
+
+/// The closest of `candidates` to `wanted` by name, if one is close: the "did you mean" used
+/// for keys, step names and paths.
+pub fn closest<'a, T: Ord>(
+    wanted: &str,
+    candidates: impl Iterator<Item = &'a T>,
+    name: impl Fn(&T) -> &str,
+) -> Option<&'a T> {
+    let normalized = normalize(wanted);
+    let mut best: Option<(f64, &T)> = None;
     for candidate in candidates {
-        let score = if normalize(candidate.as_str()) == wanted {
+        let score = if normalize(name(candidate)) == normalized {
             2.0
         } else {
             strsim::normalized_damerau_levenshtein(
-                &missing.as_str().to_lowercase(),
-                &candidate.as_str().to_lowercase(),
+                &wanted.to_lowercase(),
+                &name(candidate).to_lowercase(),
             )
         };
         let better = match best {

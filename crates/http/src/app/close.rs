@@ -1,0 +1,82 @@
+//! `App::close()`: stop accepting, drain requests in flight, run plugins' `on_shutdown` (in
+//! reverse registration order), then close the container (dispose in reverse).
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+
+use green_tea_core::{CloseError, CloseFailure, ClosePart, DisposeCause};
+
+use super::{App, AppInner};
+
+impl App {
+    /// Closes the app: new requests get 503 and servers stop accepting; requests in flight
+    /// finish (bounded by the drain timeout); plugins' `on_shutdown` run, last registered
+    /// first; then every built provider is disposed, dependents first.
+    ///
+    /// Every failure along the way lands in one [`CloseError`] and stops nothing else.
+    /// Idempotent: a second or concurrent call returns the same outcome.
+    pub async fn close(&self) -> Result<(), CloseError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner
+            .close_outcome
+            .get_or_init(|| async move {
+                // A task of its own, so a caller that stops waiting does not stop the close.
+                tokio::spawn(close(inner)).await.unwrap_or_else(|join| {
+                    Err(CloseError {
+                        failures: vec![CloseFailure {
+                            part: ClosePart::Drain { in_flight: 0 },
+                            cause: DisposeCause::Panicked(join.to_string()),
+                        }],
+                    })
+                })
+            })
+            .await
+            .clone()
+    }
+}
+
+async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
+    inner.in_flight.begin_closing();
+    inner.shutdown.send_replace(true);
+    tracing::info!(in_flight = inner.in_flight.count(), "closing: draining requests in flight");
+
+    let mut failures = Vec::new();
+    if tokio::time::timeout(inner.drain_timeout, inner.in_flight.drained()).await.is_err() {
+        let in_flight = inner.in_flight.count();
+        tracing::warn!(in_flight, "the drain timeout passed with requests still in flight");
+        failures.push(CloseFailure {
+            part: ClosePart::Drain { in_flight },
+            cause: DisposeCause::TimedOut(inner.drain_timeout),
+        });
+    }
+
+    for plugin in inner.plugins.iter().rev() {
+        let name = plugin.name().into_owned();
+        let shutdown = AssertUnwindSafe(plugin.on_shutdown()).catch_unwind();
+        let cause = match tokio::time::timeout(inner.dispose_timeout, shutdown).await {
+            Ok(Ok(Ok(()))) => {
+                tracing::info!(plugin = %name, "plugin shut down");
+                continue;
+            }
+            Ok(Ok(Err(error))) => DisposeCause::Error(Arc::new(error)),
+            Ok(Err(panic)) => DisposeCause::Panicked(crate::panic_text(&*panic)),
+            Err(_) => DisposeCause::TimedOut(inner.dispose_timeout),
+        };
+        tracing::error!(plugin = %name, %cause, "plugin on_shutdown failed");
+        failures.push(CloseFailure {
+            part: ClosePart::Plugin { name },
+            cause,
+        });
+    }
+
+    if let Err(error) = inner.container.close().await {
+        failures.extend(error.failures);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CloseError { failures })
+    }
+}

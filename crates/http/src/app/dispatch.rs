@@ -1,0 +1,122 @@
+//! Serving one request: route, run the plan's steps, call the handler. No key is looked up by
+//! name here; every value is read by the index compiled at `build()`.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum_core::body::Body;
+use axum_core::response::{IntoResponse, Response};
+use futures_util::FutureExt;
+use http::header::ALLOW;
+use http::request::Parts;
+use http::{Request, StatusCode};
+use tracing::Instrument;
+
+use green_tea_core::Needs;
+
+use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
+use crate::context::RequestContext;
+use crate::error::HttpError;
+use crate::extract::PathParams;
+
+impl AppInner {
+    pub(crate) async fn dispatch(self: &Arc<Self>, request: Request<Body>) -> Response {
+        let Some(_in_flight) = self.in_flight.enter() else {
+            return HttpError::unavailable("the app is shutting down").into_response();
+        };
+        let (mut parts, body) = request.into_parts();
+        let route = match self.router.at(parts.uri.path()) {
+            Ok(matched) => {
+                let path = &self.paths[*matched.value];
+                let Some(route) = path.route_for(&parts.method) else {
+                    let mut response = HttpError::with_status(
+                        StatusCode::METHOD_NOT_ALLOWED,
+                        format!("{} is not allowed on {}", parts.method, path.template),
+                    )
+                    .into_response();
+                    response.headers_mut().insert(ALLOW, path.allow.clone());
+                    return response;
+                };
+                if matched.params.len() > 0 {
+                    let params = matched.params.iter().map(|(k, v)| (k.to_owned(), v.to_owned()));
+                    parts.extensions.insert(PathParams(params.collect()));
+                }
+                &self.routes[route]
+            }
+            Err(_) => {
+                return HttpError::not_found(format!("no route for {} {}", parts.method, parts.uri.path()))
+                    .into_response();
+            }
+        };
+
+        let span = tracing::info_span!(
+            "request",
+            method = %parts.method,
+            route = %route.template,
+            status = tracing::field::Empty,
+            micros = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let response = AssertUnwindSafe(self.run(route, parts, body))
+            .catch_unwind()
+            .instrument(span.clone())
+            .await
+            .unwrap_or_else(|panic| {
+                let message = crate::panic_text(&*panic);
+                span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
+                HttpError::internal().into_response()
+            });
+        span.record("status", response.status().as_u16());
+        span.record("micros", started.elapsed().as_micros() as u64);
+        response
+    }
+
+    async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: Body) -> Response {
+        let mut locals: Vec<AnyValue> = Vec::with_capacity(route.local_count);
+        for planned in route.steps.iter() {
+            let info = &self.steps[planned.step];
+            let values = match self.resolve(&planned.needs, &locals).await {
+                Ok(values) => values,
+                Err(error) => return error.into_response(),
+            };
+            let needs = Needs::new(Arc::clone(&info.need_specs), values);
+            let span = tracing::info_span!("step", step = %info.name);
+            match info.step.run(&mut parts, needs).instrument(span.clone()).await {
+                Ok(provided) => {
+                    if let Err(wrong) = provided.check_against(&info.provides) {
+                        span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                        return HttpError::internal().into_response();
+                    }
+                    locals.extend(provided.into_values());
+                }
+                Err(rejection) => {
+                    span.in_scope(|| tracing::debug!(status = rejection.status().as_u16(), "rejected"));
+                    return rejection.into_response();
+                }
+            }
+        }
+        let values = match self.resolve(&route.needs, &locals).await {
+            Ok(values) => values,
+            Err(error) => return error.into_response(),
+        };
+        let request = RequestContext::new(parts, body, route.body_limit, values, Arc::clone(&route.need_specs));
+        route.handler.call(request).await
+    }
+
+    /// The values for `sources`: a provider's (built on first need, single-flight) or an
+    /// earlier step's.
+    async fn resolve(&self, sources: &[ValueSource], locals: &[AnyValue]) -> Result<Vec<AnyValue>, HttpError> {
+        let mut values = Vec::with_capacity(sources.len());
+        for source in sources {
+            values.push(match *source {
+                ValueSource::Local(index) => Arc::clone(&locals[index]),
+                ValueSource::App(at) => match self.container.try_value(at)? {
+                    Some(value) => value,
+                    None => self.container.value(at).await?,
+                },
+            });
+        }
+        Ok(values)
+    }
+}

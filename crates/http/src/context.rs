@@ -1,0 +1,126 @@
+//! `RequestContext`: what a handler gets: the request head, its body (read once, within the
+//! limit), the values it needs, and axum-core extractors.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use axum_core::body::Body;
+use axum_core::extract::FromRequestParts;
+use axum_core::response::{IntoResponse, Response};
+use bytes::Bytes;
+use http::header::CONTENT_TYPE;
+use http::request::Parts;
+use http_body_util::{BodyExt, Limited};
+use serde::de::DeserializeOwned;
+
+use green_tea_core::KeySpec;
+
+use crate::error::HttpError;
+
+/// One request as a handler sees it.
+pub struct RequestContext {
+    parts: Parts,
+    body: Option<Body>,
+    body_limit: usize,
+    needs: Vec<Arc<dyn Any + Send + Sync>>,
+    need_specs: Arc<[KeySpec]>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        parts: Parts,
+        body: Body,
+        body_limit: usize,
+        needs: Vec<Arc<dyn Any + Send + Sync>>,
+        need_specs: Arc<[KeySpec]>,
+    ) -> Self {
+        RequestContext {
+            parts,
+            body: Some(body),
+            body_limit,
+            needs,
+            need_specs,
+        }
+    }
+
+    /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
+    /// build, so this fails only if the handler asks with another type than it declared.
+    pub fn need<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, HttpError> {
+        let value = self.needs.get(index).ok_or_else(|| {
+            tracing::error!(index, declared = self.needs.len(), "a handler asked for an undeclared need");
+            HttpError::internal()
+        })?;
+        Arc::clone(value).downcast::<T>().map_err(|_| {
+            tracing::error!(
+                key = %self.need_specs[index].key,
+                declared = %self.need_specs[index].ty,
+                requested = std::any::type_name::<T>(),
+                "a handler asked for a need with the wrong type"
+            );
+            HttpError::internal()
+        })
+    }
+
+    /// The request head: method, URI, headers, extensions.
+    pub fn parts(&self) -> &Parts {
+        &self.parts
+    }
+
+    /// The request head, mutably.
+    pub fn parts_mut(&mut self) -> &mut Parts {
+        &mut self.parts
+    }
+
+    /// Runs any axum-core extractor on the request head. Its rejection is a response.
+    pub async fn extract<E: FromRequestParts<()>>(&mut self) -> Result<E, Response> {
+        E::from_request_parts(&mut self.parts, &())
+            .await
+            .map_err(IntoResponse::into_response)
+    }
+
+    /// The whole body, up to the route's limit (413 past it). Can be taken once.
+    pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
+        let body = self
+            .body
+            .take()
+            .ok_or_else(|| HttpError::internal())?;
+        match Limited::new(body, self.body_limit).collect().await {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(HttpError::with_status(
+                http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is larger than {} bytes", self.body_limit),
+            )),
+            Err(error) => Err(HttpError::bad_request(format!("could not read the request body: {error}"))),
+        }
+    }
+
+    /// The body as UTF-8 text (400 if it is not).
+    pub async fn text(&mut self) -> Result<String, HttpError> {
+        let bytes = self.bytes().await?;
+        String::from_utf8(bytes.into()).map_err(|_| HttpError::bad_request("the request body is not valid UTF-8"))
+    }
+
+    /// The body as JSON: 415 unless the content type is JSON, 413 past the limit, 400 (with
+    /// serde's message) if it does not parse into `T`.
+    pub async fn json<T: DeserializeOwned>(&mut self) -> Result<T, HttpError> {
+        if !has_json_content_type(&self.parts) {
+            return Err(HttpError::with_status(
+                http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "expected a request with `content-type: application/json`",
+            ));
+        }
+        let bytes = self.bytes().await?;
+        serde_json::from_slice(&bytes)
+            .map_err(|error| HttpError::bad_request(format!("invalid JSON body: {error}")))
+    }
+}
+
+/// `application/json`, or any `application/*+json`, with any parameters.
+fn has_json_content_type(parts: &Parts) -> bool {
+    let Some(value) = parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}

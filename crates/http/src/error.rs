@@ -1,0 +1,161 @@
+//! `HttpError` (a response with a status and a JSON body) and the crate's top-level `Error`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use axum_core::response::{IntoResponse, Response};
+use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use http::{HeaderMap, StatusCode};
+
+use green_tea_core::{BuildError, CloseError, ProvideError};
+
+/// An error that is an HTTP response: a status and a message, rendered as
+/// `{"error": "<message>"}`.
+///
+/// A step returns one to reject a request; a handler returns one (usually through `?`).
+///
+/// ```
+/// use green_tea::http::HttpError;
+/// let err = HttpError::new(503, "billing is unavailable").with_header("retry-after", "30");
+/// assert_eq!(err.status().as_u16(), 503);
+/// assert_eq!(err.message(), "billing is unavailable");
+/// ```
+#[derive(Clone, Debug)]
+pub struct HttpError {
+    status: StatusCode,
+    message: Cow<'static, str>,
+    headers: HeaderMap,
+}
+
+impl HttpError {
+    /// An error with `status` (an invalid code becomes 500) and `message`.
+    pub fn new(status: u16, message: impl Into<Cow<'static, str>>) -> Self {
+        HttpError {
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            message: message.into(),
+            headers: HeaderMap::new(),
+        }
+    }
+
+    /// An error with a typed status.
+    pub fn with_status(status: StatusCode, message: impl Into<Cow<'static, str>>) -> Self {
+        HttpError {
+            status,
+            message: message.into(),
+            headers: HeaderMap::new(),
+        }
+    }
+
+    /// 400 Bad Request.
+    pub fn bad_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_status(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// 401 Unauthorized.
+    pub fn unauthorized(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_status(StatusCode::UNAUTHORIZED, message)
+    }
+
+    /// 403 Forbidden.
+    pub fn forbidden(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_status(StatusCode::FORBIDDEN, message)
+    }
+
+    /// 404 Not Found.
+    pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_status(StatusCode::NOT_FOUND, message)
+    }
+
+    /// 500 Internal Server Error with a generic message: details belong in the log, not in
+    /// the response.
+    pub fn internal() -> Self {
+        Self::with_status(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+    }
+
+    /// 503 Service Unavailable.
+    pub fn unavailable(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::with_status(StatusCode::SERVICE_UNAVAILABLE, message)
+    }
+
+    /// Adds a response header (such as `Retry-After`). An invalid name or value is dropped
+    /// with a warning rather than failing the response.
+    pub fn with_header(mut self, name: &str, value: impl AsRef<str>) -> Self {
+        match (
+            HeaderName::try_from(name),
+            HeaderValue::try_from(value.as_ref()),
+        ) {
+            (Ok(name), Ok(value)) => {
+                self.headers.insert(name, value);
+            }
+            _ => tracing::warn!(header = name, "dropped an invalid header on an HttpError"),
+        }
+        self
+    }
+
+    /// The status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The extra headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.status, self.message)
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.message }).to_string();
+        let mut response = (self.status, body).into_response();
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response.headers_mut().extend(self.headers);
+        response
+    }
+}
+
+/// A provider that failed to build is the server's problem (500, details only in the log);
+/// a closed app is unavailable (503).
+impl From<ProvideError> for HttpError {
+    fn from(error: ProvideError) -> Self {
+        match error {
+            ProvideError::Closed => HttpError::unavailable("the app is shutting down"),
+            other => {
+                tracing::error!(error = %other, "a provider needed by this request is unavailable");
+                HttpError::internal()
+            }
+        }
+    }
+}
+
+/// Anything that can go wrong in an app's life: building it, serving it, closing it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The graph is invalid.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// A provider could not be built (from `start()` or `get()`).
+    #[error(transparent)]
+    Provide(#[from] ProvideError),
+    /// Closing did not go cleanly.
+    #[error(transparent)]
+    Close(#[from] CloseError),
+    /// Binding or accepting failed.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+}

@@ -1,0 +1,305 @@
+//! `explain(path)`: for each method at a path, the handler, its steps in run order and its
+//! providers in build order; as text, JSON, DOT and Mermaid.
+
+use std::fmt::{self, Write as _};
+
+use serde::Serialize;
+
+use green_tea_core::{Explain, closest};
+
+use crate::app::{App, CompiledRoute};
+
+/// Everything served at one path template.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct PathExplain {
+    /// The path asked about.
+    pub path: String,
+    /// The template it matched, such as `/orders/{id}`.
+    pub template: String,
+    /// One entry per method.
+    pub routes: Vec<RouteExplain>,
+}
+
+/// One route's chain.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct RouteExplain {
+    /// `GET`, `POST`...
+    pub method: String,
+    /// The handler's name.
+    pub handler: String,
+    /// Where the route was declared.
+    pub location: String,
+    /// The keys the handler needs.
+    pub needs: Vec<String>,
+    /// The request-scoped steps, in run order.
+    pub steps: Vec<StepExplain>,
+    /// The providers the route builds, in build order, with their state now.
+    pub providers: Explain,
+}
+
+/// A step in a route's chain.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct StepExplain {
+    /// The step's name.
+    pub name: String,
+    /// `key: Type` for each value it provides per request (none for a guard).
+    pub provides: Vec<String>,
+    /// The keys it needs.
+    pub needs: Vec<String>,
+    /// Where it was declared.
+    pub location: String,
+}
+
+/// The whole app: every path, sorted.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct AppExplain {
+    /// Every path template with its routes.
+    pub paths: Vec<PathExplain>,
+}
+
+/// `explain` was asked about a path no route serves.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("no route matches `{path}`; routes: {}", .routes.join(", "))]
+#[non_exhaustive]
+pub struct NoRoute {
+    /// The path asked about.
+    pub path: String,
+    /// The route templates there are, closest first.
+    pub routes: Vec<String>,
+}
+
+impl App {
+    /// The chain of each method at `path`: a concrete path (`/orders/42`) matches its template.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route};
+    /// let app = App::builder()
+    ///     .value("greeting", String::from("hello"))
+    ///     .route(Route::get("/hello/{name}", |_: RequestContext| async { "hi" }).needs::<String>("greeting"))
+    ///     .build()
+    ///     .unwrap();
+    /// let explain = app.explain("/hello/tea").unwrap();
+    /// assert_eq!(explain.template, "/hello/{name}");
+    /// assert_eq!(explain.routes[0].providers.nodes[0].name, "value `greeting`");
+    /// assert!(app.explain("/nope").is_err());
+    /// ```
+    pub fn explain(&self, path: &str) -> Result<PathExplain, NoRoute> {
+        let inner = &self.inner;
+        match inner.router.at(path) {
+            Ok(matched) => Ok(self.explain_entry(path, *matched.value)),
+            Err(_) => {
+                let mut templates: Vec<&String> = inner.paths.iter().map(|p| &p.template).collect();
+                templates.sort();
+                let best = closest(path, templates.iter().copied(), |t| t.as_str()).cloned();
+                let rest = templates.into_iter().filter(|t| Some(*t) != best.as_ref()).cloned();
+                let routes: Vec<String> = best.clone().into_iter().chain(rest).collect();
+                Err(NoRoute {
+                    path: path.to_owned(),
+                    routes,
+                })
+            }
+        }
+    }
+
+    /// Every path of the app, sorted by template.
+    pub fn explain_all(&self) -> AppExplain {
+        let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
+        entries.sort_by(|&a, &b| self.inner.paths[a].template.cmp(&self.inner.paths[b].template));
+        AppExplain {
+            paths: entries
+                .into_iter()
+                .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
+                .collect(),
+        }
+    }
+
+    fn explain_entry(&self, path: &str, entry: usize) -> PathExplain {
+        let entry = &self.inner.paths[entry];
+        PathExplain {
+            path: path.to_owned(),
+            template: entry.template.clone(),
+            routes: entry
+                .methods
+                .iter()
+                .map(|&(_, route)| self.explain_route(&self.inner.routes[route]))
+                .collect(),
+        }
+    }
+
+    fn explain_route(&self, route: &CompiledRoute) -> RouteExplain {
+        let steps = route
+            .steps
+            .iter()
+            .map(|planned| {
+                let info = &self.inner.steps[planned.step];
+                StepExplain {
+                    name: info.name.clone(),
+                    provides: info.provides.iter().map(|s| format!("{}: {}", s.key, s.ty)).collect(),
+                    needs: info.need_specs.iter().map(|s| s.key.to_string()).collect(),
+                    location: info.location.to_string(),
+                }
+            })
+            .collect();
+        RouteExplain {
+            method: route.method.to_string(),
+            handler: route.name.clone(),
+            location: route.location.to_string(),
+            needs: route.need_specs.iter().map(|s| s.key.to_string()).collect(),
+            steps,
+            providers: self.inner.container.explain_values(route.name.clone(), &route.app_values),
+        }
+    }
+}
+
+impl PathExplain {
+    /// As JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("the explain model is plain data")
+    }
+
+    /// As a Graphviz `digraph`: providers, then steps, then each handler; an edge per need.
+    pub fn to_dot(&self) -> String {
+        let mut out = format!("digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n", quote(&self.path));
+        for (r, route) in self.routes.iter().enumerate() {
+            for (id, label, style) in route.graph_nodes(r) {
+                let _ = writeln!(out, "  {id} [label={} style={style}];", quote(&label));
+            }
+            for (from, to, key) in route.graph_edges(r) {
+                let _ = writeln!(out, "  {from} -> {to} [label={}];", quote(&key));
+            }
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// As a Mermaid `flowchart`.
+    pub fn to_mermaid(&self) -> String {
+        let mut out = String::from("flowchart LR\n");
+        for (r, route) in self.routes.iter().enumerate() {
+            for (id, label, _) in route.graph_nodes(r) {
+                let _ = writeln!(out, "  {id}[\"{}\"]", label.replace('"', "#quot;").replace('\n', "<br/>"));
+            }
+            for (from, to, key) in route.graph_edges(r) {
+                let _ = writeln!(out, "  {from} -->|{key}| {to}");
+            }
+        }
+        out
+    }
+}
+
+impl RouteExplain {
+    /// (id, label, style) of every node of route number `r`: providers `r{r}p{i}`, steps
+    /// `r{r}s{i}`, the handler `r{r}h`.
+    fn graph_nodes(&self, r: usize) -> Vec<(String, String, &'static str)> {
+        let mut nodes = Vec::new();
+        for (i, p) in self.providers.nodes.iter().enumerate() {
+            let keys: Vec<String> = p.provides.iter().map(|k| format!("{}: {}", k.key, k.type_name)).collect();
+            let style = if p.built { "solid" } else { "dashed" };
+            nodes.push((format!("r{r}p{i}"), format!("{}\n{} {}", keys.join(", "), p.kind, p.name), style));
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            nodes.push((format!("r{r}s{i}"), format!("step {}\n{}", s.name, s.provides.join(", ")), "rounded"));
+        }
+        nodes.push((format!("r{r}h"), format!("{} {}", self.method, self.handler), "bold"));
+        nodes
+    }
+
+    /// (from, to, key) of every need in route number `r`.
+    fn graph_edges(&self, r: usize) -> Vec<(String, String, String)> {
+        let source_of = |key: &str| -> Option<String> {
+            let step = self.steps.iter().position(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
+            step.map(|i| format!("r{r}s{i}")).or_else(|| {
+                self.providers
+                    .nodes
+                    .iter()
+                    .position(|p| p.provides.iter().any(|k| k.key == key))
+                    .map(|i| format!("r{r}p{i}"))
+            })
+        };
+        let mut edges = Vec::new();
+        for (i, p) in self.providers.nodes.iter().enumerate() {
+            for need in &p.needs {
+                edges.push((format!("r{r}p{}", need.from), format!("r{r}p{i}"), need.key.clone()));
+            }
+        }
+        for (i, s) in self.steps.iter().enumerate() {
+            for need in &s.needs {
+                if let Some(from) = source_of(need) {
+                    edges.push((from, format!("r{r}s{i}"), need.clone()));
+                }
+            }
+        }
+        for need in &self.needs {
+            if let Some(from) = source_of(need) {
+                edges.push((from, format!("r{r}h"), need.clone()));
+            }
+        }
+        edges
+    }
+}
+
+impl fmt::Display for PathExplain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if self.template != self.path {
+            write!(f, " (route {})", self.template)?;
+        }
+        for route in &self.routes {
+            write!(f, "\n\n{route}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for RouteExplain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} -> {} ({})", self.method, self.handler, self.location)?;
+        if !self.needs.is_empty() {
+            write!(f, "\n  needs: {}", self.needs.join(", "))?;
+        }
+        if self.steps.is_empty() {
+            f.write_str("\n  steps: none")?;
+        } else {
+            f.write_str("\n  steps, in run order (request scope, every request):")?;
+            for (i, step) in self.steps.iter().enumerate() {
+                let provides = if step.provides.is_empty() { "guard".to_owned() } else { step.provides.join(", ") };
+                write!(f, "\n    {}. {} -> {provides}", i + 1, step.name)?;
+                if !step.needs.is_empty() {
+                    write!(f, "  <- needs {}", step.needs.join(", "))?;
+                }
+                write!(f, "\n       at {}", step.location)?;
+            }
+        }
+        if self.providers.nodes.is_empty() {
+            f.write_str("\n  providers: none")
+        } else {
+            f.write_str("\n  providers, in build order (app scope, built once):")?;
+            let text = self.providers.to_string();
+            // The core's text, minus its heading, indented under this route.
+            for line in text.lines().skip(1) {
+                write!(f, "\n  {line}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+impl fmt::Display for AppExplain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, path) in self.paths.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{path}")?;
+        }
+        Ok(())
+    }
+}
+
+fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+}

@@ -1,0 +1,163 @@
+//! Routes: a method, a path template, the keys the handler needs, guards, and the handler.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum_core::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, FutureExt};
+use http::Method;
+
+use green_tea_core::{Key, KeySpec, Location};
+
+use crate::context::RequestContext;
+
+/// What answers a request once its steps have run. Any `async` closure of a
+/// [`RequestContext`] returning something [`IntoResponse`] is one.
+pub trait Handler: Send + Sync + 'static {
+    /// Answers one request.
+    fn call(&self, request: RequestContext) -> BoxFuture<'static, Response>;
+}
+
+impl<F, Fut, R> Handler for F
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoResponse + 'static,
+{
+    fn call(&self, request: RequestContext) -> BoxFuture<'static, Response> {
+        (self)(request).map(IntoResponse::into_response).boxed()
+    }
+}
+
+/// A route: method, path, needs, guards and handler. `#[route]` makes these; so can you.
+///
+/// ```
+/// use green_tea::http::{Json, RequestContext, Route};
+///
+/// let health = Route::get("/orders/health", |_request: RequestContext| async {
+///     Json(serde_json::json!({ "ok": true }))
+/// });
+/// let count = Route::get("/orders/count", |request: RequestContext| async move {
+///     let orders = request.need::<u64>(0)?;
+///     Ok::<_, green_tea::http::HttpError>(Json(*orders))
+/// })
+/// .needs::<u64>("orderCount");
+/// # let _ = (health, count);
+/// ```
+pub struct Route {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) name: Cow<'static, str>,
+    pub(crate) needs: Vec<KeySpec>,
+    pub(crate) steps: Vec<Cow<'static, str>>,
+    pub(crate) body_limit: Option<usize>,
+    pub(crate) handler: Arc<dyn Handler>,
+    pub(crate) location: Location,
+}
+
+macro_rules! method_constructors {
+    ($($fn_name:ident => $method:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("A `", stringify!($method), "` route at `path` (matchit syntax: `/orders/{id}`).")]
+            #[track_caller]
+            pub fn $fn_name(path: impl Into<String>, handler: impl Handler) -> Self {
+                Route::new(Method::$method, path, handler)
+            }
+        )*
+    };
+}
+
+impl Route {
+    /// A route for any method.
+    #[track_caller]
+    pub fn new(method: Method, path: impl Into<String>, handler: impl Handler) -> Self {
+        let path = path.into();
+        Route {
+            name: Cow::Owned(format!("{method} {path}")),
+            method,
+            path,
+            needs: Vec::new(),
+            steps: Vec::new(),
+            body_limit: None,
+            handler: Arc::new(handler),
+            location: Location::caller(),
+        }
+    }
+
+    method_constructors!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// Declares a key the handler needs, of type `T`; the handler reads it by position with
+    /// [`RequestContext::need`].
+    pub fn needs<T: Send + Sync + 'static>(mut self, key: impl Into<Key>) -> Self {
+        self.needs.push(KeySpec::of::<T>(key));
+        self
+    }
+
+    /// Runs the step named `name` (usually a guard that provides nothing) before the handler.
+    pub fn step(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.steps.push(name.into());
+        self
+    }
+
+    /// The largest request body this route reads (default: the app's, 1 MiB).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = Some(bytes);
+        self
+    }
+
+    /// Names the handler, as `explain` and errors show it (default: `METHOD /path`).
+    pub fn named(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets where the route was declared (macros pass `file!()`/`line!()`).
+    pub fn at(mut self, location: Location) -> Self {
+        self.location = location;
+        self
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The path template.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// Joins a group prefix and a route path: `("/orders", "/")` is `/orders`,
+/// `("/orders", "/{id}")` is `/orders/{id}`.
+///
+/// ```
+/// use green_tea::http::join_paths;
+/// assert_eq!(join_paths("/orders", "/"), "/orders");
+/// assert_eq!(join_paths("/orders/", "/{id}"), "/orders/{id}");
+/// assert_eq!(join_paths("", "/"), "/");
+/// ```
+pub fn join_paths(prefix: &str, path: &str) -> String {
+    let prefix = prefix.trim_end_matches('/');
+    let path = path.trim_start_matches('/');
+    match (prefix.is_empty(), path.is_empty()) {
+        (true, true) => "/".to_owned(),
+        (_, true) => prefix.to_owned(),
+        (true, false) => format!("/{path}"),
+        (false, false) => format!("{prefix}/{path}"),
+    }
+}
+
+/// A route registered by `#[route]` through `inventory`. Only the macros create these.
+#[doc(hidden)]
+pub struct RouteRegistration {
+    /// The handler's name, for a deterministic order.
+    pub name: &'static str,
+    /// `module_path!()`, for a deterministic order.
+    pub module: &'static str,
+    /// Makes the route.
+    pub make: fn() -> Route,
+}
+
+inventory::collect!(RouteRegistration);

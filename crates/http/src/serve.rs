@@ -1,0 +1,115 @@
+//! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use crate::app::App;
+use crate::error::Error;
+
+impl App {
+    /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
+    /// accepting, lets requests in flight finish, and closes the app. Returns the close outcome.
+    pub async fn serve(&self, addr: impl ToSocketAddrs) -> Result<(), Error> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_listener(listener).await
+    }
+
+    /// Like [`serve`](Self::serve), on a listener that is already bound.
+    pub async fn serve_listener(&self, listener: TcpListener) -> Result<(), Error> {
+        self.serve_until(listener, shutdown_signal()).await
+    }
+
+    /// Serves until `signal` resolves or `close()` is called; then closes as
+    /// [`serve`](Self::serve) does. For embedding in a program with its own shutdown.
+    pub async fn serve_until(
+        &self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()> + Send,
+    ) -> Result<(), Error> {
+        let local = listener.local_addr()?;
+        tracing::info!(%local, "serving");
+        let mut closing = self.inner.shutdown.subscribe();
+        let connections = GracefulShutdown::new();
+        let http = auto::Builder::new(TokioExecutor::new());
+        tokio::pin!(signal);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => self.spawn_connection(&http, &connections, stream, peer),
+                    Err(error) => {
+                        // Out of file descriptors and the like: back off instead of spinning.
+                        tracing::warn!(%error, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                () = &mut signal => {
+                    tracing::info!("shutdown signal received");
+                    break;
+                }
+                _ = closing.wait_for(|closed| *closed) => break,
+            }
+        }
+        drop(listener);
+        tracing::info!(%local, "stopped accepting");
+        // Connections finish their requests in flight and then end; close() waits for those
+        // same requests before it disposes anything.
+        let drain = tokio::time::timeout(self.inner.drain_timeout, connections.shutdown());
+        let (closed, _) = tokio::join!(self.close(), drain);
+        closed.map_err(Error::from)
+    }
+
+    fn spawn_connection(
+        &self,
+        http: &auto::Builder<TokioExecutor>,
+        connections: &GracefulShutdown,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+    ) {
+        let app = self.clone();
+        let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
+            let app = app.clone();
+            async move {
+                let request = request.map(axum_core::body::Body::new);
+                Ok::<_, std::convert::Infallible>(app.handle(request).await)
+            }
+        });
+        let connection = http.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
+        let connection = connections.watch(connection);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%peer, %error, "connection ended with an error");
+            }
+        });
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut sigterm) => {
+                sigterm.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}
