@@ -96,6 +96,10 @@ pub mod guide {
         pub mod gt0005 {}
         #[doc = include_str!("../docs/errors/GT0006.md")]
         pub mod gt0006 {}
+        #[doc = include_str!("../docs/errors/GT0007.md")]
+        pub mod gt0007 {}
+        #[doc = include_str!("../docs/errors/GT0008.md")]
+        pub mod gt0008 {}
     }
 }
 
