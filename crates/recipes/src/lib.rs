@@ -1,2 +1,6 @@
-//! green-tea's recipes (not built yet): the circuit breaker, the guarded billing client and the
-//! providers that wire them into an app, each recipe a small folder.
+//! green-tea's recipes: policies that are application policy, not framework features, written
+//! as ordinary providers. Each recipe is a small folder.
+//!
+//! - [`circuit_breaker`]: the reference guide's breaker, past its stated limits.
+
+pub mod circuit_breaker;

@@ -1,0 +1,219 @@
+//! A circuit breaker: after enough consecutive failures it stops calling and fails fast for a
+//! while, then lets a trial through to see whether the upstream recovered.
+//!
+//! The defaults keep the reference guide's semantics exactly: `threshold` consecutive failures
+//! open it; while open, calls fail fast with [`BreakerError::Open`] and the operation is not
+//! called; after the open window the next call is a half-open trial; a success closes it and
+//! resets the count from any state; a failed trial re-opens it at once. Past the reference's
+//! stated limits: half-open admits one trial (configurable), and a dropped or hung trial frees
+//! its slot; outcomes can be classified ([`Outcome::Ignored`] for a 404); an optional call
+//! timeout; a fixed or exponential open duration; transitions as `tracing` events and to a
+//! callback; counters; operator holds.
+//!
+//! ```
+//! use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};
+//! use std::time::Duration;
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let clock = ManualClock::new();
+//! let breaker = CircuitBreaker::new(Config::new(2, Duration::from_millis(1000)).clock(clock.clone()));
+//! let down = || async { Err::<&str, _>("down") };
+//!
+//! assert!(breaker.call(down).await.is_err());
+//! assert!(breaker.call(down).await.is_err());
+//! assert_eq!(breaker.state(), BreakerState::Open);
+//!
+//! clock.set(Duration::from_millis(2000)); // the window elapsed
+//! assert_eq!(breaker.call(|| async { Ok::<_, &str>("ok") }).await.unwrap(), "ok");
+//! assert_eq!(breaker.state(), BreakerState::Closed);
+//! # }
+//! ```
+
+mod clock;
+mod config;
+mod error;
+mod state;
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::{Config, OnTransition, OpenDuration, Outcome};
+pub use error::BreakerError;
+pub use state::{BreakerState, Counters, Transition};
+
+use state::{Machine, Ticket};
+
+/// A circuit breaker. Cheap to clone: clones share one state, so it lives on a provider and is
+/// built once with the app.
+#[derive(Clone)]
+pub struct CircuitBreaker {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    config: Config,
+    machine: Mutex<Machine>,
+}
+
+impl CircuitBreaker {
+    /// A breaker with `config`.
+    pub fn new(config: Config) -> Self {
+        CircuitBreaker {
+            shared: Arc::new(Shared {
+                machine: Mutex::new(Machine::new(&config)),
+                config,
+            }),
+        }
+    }
+
+    /// Where it is now.
+    pub fn state(&self) -> BreakerState {
+        self.machine().state()
+    }
+
+    /// What it has seen so far.
+    pub fn counters(&self) -> Counters {
+        self.machine().counters()
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// Calls `operation` unless the breaker is open; any `Err` is a failure.
+    pub async fn call<T, E, F, Fut>(&self, operation: F) -> Result<T, BreakerError<E>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.call_classified(operation, |result| match result {
+            Ok(_) => Outcome::Success,
+            Err(_) => Outcome::Failure,
+        })
+        .await
+    }
+
+    /// Calls `operation` unless the breaker is open, and lets `classify` say what its result
+    /// means: a 404 can be [`Outcome::Ignored`] while a 503 is a [`Outcome::Failure`].
+    pub async fn call_classified<T, E, F, Fut, C>(
+        &self,
+        operation: F,
+        classify: C,
+    ) -> Result<T, BreakerError<E>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        C: FnOnce(&Result<T, E>) -> Outcome,
+    {
+        let ticket = self.admit().map_err(|retry_after| BreakerError::Open { retry_after })?;
+        // If this future is dropped mid-call, the permit frees a trial slot on the way out.
+        let mut permit = Permit {
+            breaker: self,
+            ticket: Some(ticket),
+        };
+        let result = match self.shared.config.call_timeout {
+            None => operation().await,
+            Some(limit) => match tokio::time::timeout(limit, operation()).await {
+                Ok(result) => result,
+                Err(_elapsed) => {
+                    self.machine().note_timeout();
+                    permit.settle(Outcome::Failure);
+                    return Err(BreakerError::Timeout(limit));
+                }
+            },
+        };
+        permit.settle(classify(&result));
+        result.map_err(BreakerError::Inner)
+    }
+
+    /// Holds it open: every call fails fast until [`release`](Self::release).
+    pub fn force_open(&self) {
+        self.force(Some(BreakerState::ForcedOpen));
+    }
+
+    /// Holds it closed: every call goes through and nothing opens it until `release`.
+    pub fn force_closed(&self) {
+        self.force(Some(BreakerState::ForcedClosed));
+    }
+
+    /// Ends an operator's hold (or resets it): closed, with no failures counted.
+    pub fn release(&self) {
+        self.force(None);
+    }
+
+    fn force(&self, hold: Option<BreakerState>) {
+        let now = self.shared.config.clock.now();
+        let mut changes = Vec::new();
+        self.machine().force(hold, now, &self.shared.config, &mut changes);
+        self.announce(changes);
+    }
+
+    fn admit(&self) -> Result<Ticket, std::time::Duration> {
+        let now = self.shared.config.clock.now();
+        let mut changes = Vec::new();
+        let admitted = self.machine().admit(now, &self.shared.config, &mut changes);
+        self.announce(changes);
+        admitted
+    }
+
+    fn machine(&self) -> MutexGuard<'_, Machine> {
+        // The machine is never left half-updated by a panic (nothing in it panics).
+        self.shared.machine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Emits transitions after the lock is released, so a callback may use the breaker.
+    fn announce(&self, changes: Vec<Transition>) {
+        for change in changes {
+            if change.to == BreakerState::Open {
+                tracing::warn!(breaker = %change.breaker, from = %change.from, to = %change.to, failures = change.failures, "circuit opened");
+            } else {
+                tracing::info!(breaker = %change.breaker, from = %change.from, to = %change.to, "circuit {}", change.to);
+            }
+            if let Some(callback) = &self.shared.config.on_transition {
+                callback(&change);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for CircuitBreaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CircuitBreaker")
+            .field("name", &self.shared.config.name)
+            .field("state", &self.state())
+            .finish()
+    }
+}
+
+/// One admitted call. Settled with its outcome, or, if dropped unsettled (the caller's future
+/// was cancelled), it frees its half-open slot so the breaker cannot stick half-open.
+struct Permit<'a> {
+    breaker: &'a CircuitBreaker,
+    ticket: Option<Ticket>,
+}
+
+impl Permit<'_> {
+    fn settle(&mut self, outcome: Outcome) {
+        if let Some(ticket) = self.ticket.take() {
+            let config = &self.breaker.shared.config;
+            let mut changes = Vec::new();
+            self.breaker
+                .machine()
+                .record(ticket, outcome, config.clock.now(), config, &mut changes);
+            self.breaker.announce(changes);
+        }
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.breaker.machine().abandon(ticket);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
