@@ -83,7 +83,7 @@ impl RequestContext {
         let body = self
             .body
             .take()
-            .ok_or_else(|| HttpError::internal())?;
+            .ok_or_else(HttpError::internal)?;
         match Limited::new(body, self.body_limit).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(HttpError::with_status(

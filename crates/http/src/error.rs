@@ -24,7 +24,8 @@ use green_tea_core::{BuildError, CloseError, ProvideError};
 pub struct HttpError {
     status: StatusCode,
     message: Cow<'static, str>,
-    headers: HeaderMap,
+    /// Boxed: most errors carry no extra header, and `Result<_, HttpError>` stays small.
+    headers: Option<Box<HeaderMap>>,
 }
 
 impl HttpError {
@@ -33,7 +34,7 @@ impl HttpError {
         HttpError {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             message: message.into(),
-            headers: HeaderMap::new(),
+            headers: None,
         }
     }
 
@@ -42,7 +43,7 @@ impl HttpError {
         HttpError {
             status,
             message: message.into(),
-            headers: HeaderMap::new(),
+            headers: None,
         }
     }
 
@@ -85,7 +86,7 @@ impl HttpError {
             HeaderValue::try_from(value.as_ref()),
         ) {
             (Ok(name), Ok(value)) => {
-                self.headers.insert(name, value);
+                self.headers.get_or_insert_with(Box::default).insert(name, value);
             }
             _ => tracing::warn!(header = name, "dropped an invalid header on an HttpError"),
         }
@@ -102,9 +103,9 @@ impl HttpError {
         &self.message
     }
 
-    /// The extra headers.
-    pub fn headers(&self) -> &HeaderMap {
-        &self.headers
+    /// The extra header named `name`, if it was set.
+    pub fn header(&self, name: &str) -> Option<&HeaderValue> {
+        self.headers.as_ref().and_then(|h| h.get(name))
     }
 }
 
@@ -123,8 +124,18 @@ impl IntoResponse for HttpError {
         response
             .headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        response.headers_mut().extend(self.headers);
+        if let Some(headers) = self.headers {
+            response.headers_mut().extend(*headers);
+        }
         response
+    }
+}
+
+/// So that `?` on an `HttpError` works in a handler that returns `Result<_, Response>` (the
+/// rejection type of [`RequestContext::extract`](crate::RequestContext::extract)).
+impl From<HttpError> for Response {
+    fn from(error: HttpError) -> Self {
+        error.into_response()
     }
 }
 

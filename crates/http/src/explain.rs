@@ -27,6 +27,8 @@ pub struct PathExplain {
 pub struct RouteExplain {
     /// `GET`, `POST`...
     pub method: String,
+    /// The path template.
+    pub template: String,
     /// The handler's name.
     pub handler: String,
     /// Where the route was declared.
@@ -146,6 +148,7 @@ impl App {
             .collect();
         RouteExplain {
             method: route.method.to_string(),
+            template: route.template.clone(),
             handler: route.name.clone(),
             location: route.location.to_string(),
             needs: route.need_specs.iter().map(|s| s.key.to_string()).collect(),
@@ -257,7 +260,12 @@ impl fmt::Display for PathExplain {
 
 impl fmt::Display for RouteExplain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} -> {} ({})", self.method, self.handler, self.location)?;
+        let head = format!("{} {}", self.method, self.template);
+        if self.handler == head {
+            write!(f, "{head} ({})", self.location)?;
+        } else {
+            write!(f, "{head} -> {} ({})", self.handler, self.location)?;
+        }
         if !self.needs.is_empty() {
             write!(f, "\n  needs: {}", self.needs.join(", "))?;
         }

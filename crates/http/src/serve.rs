@@ -9,6 +9,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinSet;
 
 use crate::app::App;
 use crate::error::Error;
@@ -37,12 +38,13 @@ impl App {
         tracing::info!(%local, "serving");
         let mut closing = self.inner.shutdown.subscribe();
         let connections = GracefulShutdown::new();
+        let mut tasks = JoinSet::new();
         let http = auto::Builder::new(TokioExecutor::new());
         tokio::pin!(signal);
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => self.spawn_connection(&http, &connections, stream, peer),
+                    Ok((stream, peer)) => self.spawn_connection(&http, &connections, &mut tasks, stream, peer),
                     Err(error) => {
                         // Out of file descriptors and the like: back off instead of spinning.
                         tracing::warn!(%error, "accept failed");
@@ -53,7 +55,9 @@ impl App {
                     tracing::info!("shutdown signal received");
                     break;
                 }
-                _ = closing.wait_for(|closed| *closed) => break,
+                () = closed(&mut closing) => break,
+                // Reap finished connections so the set does not grow with the server's age.
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         }
         drop(listener);
@@ -62,6 +66,8 @@ impl App {
         // same requests before it disposes anything.
         let drain = tokio::time::timeout(self.inner.drain_timeout, connections.shutdown());
         let (closed, _) = tokio::join!(self.close(), drain);
+        // Whatever is still connected after the drain timeout is cut off, not left running.
+        tasks.abort_all();
         closed.map_err(Error::from)
     }
 
@@ -69,6 +75,7 @@ impl App {
         &self,
         http: &auto::Builder<TokioExecutor>,
         connections: &GracefulShutdown,
+        tasks: &mut JoinSet<()>,
         stream: tokio::net::TcpStream,
         peer: SocketAddr,
     ) {
@@ -82,12 +89,18 @@ impl App {
         });
         let connection = http.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
         let connection = connections.watch(connection);
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             if let Err(error) = connection.await {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
         });
     }
+}
+
+/// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the
+/// serve future stays `Send`.)
+async fn closed(closing: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = closing.wait_for(|closed| *closed).await;
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use async_trait::async_trait;
+use axum_core::response::{IntoResponse, Response};
 use http::request::Parts;
 
 use green_tea_core::{Key, Needs, Provided, ProviderDescriptor};
@@ -16,7 +17,8 @@ pub type StepDescriptor = ProviderDescriptor;
 
 /// A request-scoped part of the graph: it runs on every request whose route needs one of its
 /// values (or names it as a guard), from scratch, and never otherwise. It may read and modify
-/// the request head, and it may reject the request with an [`HttpError`].
+/// the request head, and it may reject the request with any response (usually an
+/// [`HttpError`], whose JSON body says why).
 ///
 /// `#[step]` writes this impl for you.
 #[async_trait]
@@ -28,8 +30,8 @@ pub trait Step: Send + Sync + 'static {
     /// What it provides and needs; its name is how routes name it as a guard.
     fn descriptor(&self) -> StepDescriptor;
 
-    /// Runs for one request: one value per declared key, or a rejection.
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, HttpError>;
+    /// Runs for one request: one value per declared key, or the response that rejects it.
+    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response>;
 }
 
 /// A step from a synchronous closure of the request head and the needs.
@@ -126,8 +128,10 @@ where
         self.descriptor.clone()
     }
 
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, HttpError> {
-        (self.run)(parts, &needs).map(Provided::one)
+    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response> {
+        (self.run)(parts, &needs)
+            .map(Provided::one)
+            .map_err(IntoResponse::into_response)
     }
 }
 
@@ -140,8 +144,10 @@ where
         self.descriptor.clone()
     }
 
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, HttpError> {
-        (self.run)(parts, &needs).map(|()| Provided::new())
+    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response> {
+        (self.run)(parts, &needs)
+            .map(|()| Provided::new())
+            .map_err(IntoResponse::into_response)
     }
 }
 

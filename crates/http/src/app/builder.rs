@@ -94,6 +94,12 @@ impl AppBuilder {
         self
     }
 
+    /// Adds several routes (what `#[route]` generates as `Type::routes()`).
+    pub fn routes(mut self, routes: impl IntoIterator<Item = Route>) -> Self {
+        self.routes.extend(routes);
+        self
+    }
+
     /// Registers a plugin: it adds what it brings now, and its `on_shutdown` runs on close.
     pub fn plugin(self, plugin: impl Plugin) -> Self {
         let plugin: Arc<dyn Plugin> = Arc::new(plugin);
@@ -286,17 +292,25 @@ fn route_table(routes: &[Route], problems: &mut Vec<Problem>) -> (matchit::Route
             }
         };
         let path = &mut paths[entry];
-        if path.methods.iter().any(|(m, _)| *m == route.method) {
+        if let Some(&(_, first)) = path.methods.iter().find(|(m, _)| *m == route.method) {
+            let first = route_origin(&routes[first]);
             problems.push(Problem::RouteConflict {
                 route: route_origin(route),
-                reason: format!("{} {} is already routed", route.method, route.path),
+                reason: format!(
+                    "{} {} is already routed to {} ({})",
+                    route.method, route.path, first.name, first.location
+                ),
             });
             continue;
         }
         path.methods.push((route.method.clone(), index));
     }
     for path in &mut paths {
-        let allow: Vec<&str> = path.methods.iter().map(|(m, _)| m.as_str()).collect();
+        let mut allow: Vec<&str> = path.methods.iter().map(|(m, _)| m.as_str()).collect();
+        // A GET route also serves HEAD (see `PathEntry::route_for`).
+        if allow.contains(&"GET") && !allow.contains(&"HEAD") {
+            allow.push("HEAD");
+        }
         path.allow = HeaderValue::from_str(&allow.join(", ")).expect("method names are valid header text");
     }
     (router, paths)
@@ -348,7 +362,7 @@ fn compile(
 
     CompiledRoute {
         template: route.path.clone(),
-        name: route_title(&route),
+        name: route.name.to_string(),
         method: route.method,
         location: route.location,
         handler: route.handler,

@@ -15,6 +15,7 @@ use tracing::Instrument;
 
 use green_tea_core::Needs;
 
+use super::in_flight::{InFlight, InFlightBody};
 use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
 use crate::context::RequestContext;
 use crate::error::HttpError;
@@ -22,7 +23,7 @@ use crate::extract::PathParams;
 
 impl AppInner {
     pub(crate) async fn dispatch(self: &Arc<Self>, request: Request<Body>) -> Response {
-        let Some(_in_flight) = self.in_flight.enter() else {
+        let Some(in_flight) = InFlight::enter(&self.in_flight) else {
             return HttpError::unavailable("the app is shutting down").into_response();
         };
         let (mut parts, body) = request.into_parts();
@@ -38,7 +39,7 @@ impl AppInner {
                     response.headers_mut().insert(ALLOW, path.allow.clone());
                     return response;
                 };
-                if matched.params.len() > 0 {
+                if !matched.params.is_empty() {
                     let params = matched.params.iter().map(|(k, v)| (k.to_owned(), v.to_owned()));
                     parts.extensions.insert(PathParams(params.collect()));
                 }
@@ -67,9 +68,11 @@ impl AppInner {
                 span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
                 HttpError::internal().into_response()
             });
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         span.record("status", response.status().as_u16());
-        span.record("micros", started.elapsed().as_micros() as u64);
-        response
+        span.record("micros", micros);
+        span.in_scope(|| tracing::debug!("finished"));
+        response.map(|body| Body::new(InFlightBody::new(body, in_flight)))
     }
 
     async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: Body) -> Response {
@@ -92,7 +95,7 @@ impl AppInner {
                 }
                 Err(rejection) => {
                     span.in_scope(|| tracing::debug!(status = rejection.status().as_u16(), "rejected"));
-                    return rejection.into_response();
+                    return rejection;
                 }
             }
         }

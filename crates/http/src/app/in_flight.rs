@@ -1,10 +1,17 @@
 //! Counts requests in flight so that `close()` can wait for them before disposing anything.
 
+use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 
+use axum_core::body::Body;
+use bytes::Bytes;
+use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
-/// Requests enter before they touch any provider and leave when their response is ready.
+/// Requests enter before they touch any provider and leave when their response body has been
+/// sent or dropped (a streaming body may still read a provider after the handler returned).
 ///
 /// A request increments the count *before* it checks `closing`, and `close()` sets `closing`
 /// before it reads the count (both `SeqCst`): so either the request sees `closing` and backs
@@ -17,13 +24,14 @@ pub(crate) struct InFlight {
     idle: Notify,
 }
 
-pub(crate) struct Entered<'a>(&'a InFlight);
+/// One request in flight; dropping it leaves.
+pub(crate) struct Entered(Arc<InFlight>);
 
 impl InFlight {
-    pub(crate) fn enter(&self) -> Option<Entered<'_>> {
-        self.count.fetch_add(1, Ordering::SeqCst);
-        let entered = Entered(self);
-        if self.closing.load(Ordering::SeqCst) {
+    pub(crate) fn enter(this: &Arc<InFlight>) -> Option<Entered> {
+        this.count.fetch_add(1, Ordering::SeqCst);
+        let entered = Entered(Arc::clone(this));
+        if this.closing.load(Ordering::SeqCst) {
             return None; // dropping `entered` leaves again
         }
         Some(entered)
@@ -51,10 +59,45 @@ impl InFlight {
     }
 }
 
-impl Drop for Entered<'_> {
+impl Drop for Entered {
     fn drop(&mut self) {
         if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.0.closing.load(Ordering::SeqCst) {
             self.0.idle.notify_waiters();
         }
+    }
+}
+
+/// A response body that keeps its request in flight until it is finished or dropped.
+pub(crate) struct InFlightBody {
+    body: Body,
+    _entered: Entered,
+}
+
+impl InFlightBody {
+    pub(crate) fn new(body: Body, entered: Entered) -> Self {
+        InFlightBody {
+            body,
+            _entered: entered,
+        }
+    }
+}
+
+impl http_body::Body for InFlightBody {
+    type Data = Bytes;
+    type Error = axum_core::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }

@@ -39,7 +39,7 @@ pub(crate) struct AppInner {
     pub(crate) routes: Vec<CompiledRoute>,
     pub(crate) steps: Vec<StepInfo>,
     pub(crate) plugins: Vec<Arc<dyn Plugin>>,
-    pub(crate) in_flight: InFlight,
+    pub(crate) in_flight: Arc<InFlight>,
     pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) drain_timeout: Duration,

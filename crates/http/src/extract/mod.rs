@@ -57,6 +57,15 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, HttpError> {
         let params = parts.extensions.get::<PathParams>().cloned().unwrap_or_default();
+        // serde_urlencoded decodes lossily; a parameter that is not UTF-8 once decoded is an
+        // error, as it is in axum's `Path`.
+        for (name, raw) in params.iter() {
+            if percent_encoding::percent_decode_str(raw).decode_utf8().is_err() {
+                return Err(HttpError::bad_request(format!(
+                    "invalid path parameter `{name}`: not valid UTF-8 once percent-decoded"
+                )));
+            }
+        }
         let invalid = |error: serde_urlencoded::de::Error| {
             HttpError::bad_request(format!("invalid path parameter: {error}"))
         };
