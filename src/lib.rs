@@ -2,23 +2,29 @@
 //!
 //! # The guide
 //!
+//! - [`guide::getting_started`]: a service in twenty lines
 //! - [`guide::providers`]: providers, values and the `#[provider]` macro
-//! - [`guide::lifecycle`]: lazy builds, `start`, `close` and `dispose`
-//! - [`guide::explain`]: seeing what a key builds
-//! - [`guide::testing`]: overrides
+//! - [`guide::steps`]: request-scoped steps and guards
+//! - [`guide::routes`]: routes, extractors, bad input, interop
+//! - [`guide::explain`]: seeing what a key or a route builds
+//! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
+//! - [`guide::testing`]: overrides and `TestClient`
+//! - [`guide::recipes::circuit_breakers`]: the circuit-breaker recipe
 //! - [`guide::errors`]: every build error code
 
 #[doc(inline)]
 pub use green_tea_core::*;
 
-/// The HTTP layer: [`App`](http::App), routes, steps, `explain(path)`, serving, `TestClient`.
+/// The HTTP layer: [`App`], routes, steps, `explain(path)`, serving, `TestClient`.
 pub mod http {
-    #[doc(inline)]
-    pub use green_tea_http::*;
+    #[doc(no_inline)]
+    pub use ::http::{HeaderMap, Method, Request, StatusCode, Uri, request::Parts};
+    #[doc(no_inline)]
+    pub use axum_core::extract::FromRequestParts;
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
-    #[doc(no_inline)]
-    pub use ::http::{Method, StatusCode, request::Parts};
+    #[doc(inline)]
+    pub use green_tea_http::*;
 }
 
 #[doc(inline)]
@@ -28,8 +34,9 @@ pub use green_tea_http::{App, Error, HttpError, Json, TestClient};
 ///
 /// On a `fn` or `async fn`, the parameters are the needs in order (`Arc<T>` or `&T`) and the
 /// return value is what it provides (`T`, or `Result<T, E>` with `E: Into<BoxError>`; a tuple
-/// when it provides several keys). The fn becomes a unit struct of the same name that
-/// implements [`Provider`]; the original fn stays callable as `name::call(...)`.
+/// when it provides several keys). The fn stays as written and callable; an empty braced
+/// struct of the same name implements [`Provider`]: register it with `.provider(name {})`.
+/// It lives only in the type namespace, so bindings named like the fn stay bindings.
 ///
 /// ```
 /// use green_tea::prelude::*;
@@ -40,13 +47,18 @@ pub use green_tea_http::{App, Error, HttpError, Json, TestClient};
 /// }
 ///
 /// #[provider(provides = "billing", needs = ["billingUrl"])]
-/// fn billing(url: &String) -> usize {
-///     url.len()
+/// fn billing(billing_url: &String) -> usize {
+///     billing_url.len()
 /// }
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let container = Container::builder().provider(billing_url).provider(billing).build().unwrap();
+/// let container = Container::builder()
+///     .provider(billing_url {})
+///     .provider(billing {})
+///     .build()
+///     .unwrap();
 /// assert_eq!(*container.get::<usize>("billing").await.unwrap(), 21);
+/// assert_eq!(billing(&billing_url()), 21);
 /// # container.close().await.unwrap(); }
 /// ```
 ///
@@ -55,6 +67,129 @@ pub use green_tea_http::{App, Error, HttpError, Json, TestClient};
 /// is made with its `fn new()` if the block has one, else with `Default`. See the
 /// [providers guide](guide::providers) for every form.
 pub use green_tea_macros::provider;
+
+/// Declares a step: a request-scoped part of the graph, run on every request whose route needs
+/// one of its values (or names it in `steps`), from scratch, and never otherwise.
+///
+/// `#[step(provides = "user", needs = ["sessions"])]` on a `fn` or `async fn`; without
+/// `provides` it is a guard, which only accepts or rejects. Its parameters, by type: the
+/// request head (`&Parts`, `&mut Parts`, `&HeaderMap`, `&Method`, `&Uri`), its needs (`&T` or
+/// `Arc<T>`, in `needs` order) and axum-core extractors (`Query<T>`, ...). It returns its
+/// value (a tuple for several keys, `()` for a guard), or a `Result` whose error is the
+/// response that rejects the request. The fn stays callable; an empty braced struct of the
+/// same name implements [`Step`](http::Step): register it with `.step(auth {})`.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct User(String);
+///
+/// #[step(provides = "user")]
+/// fn auth(parts: &Parts) -> Result<User, HttpError> {
+///     let name = parts.headers.get("x-user").and_then(|v| v.to_str().ok());
+///     let name = name.ok_or_else(|| HttpError::unauthorized("who are you?"))?;
+///     Ok(User(name.to_owned()))
+/// }
+///
+/// #[step(needs = "user")]
+/// fn require_admin(user: &User) -> Result<(), HttpError> {
+///     if user.0 == "admin" { Ok(()) } else { Err(HttpError::forbidden("admins only")) }
+/// }
+///
+/// struct Admin;
+///
+/// #[route("/admin", steps = ["require_admin"])]
+/// impl Admin {
+///     #[get("/whoami")]
+///     async fn whoami(#[needs("user")] user: &User) -> String {
+///         user.0.clone()
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app = App::builder()
+///     .step(auth {})
+///     .step(require_admin {})
+///     .routes(Admin::routes())
+///     .build()
+///     .unwrap();
+/// let client = TestClient::new(app.clone());
+/// assert_eq!(client.get("/admin/whoami").send().await.status(), 401);
+/// assert_eq!(client.get("/admin/whoami").header("x-user", "ada").send().await.status(), 403);
+/// let me = client.get("/admin/whoami").header("x-user", "admin").send().await;
+/// assert_eq!(me.text(), "admin");
+/// app.close().await.unwrap();
+/// # }
+/// ```
+pub use green_tea_macros::step;
+
+/// Turns the methods of an inherent impl block into routes under a prefix:
+/// `#[route("/orders")]`, optionally with `steps = ["require_admin"]` for every route.
+///
+/// Each method marked [`get`], [`post`], [`put`], [`patch`] or [`delete`] is a handler (an
+/// associated `fn` or `async fn` returning anything [`IntoResponse`](http::IntoResponse)). Its
+/// parameters: `#[needs("key")] x: &T` or `Arc<T>` for a graph value, `#[body] x: T` for the
+/// JSON body (`String` or `Bytes` for the raw one), and any axum-core extractor (`Path<T>`,
+/// `Query<T>`, `HeaderMap`...). `Type::routes()` lists the block's routes; `discover()` finds
+/// them too.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct Orders;
+///
+/// #[route("/orders")]
+/// impl Orders {
+///     #[get("/{id}")]
+///     async fn show(Path(id): Path<u64>, #[needs("currency")] currency: &String) -> String {
+///         format!("order {id} in {currency}")
+///     }
+///
+///     #[post("/", body_limit = 1024)]
+///     async fn create(#[body] note: String) -> (StatusCode, String) {
+///         (StatusCode::CREATED, note)
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app = App::builder()
+///     .value("currency", "EUR".to_owned())
+///     .routes(Orders::routes())
+///     .build()
+///     .unwrap();
+/// let client = TestClient::new(app.clone());
+/// assert_eq!(client.get("/orders/7").send().await.text(), "order 7 in EUR");
+/// let created = client.post("/orders").body("tea").send().await;
+/// assert_eq!((created.status(), created.text()), (StatusCode::CREATED, "tea".to_owned()));
+/// app.close().await.unwrap();
+/// # }
+/// ```
+pub use green_tea_macros::route;
+
+/// The method attributes of a [`route`] block: `#[get("/path")]`, optionally with
+/// `steps = [...]` and `body_limit = bytes`. Outside a `#[route]` block they are an error.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct Health;
+///
+/// #[route("/health")]
+/// impl Health {
+///     #[get("/")]
+///     fn live() -> &'static str {
+///         "ok"
+///     }
+///
+///     #[delete("/cache", steps = ["require_admin"])]
+///     async fn clear() -> StatusCode {
+///         StatusCode::NO_CONTENT
+///     }
+/// }
+///
+/// assert_eq!(Health::routes().len(), 2);
+/// ```
+pub use green_tea_macros::{delete, get, patch, post, put};
 
 /// The names an application needs most, in one import: `use green_tea::prelude::*;`.
 pub mod prelude {
@@ -66,7 +201,7 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::{
         BoxError, BuildError, CloseError, Container, Needs, ProvideError, Provided, Provider,
-        ProviderDescriptor, provider,
+        ProviderDescriptor, delete, get, patch, post, provider, put, route, step,
     };
     #[doc(no_inline)]
     pub use std::sync::Arc;
@@ -74,8 +209,19 @@ pub mod prelude {
 
 /// The guide, one page per topic; every Rust block in it is a doctest.
 pub mod guide {
+    #[doc = include_str!("../docs/getting-started.md")]
+    pub mod getting_started {}
     #[doc = include_str!("../docs/providers.md")]
     pub mod providers {}
+    #[doc = include_str!("../docs/steps.md")]
+    pub mod steps {}
+    #[doc = include_str!("../docs/routes.md")]
+    pub mod routes {}
+    /// Recipes: application policy written as ordinary providers.
+    pub mod recipes {
+        #[doc = include_str!("../docs/recipes/circuit-breakers.md")]
+        pub mod circuit_breakers {}
+    }
     #[doc = include_str!("../docs/lifecycle.md")]
     pub mod lifecycle {}
     #[doc = include_str!("../docs/explain.md")]
@@ -106,11 +252,18 @@ pub mod guide {
 /// What the macros expand to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use axum_core::extract::FromRequestParts;
+    pub use axum_core::response::{IntoResponse, Response};
     pub use green_tea_core::__private::inventory;
     pub use green_tea_core::{
-        BoxError, Location, NeedError, Needs, Provided, Provider, ProviderDescriptor,
-        Registration, async_trait,
+        BoxError, Location, NeedError, Needs, Provided, Provider, ProviderDescriptor, Registration,
+        async_trait,
     };
+    pub use green_tea_http::{
+        HttpError, RequestContext, Route, RouteRegistration, Step, StepRegistration, join_paths,
+    };
+    pub use http::Method;
+    pub use http::request::Parts;
 
     /// What a provider fn may return: the value itself, or a `Result` of it.
     pub fn provide_ok<T>(value: T) -> Result<T, BoxError> {
@@ -140,11 +293,40 @@ pub mod __private {
         }
     }
 
+    /// What a step fn may return: the value itself (or `()` for a guard)...
+    // The error is a `Response` because `Step::run`'s is.
+    #[allow(clippy::result_large_err)]
+    pub fn step_ok<T>(value: T) -> Result<T, Response> {
+        Ok(value)
+    }
+
+    /// ...or a `Result` of it, whose error is the response that rejects the request.
+    #[allow(clippy::result_large_err)]
+    pub fn step_result<T, E: IntoResponse>(result: Result<T, E>) -> Result<T, Response> {
+        result.map_err(IntoResponse::into_response)
+    }
+
+    /// A step's need of the wrong type. `build()` checks every type, so this is a bug in a
+    /// hand-written graph, answered as a 500 like any other server fault.
+    pub fn need_rejection(error: NeedError) -> Response {
+        let _ = error;
+        HttpError::internal().into_response()
+    }
+
+    /// A route handler's answer, reported at its return type if it is not a response.
+    pub fn into_response<R: IntoResponse>(response: R) -> Response {
+        response.into_response()
+    }
+
     /// Fails to compile, pointing at the type, unless a provided value can live in the graph.
     pub fn assert_value<T: Send + Sync + 'static>() {}
 
     /// Fails to compile unless the provider struct can be shared across tasks.
     pub fn assert_provider_state<T: Send + Sync + 'static>() {}
+
+    /// Fails to compile, pointing at the type, unless a step or handler parameter is an
+    /// axum-core extractor.
+    pub fn assert_extractor<T: FromRequestParts<()>>() {}
 
     // One mistake, one error. `#[provider]` reports a provided or needed type that is not
     // `Send + Sync + 'static` once, at the type, with `check`; everywhere else it reaches the
@@ -182,22 +364,23 @@ pub mod __private {
 
     /// `check` for a value that is `Sync` but not `Send`: reports exactly that.
     pub trait ValueIsSync<T: ?Sized> {
-        /// Fails to compile, pointing at the type: it is not `Send`.
+        /// Fails to compile, pointing at the type: it is not `Send` (or not sized).
         fn check(&self)
         where
-            T: Send,
+            T: Send + Sized,
         {
         }
     }
 
-    impl<T: Sync + 'static> ValueIsSync<T> for &TypeProbe<T> {}
+    impl<T: ?Sized + Sync + 'static> ValueIsSync<T> for &TypeProbe<T> {}
 
-    /// `check` for any other value: reports that it is not `Sync` (or not `'static`).
+    /// `check` for any other value: reports that it is not `Sync` (or not `'static`, or not
+    /// sized).
     pub trait ValueIsAny<T: ?Sized> {
         /// Fails to compile, pointing at the type: it is not `Sync + 'static`.
         fn check(&self)
         where
-            T: Sync + 'static,
+            T: Sync + Sized + 'static,
         {
         }
     }
@@ -207,7 +390,8 @@ pub mod __private {
     /// The graph operations on a value of type `T: Send + Sync + 'static`.
     pub trait GraphValue<T> {
         /// `descriptor.provides::<T>(key)`.
-        fn provides(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor;
+        fn provides(&self, descriptor: ProviderDescriptor, key: &'static str)
+        -> ProviderDescriptor;
         /// `descriptor.needs::<T>(key)`.
         fn needs(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor;
         /// `needs.get::<T>(index)`.
@@ -219,7 +403,11 @@ pub mod __private {
     }
 
     impl<T: Send + Sync + 'static> GraphValue<T> for &TypeProbe<T> {
-        fn provides(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor {
+        fn provides(
+            &self,
+            descriptor: ProviderDescriptor,
+            key: &'static str,
+        ) -> ProviderDescriptor {
             descriptor.provides::<T>(key)
         }
         fn needs(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor {
@@ -240,7 +428,8 @@ pub mod __private {
     /// crate does not compile.
     pub trait NotAGraphValue<T> {
         /// Never runs.
-        fn provides(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor;
+        fn provides(&self, descriptor: ProviderDescriptor, key: &'static str)
+        -> ProviderDescriptor;
         /// Never runs.
         fn needs(&self, descriptor: ProviderDescriptor, key: &'static str) -> ProviderDescriptor;
         /// Never runs.
@@ -267,6 +456,148 @@ pub mod __private {
             unreachable!("{REPORTED}")
         }
         fn provided(&self, _: &Provided, _: usize) -> Option<Arc<T>> {
+            unreachable!("{REPORTED}")
+        }
+    }
+
+    /// The operations of a route on a value of type `T: Send + Sync + 'static` that it needs.
+    pub trait RouteValue<T> {
+        /// `route.needs::<T>(key)`.
+        fn route_needs(&self, route: Route, key: &'static str) -> Route;
+        /// `request.need::<T>(index)`.
+        fn request_need(&self, request: &RequestContext, index: usize)
+        -> Result<Arc<T>, HttpError>;
+    }
+
+    impl<T: Send + Sync + 'static> RouteValue<T> for &TypeProbe<T> {
+        fn route_needs(&self, route: Route, key: &'static str) -> Route {
+            route.needs::<T>(key)
+        }
+        fn request_need(
+            &self,
+            request: &RequestContext,
+            index: usize,
+        ) -> Result<Arc<T>, HttpError> {
+            request.need::<T>(index)
+        }
+    }
+
+    /// Stand-ins for a needed type that `check` already reported; they never run.
+    pub trait NotARouteValue<T> {
+        /// Never runs.
+        fn route_needs(&self, route: Route, key: &'static str) -> Route;
+        /// Never runs.
+        fn request_need(&self, request: &RequestContext, index: usize)
+        -> Result<Arc<T>, HttpError>;
+    }
+
+    impl<T> NotARouteValue<T> for TypeProbe<T> {
+        fn route_needs(&self, _: Route, _: &'static str) -> Route {
+            unreachable!("{REPORTED}")
+        }
+        fn request_need(&self, _: &RequestContext, _: usize) -> Result<Arc<T>, HttpError> {
+            unreachable!("{REPORTED}")
+        }
+    }
+
+    /// Running an extractor `T` on the request head; its rejection is the response.
+    pub trait Extractor<T> {
+        /// `T::from_request_parts(parts, &())`.
+        fn extract<'a>(
+            &self,
+            parts: &'a mut Parts,
+        ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+        where
+            T: 'a;
+    }
+
+    impl<T: FromRequestParts<()>> Extractor<T> for &TypeProbe<T> {
+        // Spelled out to match the trait, which promises `Send`.
+        #[allow(clippy::manual_async_fn)]
+        fn extract<'a>(
+            &self,
+            parts: &'a mut Parts,
+        ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+        where
+            T: 'a,
+        {
+            async move {
+                T::from_request_parts(parts, &())
+                    .await
+                    .map_err(IntoResponse::into_response)
+            }
+        }
+    }
+
+    /// The stand-in for a type that `assert_extractor` already reported; it never runs.
+    pub trait NotAnExtractor<T> {
+        /// Never runs.
+        fn extract<'a>(
+            &self,
+            parts: &'a mut Parts,
+        ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+        where
+            T: 'a;
+    }
+
+    impl<T> NotAnExtractor<T> for TypeProbe<T> {
+        fn extract<'a>(
+            &self,
+            _: &'a mut Parts,
+        ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+        where
+            T: 'a,
+        {
+            // Never polled: the crate does not compile.
+            std::future::pending()
+        }
+    }
+
+    /// The route `#[route]` writes for one method, for needs `S: Send + Sync + 'static`:
+    /// `handle` reads the request and calls the method; a rejection (an extractor's, a
+    /// need's or the body's) is the response. A method whose future is not `Send` is reported
+    /// once, at the method.
+    pub trait SharedRoute {
+        /// `Route::new(method, path, handler)`.
+        fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
+        where
+            F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Response, Response>> + Send + 'static;
+    }
+
+    impl<S: Send + Sync + 'static> SharedRoute for &TypeProbe<S> {
+        fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
+        where
+            F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = Result<Response, Response>> + Send + 'static,
+        {
+            Route::new(method, path, move |request| {
+                let answer = handle(request);
+                async move {
+                    match answer.await {
+                        Ok(response) | Err(response) => response,
+                    }
+                }
+            })
+        }
+    }
+
+    /// The stand-in for needs that are not `Send + Sync`, which `check` already reported (a
+    /// future holding them is not `Send` either); it never runs.
+    pub trait UnsharedRoute {
+        /// Never runs.
+        fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
+        where
+            F: Fn(RequestContext) -> Fut,
+            Fut: Future<Output = Result<Response, Response>>;
+    }
+
+    impl<S> UnsharedRoute for TypeProbe<S> {
+        fn route<F, Fut>(&self, _: Method, _: String, _: F) -> Route
+        where
+            F: Fn(RequestContext) -> Fut,
+            Fut: Future<Output = Result<Response, Response>>,
+        {
             unreachable!("{REPORTED}")
         }
     }

@@ -1,10 +1,300 @@
-//! green-tea's attribute macros. Use them through the `green-tea` facade.
+//! green-tea's attribute macros: `#[provider]`, `#[step]`, `#[route]` and the method
+//! attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`. Use them through the
+//! `green-tea` facade.
 
 use proc_macro::TokenStream;
 
-/// See `green_tea::provider`.
+mod args;
+mod emit;
+mod errors;
+mod provider;
+mod route;
+mod step;
+mod types;
+
+/// Declares a provider: see `green_tea::provider` and the providers guide for more examples.
+///
+/// # The attribute
+///
+/// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`
+///
+/// - `provides`: the key, or list of keys, this provider provides (required).
+/// - `needs`: the key, or list of keys, it needs, in parameter order (optional).
+/// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
+///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
+///
+/// # On a `fn` or `async fn`
+///
+/// Each parameter receives one need, in order, as `Arc<T>` (the shared value itself) or `&T`;
+/// the key's type is `T`. The return type is what it provides: `T`, or `Result<T, E>` with
+/// `E: Into<BoxError>` (recognised by its last path segment, `Result`); with several
+/// `provides`, `T` is a tuple with one element per key. The fn stays as written (call it
+/// directly, `billing_api().await`), and an empty braced struct of the same name,
+/// `billing_api {}`, implements `Provider`: register it with `.provider(billing_api {})`. A
+/// braced struct lives only in the type namespace, so a `let billing_api` or a parameter named
+/// `billing_api` in the same module is still a plain binding.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[provider(provides = "billingUrl")]
+/// fn billing_url() -> String {
+///     "http://127.0.0.1:3001".to_owned()
+/// }
+///
+/// #[provider(provides = "billingLen", needs = "billingUrl")]
+/// fn billing_len(billing_url: &String) -> usize {
+///     billing_url.len()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .provider(billing_url {})
+///     .provider(billing_len {})
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<usize>("billingLen").await.unwrap(), 21);
+/// let billing_url = billing_url(); // still the fn
+/// assert_eq!(billing_len(&billing_url), 21);
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # On an `impl` block
+///
+/// The block stays as written. It needs `provide(&self, needs...)` (sync or async), with the
+/// same parameter and return rules, and may have `dispose(&self)` or `dispose(&self,
+/// provided...)`, which gets every provided value in order (`&T`, or `Arc<T>`: the very `Arc`
+/// that consumers got) and returns `()` or `Result<(), E>`. `discover()` makes the type with
+/// its `fn new()` if the block has one without parameters, else with `Default`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use green_tea::prelude::*;
+///
+/// pub struct Client {
+///     url: String,
+/// }
+///
+/// #[derive(Default)]
+/// struct ClientProvider {
+///     closed: AtomicUsize,
+/// }
+///
+/// #[provider(provides = "client", needs = "url")]
+/// impl ClientProvider {
+///     async fn provide(&self, url: &String) -> Client {
+///         Client { url: url.clone() }
+///     }
+///
+///     async fn dispose(&self, client: Arc<Client>) {
+///         assert!(!client.url.is_empty());
+///         self.closed.fetch_add(1, Ordering::SeqCst);
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("url", "http://127.0.0.1:3001".to_owned())
+///     .provider(ClientProvider::default())
+///     .build()
+///     .unwrap();
+/// assert_eq!(container.get::<Client>("client").await.unwrap().url, "http://127.0.0.1:3001");
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Types
+///
+/// A provided value is stored under its return type as written: a provider returning
+/// `Arc<Client>` provides a key of type `Arc<Client>`, which consumers take as
+/// `Arc<Arc<Client>>` or `&Arc<Client>`. Return `Client` to share one `Arc<Client>`. `Arc`
+/// in a parameter must be `std::sync::Arc`, and a key's type must be sized (`&String`, not
+/// `&str`). Provided and needed values, and the provider itself, must be
+/// `Send + Sync + 'static`; the compiler says so once, at the type.
+///
+/// # Limits
+///
+/// - The struct of a provider fn takes the fn's name in the type namespace: a type of the
+///   same name in that module clashes with it.
+/// - `dispose = path` must name an `async fn`.
 #[proc_macro_attribute]
 pub fn provider(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let _ = attr;
-    item
+    provider::expand(attr.into(), item.into()).into()
 }
+
+/// Declares a step: a request-scoped part of the graph, run on every request whose route needs
+/// one of its values (or names it in `steps`), from scratch. See `green_tea::step` and the
+/// steps guide.
+///
+/// # The attribute
+///
+/// `#[step(provides = "user", needs = ["sessions"])]`, on a `fn` or `async fn`.
+///
+/// - `provides`: the key, or list of keys, it provides (optional: a step that provides
+///   nothing is a guard, which only accepts or rejects).
+/// - `needs`: the key, or list of keys, it needs, in the order of its `&T`/`Arc<T>`
+///   parameters (optional).
+///
+/// # Parameters, read by type
+///
+/// - `&Parts` or `&mut Parts` (by last path segment): the request head; `&mut` lets the step
+///   change it, and then no other parameter may borrow the head. `&HeaderMap`, `&Method` and
+///   `&Uri`: the head's fields.
+/// - Any other `&T` or `Arc<T>`: the next need, in `needs` order (a provider's or an earlier
+///   step's value of type `T`).
+/// - Any other owned type: an axum-core extractor (`Query<T>`, `Path<T>`, `HeaderMap`,
+///   `Method`, your own `FromRequestParts<()>`), run first, in order; its rejection is the
+///   response.
+///
+/// # Return type
+///
+/// The value (`T`), a tuple of values for several `provides`, `()` for a guard, or a
+/// `Result` of one of those whose error is any `IntoResponse` (usually `HttpError`): the error
+/// rejects the request, and nothing after the step runs.
+///
+/// The fn stays as written; an empty braced struct of the same name implements `Step`:
+/// register it with `.step(auth {})`, or let `discover()` find it. Routes name a guard by the
+/// fn's name.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct User(String);
+///
+/// #[step(provides = "user")]
+/// fn auth(parts: &Parts) -> Result<User, HttpError> {
+///     let name = parts.headers.get("x-user").and_then(|v| v.to_str().ok());
+///     let name = name.ok_or_else(|| HttpError::unauthorized("who are you?"))?;
+///     Ok(User(name.to_owned()))
+/// }
+///
+/// #[step(needs = "user")]
+/// fn require_admin(user: &User) -> Result<(), HttpError> {
+///     if user.0 == "admin" { Ok(()) } else { Err(HttpError::forbidden("admins only")) }
+/// }
+///
+/// struct Admin;
+///
+/// #[route("/admin", steps = ["require_admin"])]
+/// impl Admin {
+///     #[get("/whoami")]
+///     async fn whoami(#[needs("user")] user: &User) -> String {
+///         user.0.clone()
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app = App::builder()
+///     .step(auth {})
+///     .step(require_admin {})
+///     .routes(Admin::routes())
+///     .build()
+///     .unwrap();
+/// let client = TestClient::new(app.clone());
+/// assert_eq!(client.get("/admin/whoami").send().await.status(), 401);
+/// assert_eq!(client.get("/admin/whoami").header("x-user", "ada").send().await.status(), 403);
+/// let me = client.get("/admin/whoami").header("x-user", "admin").send().await;
+/// assert_eq!(me.text(), "admin");
+/// app.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Limits
+///
+/// - The head types and `Result` are recognised by their last path segment: a need whose type
+///   is named `Parts`, `HeaderMap`, `Method` or `Uri` is read as the head.
+/// - A provided or needed value must be `Send + Sync + 'static`, and sized (`&String`, not
+///   `&str`).
+#[proc_macro_attribute]
+pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
+    step::expand(attr.into(), item.into()).into()
+}
+
+/// Turns the methods of an inherent impl block into routes. See `green_tea::route` and the
+/// routes guide.
+///
+/// # The attribute
+///
+/// `#[route("/orders", steps = ["require_admin"])]`: the prefix of every route in the block
+/// (a string literal starting with `/`) and, optionally, the guard steps every route runs.
+///
+/// # Handlers
+///
+/// Every method marked `#[get("/path")]`, `#[post]`, `#[put]`, `#[patch]` or `#[delete]` is a
+/// handler, routed at the prefix joined with its path (`"/"` is the prefix itself; matchit
+/// syntax, `/{id}`). The method attribute may add `steps = [...]` (run after the block's) and
+/// `body_limit = bytes`. Methods without one stay plain methods. A handler is an associated
+/// `fn` or `async fn` (no `self`, not generic) returning anything `IntoResponse`; its
+/// parameters are, in any order:
+///
+/// - `#[needs("key")] x: &T` or `Arc<T>`: a provider's or step's value.
+/// - `#[body] x: T`: the body, read last: JSON into any `T: Deserialize` (415 without a JSON
+///   content type, 400 if it does not parse), or the raw body as `String` or `Bytes`; 413 past
+///   the body limit. At most one.
+/// - Anything else: an axum-core extractor (`Path<T>`, `Query<T>`, `HeaderMap`, `Method`...).
+///
+/// The block stays as written, minus these attributes. `Orders::routes()` lists its routes
+/// for `AppBuilder::routes`, and `discover()` finds them too. Each route is named
+/// `Orders::create` (as `explain` shows it) and located at the method.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct Orders;
+///
+/// #[route("/orders")]
+/// impl Orders {
+///     #[get("/{id}")]
+///     async fn show(Path(id): Path<u64>, #[needs("currency")] currency: &String) -> String {
+///         format!("order {id} in {currency}")
+///     }
+///
+///     #[post("/", body_limit = 1024)]
+///     async fn create(#[body] note: String) -> (StatusCode, String) {
+///         (StatusCode::CREATED, note)
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app = App::builder()
+///     .value("currency", "EUR".to_owned())
+///     .routes(Orders::routes())
+///     .build()
+///     .unwrap();
+/// let client = TestClient::new(app.clone());
+/// assert_eq!(client.get("/orders/7").send().await.text(), "order 7 in EUR");
+/// let created = client.post("/orders").body("tea").send().await;
+/// assert_eq!((created.status(), created.text()), (StatusCode::CREATED, "tea".to_owned()));
+/// app.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Limits
+///
+/// - One `#[route]` block per type: each defines `Type::routes()`, and a block may not have
+///   its own `routes`.
+/// - `String` and `Bytes` bodies are recognised by their last path segment.
+/// - A `#[body]` type that is not `Deserialize` is reported more than once.
+#[proc_macro_attribute]
+pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
+    route::expand(attr.into(), item.into()).into()
+}
+
+macro_rules! method_attributes {
+    ($($name:ident => $method:literal),* $(,)?) => {
+        $(
+            #[doc = concat!(
+                "Marks a method of a `#[route]` block as the `", $method, "` handler of a path: ",
+                "`#[", stringify!($name), "(\"/path\")]`, optionally with `steps = [...]` and ",
+                "`body_limit = bytes`. See [`macro@route`]. Anywhere else it is an error."
+            )]
+            #[proc_macro_attribute]
+            pub fn $name(_attr: TokenStream, item: TokenStream) -> TokenStream {
+                route::stray(stringify!($name), item.into()).into()
+            }
+        )*
+    };
+}
+
+method_attributes!(get => "GET", post => "POST", put => "PUT", patch => "PATCH", delete => "DELETE");

@@ -1,62 +1,78 @@
-//! The tokens both forms emit: the descriptor, fetching needs, packing provided values, the
-//! compile-time checks and the inventory registration. Every path is absolute, through
-//! `::green_tea::__private`, so the user's imports never matter.
+//! The tokens both provider forms emit: the `Provider` impl, fetching provided values for
+//! `dispose`, and the inventory registration.
 
-use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
 use syn::{LitStr, Type};
 
-use super::signature::{Output, Pass, ValueParam};
+use crate::emit::{self, Convert, Declared};
+use crate::types::Pass;
 
-/// What the descriptor says about a provider.
-pub(super) struct Declared<'a> {
-    /// The name users read: the fn or type name.
-    pub(super) name: &'a str,
-    /// Where `file!()`/`line!()` should point.
-    pub(super) location: Span,
-    /// Provided keys with their value types, in order.
-    pub(super) provides: Vec<(&'a LitStr, &'a Type)>,
-    /// Needed keys with their value types, in order.
-    pub(super) needs: Vec<(&'a LitStr, &'a Type)>,
+/// How a provider's return value becomes `Result<T, BoxError>`.
+pub(super) fn convert() -> Convert {
+    Convert {
+        ok: quote!(::green_tea::__private::provide_ok),
+        result: quote!(::green_tea::__private::provide_result),
+    }
 }
 
-/// `fn descriptor(&self)` of the `Provider` impl.
-pub(super) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
-    let name = declared.name;
-    let provides = declared
-        .provides
-        .iter()
-        .map(|(key, ty)| quote!(.provides::<#ty>(#key)));
-    let needs = declared
-        .needs
-        .iter()
-        .map(|(key, ty)| quote!(.needs::<#ty>(#key)));
-    let location = quote_spanned! {declared.location=>
-        ::green_tea::__private::Location::new(::std::file!(), ::std::line!(), ::std::column!())
-    };
+/// `impl Provider for self_ty`. Written out rather than through `async_trait`: its futures
+/// are boxed by a probe over everything they hold (the provider and every value), which
+/// reports nothing when one of those is not `Send + Sync`, because `checks` (or, for the
+/// provider itself, the `Provider: Send + Sync` bound) already reports it, once.
+pub(super) fn provider_impl(
+    self_ty: &TokenStream,
+    declared: &Declared<'_>,
+    provide_body: TokenStream,
+    dispose_body: Option<TokenStream>,
+) -> TokenStream {
+    let descriptor = emit::descriptor_fn(declared);
+    let uses = emit::probe_traits();
+    let state = emit::state_probe(declared);
+    let dispose = dispose_body.map(|body| {
+        quote! {
+            fn dispose<'life0, 'life1, 'async_trait>(
+                &'life0 self,
+                __provided: &'life1 ::green_tea::__private::Provided,
+            ) -> ::green_tea::__private::BoxFuture<
+                'async_trait,
+                ::std::result::Result<(), ::green_tea::__private::BoxError>,
+            >
+            where
+                'life0: 'async_trait,
+                'life1: 'async_trait,
+                Self: 'async_trait,
+            {
+                #uses
+                #state.boxed(async move { #body })
+            }
+        }
+    });
     quote! {
-        fn descriptor(&self) -> ::green_tea::__private::ProviderDescriptor {
-            ::green_tea::__private::ProviderDescriptor::new(#name)
-                #(#provides)*
-                #(#needs)*
-                .at(#location)
+        impl ::green_tea::__private::Provider for #self_ty {
+            #descriptor
+
+            fn provide<'life0, 'async_trait>(
+                &'life0 self,
+                __needs: ::green_tea::__private::Needs,
+            ) -> ::green_tea::__private::BoxFuture<
+                'async_trait,
+                ::std::result::Result<
+                    ::green_tea::__private::Provided,
+                    ::green_tea::__private::BoxError,
+                >,
+            >
+            where
+                'life0: 'async_trait,
+                Self: 'async_trait,
+            {
+                #uses
+                #state.boxed(async move { #provide_body })
+            }
+
+            #dispose
         }
     }
-}
-
-/// `let` statements taking each need out of `__needs`, and the arguments that pass them on.
-pub(super) fn fetch_needs(needed: &[ValueParam]) -> (TokenStream, Vec<TokenStream>) {
-    let mut lets = TokenStream::new();
-    let mut args = Vec::new();
-    for (index, param) in needed.iter().enumerate() {
-        let var = format_ident!("__need{}", index);
-        let ty = &param.ty;
-        let index = Literal::usize_unsuffixed(index);
-        lets.extend(quote!(let #var = __needs.get::<#ty>(#index)?;));
-        args.push(pass(&var, param.pass));
-    }
-    (lets, args)
 }
 
 /// `let` statements taking each provided value out of `__provided` (for `dispose`), and the
@@ -74,61 +90,15 @@ pub(super) fn fetch_provided(
             key.value()
         );
         let index = Literal::usize_unsuffixed(index);
+        let probe = emit::probe(ty);
         lets.extend(quote! {
-            let #var = __provided.get::<#ty>(#index).ok_or_else(|| {
+            let #var = #probe.provided(__provided, #index).ok_or_else(|| {
                 ::green_tea::__private::BoxError::from(#missing)
             })?;
         });
-        args.push(pass(&var, *how));
+        args.push(emit::pass(&var, *how));
     }
     (lets, args)
-}
-
-fn pass(var: &syn::Ident, how: Pass) -> TokenStream {
-    match how {
-        Pass::Arc => quote!(#var),
-        Pass::Ref => quote!(&*#var),
-    }
-}
-
-/// The end of `provide`: turns what `call` returns into `Ok(Provided)`, one value per key.
-pub(super) fn pack_provided(output: &Output, call: TokenStream) -> TokenStream {
-    let convert = if output.fallible {
-        // Spanned at the return type: a bad error type is reported there.
-        quote_spanned!(output.written.span()=> ::green_tea::__private::provide_result)
-    } else {
-        quote!(::green_tea::__private::provide_ok)
-    };
-    let vars: Vec<_> = (0..output.values.len())
-        .map(|i| format_ident!("__value{}", i))
-        .collect();
-    let pattern = match &vars[..] {
-        [single] => quote!(#single),
-        many => quote!((#(#many),*)),
-    };
-    quote! {
-        let #pattern = #convert(#call)?;
-        ::std::result::Result::Ok(::green_tea::__private::Provided::new() #(.with(#vars))*)
-    }
-}
-
-/// Compile-time checks, each spanned at the type it checks so the error points there.
-pub(super) fn checks(state: Option<&Type>, values: &[Type]) -> TokenStream {
-    let state = state.map(|ty| {
-        quote_spanned!(ty.span()=> ::green_tea::__private::assert_provider_state::<#ty>();)
-    });
-    let values = values
-        .iter()
-        .map(|ty| quote_spanned!(ty.span()=> ::green_tea::__private::assert_value::<#ty>();));
-    quote! {
-        const _: () = {
-            #[allow(dead_code)]
-            fn __check() {
-                #state
-                #(#values)*
-            }
-        };
-    }
 }
 
 /// The `inventory` registration that `ContainerBuilder::discover` collects.

@@ -6,13 +6,13 @@ use quote::ToTokens;
 
 /// Errors gathered while validating; turned into one `syn::Error` at the end.
 #[derive(Default)]
-pub(super) struct Errors {
+pub(crate) struct Errors {
     first: Option<syn::Error>,
 }
 
 impl Errors {
     /// Records `error`.
-    pub(super) fn push(&mut self, error: syn::Error) {
+    pub(crate) fn push(&mut self, error: syn::Error) {
         match &mut self.first {
             Some(first) => first.combine(error),
             None => self.first = Some(error),
@@ -20,17 +20,17 @@ impl Errors {
     }
 
     /// Records an error spanning `tokens`.
-    pub(super) fn spanned(&mut self, tokens: impl ToTokens, message: impl Display) {
+    pub(crate) fn spanned(&mut self, tokens: impl ToTokens, message: impl Display) {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
     /// The value of `result`, recording its error if it failed.
-    pub(super) fn take<T>(&mut self, result: syn::Result<T>) -> Option<T> {
+    pub(crate) fn take<T>(&mut self, result: syn::Result<T>) -> Option<T> {
         result.map_err(|error| self.push(error)).ok()
     }
 
     /// `Err` with every recorded error, if there was one.
-    pub(super) fn finish(self) -> syn::Result<()> {
+    pub(crate) fn finish(self) -> syn::Result<()> {
         match self.first {
             Some(error) => Err(error),
             None => Ok(()),

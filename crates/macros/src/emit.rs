@@ -1,0 +1,237 @@
+//! Tokens every macro emits: descriptors, type probes and the checks behind them, fetching
+//! needs, packing provided values, and the struct that stands for a fn. Every path is
+//! absolute, through `::green_tea::__private`, so the user's imports never matter.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitStr, Type, Visibility};
+
+use crate::types::{Output, Pass, ValueParam};
+
+/// What a provider's or step's descriptor says.
+pub(crate) struct Declared<'a> {
+    /// The name users read: the fn or type name.
+    pub(crate) name: &'a str,
+    /// Where `file!()`/`line!()` should point.
+    pub(crate) location: Span,
+    /// Provided keys with their value types, in order.
+    pub(crate) provides: Vec<(&'a LitStr, &'a Type)>,
+    /// Needed keys with their value types, in order.
+    pub(crate) needs: Vec<(&'a LitStr, &'a Type)>,
+}
+
+/// The traits that give `TypeProbe` its methods; every fn body that uses a probe starts so.
+pub(crate) fn probe_traits() -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use ::green_tea::__private::{
+            Extractor as _, GraphValue as _, NotAGraphValue as _, NotARouteValue as _,
+            NotAnExtractor as _, RouteValue as _, SharedRoute as _, SharedState as _,
+            UnsharedRoute as _, UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _,
+            ValueIsSync as _,
+        };
+    }
+}
+
+/// `TypeProbe::<ty>`, whose methods do `ty`'s graph operations without repeating an error
+/// that `checks` reports (see `green_tea::__private`).
+pub(crate) fn probe(ty: &Type) -> TokenStream {
+    quote!((&&::green_tea::__private::TypeProbe::<#ty>::new()))
+}
+
+/// `TypeProbe::<(Self, PhantomData<T>...)>` over everything a future holds, whose `boxed`
+/// reports nothing when one of those is not `Send + Sync`: `checks` (or a trait's
+/// `Send + Sync` bound) already reports it, once.
+pub(crate) fn state_probe(declared: &Declared<'_>) -> TokenStream {
+    let held = declared
+        .provides
+        .iter()
+        .chain(&declared.needs)
+        .map(|(_, ty)| quote!(::std::marker::PhantomData<#ty>));
+    quote!((&&::green_tea::__private::TypeProbe::<(Self, #(#held,)*)>::new()))
+}
+
+/// `fn descriptor(&self)` of a `Provider` or `Step` impl (a step's descriptor is a
+/// `ProviderDescriptor` too).
+pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
+    let name = declared.name;
+    let uses = probe_traits();
+    let provides = declared.provides.iter().map(|(key, ty)| {
+        let probe = probe(ty);
+        quote!(let __descriptor = #probe.provides(__descriptor, #key);)
+    });
+    let needs = declared.needs.iter().map(|(key, ty)| {
+        let probe = probe(ty);
+        quote!(let __descriptor = #probe.needs(__descriptor, #key);)
+    });
+    let location = location(declared.location);
+    quote! {
+        fn descriptor(&self) -> ::green_tea::__private::ProviderDescriptor {
+            #uses
+            let __descriptor = ::green_tea::__private::ProviderDescriptor::new(#name);
+            #(#provides)*
+            #(#needs)*
+            __descriptor.at(#location)
+        }
+    }
+}
+
+/// `Location::new(file!(), line!(), column!())` of the code at `span`.
+pub(crate) fn location(span: Span) -> TokenStream {
+    quote_spanned! {span=>
+        ::green_tea::__private::Location::new(::std::file!(), ::std::line!(), ::std::column!())
+    }
+}
+
+/// `let` statements taking each need out of `__needs`, and the arguments that pass them on.
+/// `on_error` turns a `NeedError` into the caller's error (nothing: `?` converts it).
+pub(crate) fn fetch_needs(
+    needed: &[ValueParam],
+    on_error: &TokenStream,
+) -> (TokenStream, Vec<TokenStream>) {
+    let mut lets = TokenStream::new();
+    let mut args = Vec::new();
+    for (index, param) in needed.iter().enumerate() {
+        let var = format_ident!("__need{}", index);
+        let ty = &param.ty;
+        let index = Literal::usize_unsuffixed(index);
+        let probe = probe(ty);
+        lets.extend(quote!(let #var = #probe.need(&__needs, #index) #on_error ?;));
+        args.push(pass(&var, param.pass));
+    }
+    (lets, args)
+}
+
+/// The argument that passes `var` (an `Arc<T>`) as `how` says.
+pub(crate) fn pass(var: &Ident, how: Pass) -> TokenStream {
+    match how {
+        Pass::Arc => quote!(#var),
+        Pass::Ref => quote!(&*#var),
+    }
+}
+
+/// How a returned value becomes `Result<T, Error>`: `ok` for a plain value, `result` for a
+/// `Result<T, E>` (whose `E` bound is reported at `E`).
+pub(crate) struct Convert {
+    pub(crate) ok: TokenStream,
+    pub(crate) result: TokenStream,
+}
+
+/// The end of `provide` or `run`: turns what `call` returns into `Ok(Provided)`, one value per
+/// key (a guard's `()` into an empty `Provided`).
+pub(crate) fn pack_provided(output: &Output, call: TokenStream, convert: &Convert) -> TokenStream {
+    // Both spanned at the error type, so a bad one is reported there (`located_at` keeps
+    // the local variable's hygiene).
+    let at_error = Span::call_site().located_at(output.error_span);
+    let convert = if output.fallible {
+        located_at(convert.result.clone(), at_error)
+    } else {
+        convert.ok.clone()
+    };
+    if output.values.is_empty() {
+        return quote! {
+            #convert(#call)?;
+            ::std::result::Result::Ok(::green_tea::__private::Provided::new())
+        };
+    }
+    let returned = quote_spanned!(at_error=> __returned);
+    let vars: Vec<_> = (0..output.values.len())
+        .map(|i| format_ident!("__value{}", i))
+        .collect();
+    let pattern = match &vars[..] {
+        [single] => quote!(#single),
+        many => quote!((#(#many),*)),
+    };
+    let with = vars.iter().zip(&output.values).map(|(var, ty)| {
+        let probe = probe(ty);
+        quote!(let __provided = #probe.with(__provided, #var);)
+    });
+    quote! {
+        let #returned = #call;
+        let #pattern = #convert(#returned)?;
+        let __provided = ::green_tea::__private::Provided::new();
+        #(#with)*
+        ::std::result::Result::Ok(__provided)
+    }
+}
+
+/// `tokens` reported at `span`, keeping their hygiene.
+pub(crate) fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), located_at(group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                tree = inner.into();
+            } else {
+                tree.set_span(tree.span().located_at(span));
+            }
+            tree
+        })
+        .collect()
+}
+
+/// Compile-time checks that every graph value is `Send + Sync + 'static` and every extractor
+/// an extractor, each spanned at its type so the one error it may raise points there.
+pub(crate) fn checks(values: &[Type], extractors: &[Type]) -> TokenStream {
+    let uses = probe_traits();
+    let checks = values.iter().map(|ty| {
+        // The probe picks the `check` that can fail for this type, and the error points at
+        // the type (at its first token: a span cannot be widened on stable).
+        quote_spanned! {ty.span()=>
+            (&&&::green_tea::__private::TypeProbe::<#ty>::new()).check();
+        }
+    });
+    let extractors = extractors.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            ::green_tea::__private::assert_extractor::<#ty>();
+        }
+    });
+    quote! {
+        const _: () = {
+            #[allow(dead_code)]
+            fn __check() {
+                #uses
+                #(#checks)*
+                #(#extractors)*
+            }
+        };
+    }
+}
+
+/// `(&&TypeProbe::<ty>::new()).extract(parts)`: the extractor's future, or a stand-in when
+/// `checks` reports that `ty` is not one.
+pub(crate) fn extract(ty: &Type, parts: TokenStream) -> TokenStream {
+    let probe = probe(ty);
+    quote!(#probe.extract(#parts))
+}
+
+/// The `#[cfg]` attributes among `attrs`, to repeat on everything generated for the item.
+pub(crate) fn cfgs(attrs: &[Attribute]) -> Vec<&Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
+}
+
+/// The empty braced struct that stands for the fn `name` (`#[provider]`, `#[step]`): a braced
+/// struct lives only in the type namespace, so the fn keeps its name and any binding or
+/// parameter of the same name stays a binding.
+pub(crate) fn fn_struct(
+    vis: &Visibility,
+    name: &Ident,
+    cfgs: &[&Attribute],
+    what: &str,
+    register: &str,
+) -> TokenStream {
+    let doc = format!(
+        "The {what} declared by the fn `{name}`: register it with `.{register}({name} {{}})`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #(#cfgs)*
+        #vis struct #name {}
+    }
+}

@@ -1,0 +1,204 @@
+//! The arguments of `#[route("/prefix", steps = [...])]` and of the method attributes
+//! `#[get("/path", steps = [...], body_limit = n)]`: a path literal, then named arguments.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Lit, LitStr, Token};
+
+use crate::args::{self, Known, NameKind};
+use crate::errors::Errors;
+
+/// The validated arguments of `#[route]` or of a method attribute.
+pub(super) struct Args {
+    /// The path (or prefix), starting with `/`.
+    pub(super) path: LitStr,
+    /// The guard steps it names, in order.
+    pub(super) steps: Vec<LitStr>,
+    /// `body_limit = n`, as written (method attributes only).
+    pub(super) body_limit: Option<Expr>,
+}
+
+/// What `#[route(...)]` takes after its prefix.
+pub(super) const ROUTE: Known = Known {
+    names: &["steps"],
+    synonyms: STEP_SYNONYMS,
+};
+
+/// What `#[get(...)]` and the other method attributes take after their path.
+pub(super) const METHOD: Known = Known {
+    names: &["steps", "body_limit"],
+    synonyms: &[
+        ("guards", "steps"),
+        ("guard", "steps"),
+        ("middleware", "steps"),
+        ("before", "steps"),
+        ("limit", "body_limit"),
+        ("max_body", "body_limit"),
+        ("body_size", "body_limit"),
+        ("max_body_size", "body_limit"),
+        ("body_max", "body_limit"),
+    ],
+};
+
+const STEP_SYNONYMS: &[(&str, &str)] = &[
+    ("guards", "steps"),
+    ("guard", "steps"),
+    ("middleware", "steps"),
+    ("before", "steps"),
+];
+
+/// Step names in `steps = [...]`.
+const STEP_NAMES: NameKind = NameKind {
+    noun: "step name",
+    example: "\"require_admin\"",
+    second: "\"auth\"",
+};
+
+/// Parses `tokens`, the inside of `#[name(...)]`. `attr` is what a missing path is reported
+/// at; `example` is a path to show, like `"/orders"`.
+pub(super) fn parse(
+    tokens: TokenStream,
+    name: &str,
+    known: &Known,
+    attr: Span,
+    example: &str,
+) -> syn::Result<Args> {
+    let entries = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens)?;
+    let mut errors = Errors::default();
+    let mut entries = entries.into_iter().peekable();
+    let missing = format!(
+        "missing the path: `#[{name}]` starts with it, as a string literal, like \
+         `#[{name}(\"{example}\")]`"
+    );
+    let path = match entries.peek().map(args::unwrap_expr) {
+        None | Some(Expr::Assign(_)) => {
+            errors.push(syn::Error::new(attr, missing));
+            None
+        }
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(path),
+            ..
+        })) => {
+            let path = path.clone();
+            entries.next();
+            if !path.value().starts_with('/') {
+                errors.spanned(
+                    &path,
+                    format!(
+                        "a path starts with `/`: write `\"/{}\"`",
+                        path.value().trim_start_matches('/')
+                    ),
+                );
+            }
+            Some(path)
+        }
+        Some(other) => {
+            errors.spanned(
+                other,
+                format!("expected the path as a string literal, like `#[{name}(\"{example}\")]`"),
+            );
+            entries.next();
+            None
+        }
+    };
+
+    let mut steps = Vec::new();
+    let mut body_limit = None;
+    let mut seen: Vec<&str> = Vec::new();
+    for entry in entries {
+        let Expr::Assign(assign) = args::unwrap_expr(&entry) else {
+            errors.spanned(
+                &entry,
+                format!(
+                    "expected `name = value` after the path, like `#[{name}(\"{example}\", \
+                     steps = [\"require_admin\"])]`"
+                ),
+            );
+            continue;
+        };
+        let arg = match args::unwrap_expr(&assign.left) {
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => &p.path,
+            other => {
+                errors.spanned(other, "expected an argument name, like `steps`");
+                continue;
+            }
+        };
+        let Some(arg_name) = known.find(arg) else {
+            errors.spanned(arg, known.unknown(arg).0);
+            continue;
+        };
+        if seen.contains(&arg_name) {
+            errors.spanned(arg, format!("`{arg_name}` is given twice"));
+            continue;
+        }
+        seen.push(arg_name);
+        if arg_name == "steps" {
+            steps = errors
+                .take(args::names(&assign.right, "steps", &STEP_NAMES))
+                .unwrap_or_default();
+        } else {
+            body_limit = Some((*assign.right).clone());
+        }
+    }
+    errors.finish()?;
+    let Some(path) = path else {
+        unreachable!("a missing path recorded an error");
+    };
+    Ok(Args {
+        path,
+        steps,
+        body_limit,
+    })
+}
+
+/// The tokens inside a method attribute `#[get(...)]` (none for `#[get]`), or an error for
+/// `#[get = ...]`.
+pub(super) fn inside(attr: &syn::Attribute, name: &str) -> syn::Result<TokenStream> {
+    match &attr.meta {
+        syn::Meta::Path(_) => Ok(TokenStream::new()),
+        syn::Meta::List(list) => Ok(list.tokens.clone()),
+        syn::Meta::NameValue(pair) => Err(syn::Error::new_spanned(
+            attr.to_token_stream(),
+            format!(
+                "write the path in parentheses: `#[{name}({})]`",
+                pair.value.to_token_stream()
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse_method(tokens: TokenStream) -> syn::Result<Args> {
+        parse(tokens, "get", &METHOD, Span::call_site(), "/orders")
+    }
+
+    #[test]
+    fn path_then_named_arguments() {
+        let args = parse_method(quote!("/{id}", steps = ["a", "b"], body_limit = 1024)).unwrap();
+        assert_eq!(args.path.value(), "/{id}");
+        assert_eq!(args.steps.len(), 2);
+        assert!(args.body_limit.is_some());
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let messages = |tokens| -> Vec<String> {
+            let error = parse_method(tokens).err().unwrap();
+            error.into_iter().map(|e| e.to_string()).collect()
+        };
+        let found = messages(quote!(steps = ["a"], limit = 3));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("missing the path"));
+        assert!(found[1].contains("did you mean `body_limit`"));
+        let found = messages(quote!("orders", "/again"));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].contains("starts with `/`"));
+        assert!(found[1].contains("`name = value`"));
+    }
+}

@@ -1,0 +1,318 @@
+//! One method of a `#[route]` block: its method attribute (`#[get("/path")]`...) and its
+//! parameters (`#[needs("key")]`, `#[body]`, extractors), read and stripped from the block.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, ImplItemFn, LitStr, ReturnType, Type};
+
+use super::attr::{self, METHOD};
+use crate::errors::Errors;
+use crate::types::{self, ValueParam};
+
+/// The method attributes, with the HTTP method each one routes.
+pub(super) const METHODS: [(&str, &str); 5] = [
+    ("get", "GET"),
+    ("post", "POST"),
+    ("put", "PUT"),
+    ("patch", "PATCH"),
+    ("delete", "DELETE"),
+];
+
+/// A method that answers a route.
+pub(super) struct Handler {
+    /// `GET`, `POST`...
+    pub(super) method: Ident,
+    /// The attribute's arguments.
+    pub(super) args: attr::Args,
+    /// The method's name.
+    pub(super) name: Ident,
+    /// Whether it is `async`.
+    pub(super) is_async: bool,
+    /// Its parameters, in order.
+    pub(super) params: Vec<Param>,
+    /// Its return type (`None`: `()`).
+    pub(super) output: Option<Type>,
+    /// Its `#[cfg]` attributes, repeated on its route.
+    pub(super) cfgs: Vec<Attribute>,
+}
+
+/// What one handler parameter receives.
+pub(super) enum Param {
+    /// `#[needs("key")] x: &T` or `Arc<T>`.
+    Need {
+        /// The key.
+        key: LitStr,
+        /// The value's type and how it is passed.
+        value: ValueParam,
+    },
+    /// `#[body] x: T`.
+    Body {
+        /// The type as written.
+        ty: Type,
+        /// How the body is read.
+        read: BodyRead,
+    },
+    /// Any other parameter: an axum-core extractor.
+    Extract(Type),
+}
+
+/// How `#[body]` reads the body.
+#[derive(Clone, Copy)]
+pub(super) enum BodyRead {
+    /// `request.json::<T>()`.
+    Json,
+    /// `request.text()`, for `String`.
+    Text,
+    /// `request.bytes()`, for `Bytes`.
+    Bytes,
+}
+
+/// The HTTP method of a method attribute, if `attr` is one.
+pub(super) fn method_of(attr: &Attribute) -> Option<(&'static str, &'static str)> {
+    let last = attr.path().segments.last()?;
+    METHODS.iter().copied().find(|(name, _)| last.ident == name)
+}
+
+/// Reads `method` and strips the attributes green-tea reads from it and from its parameters.
+/// `None` if it has no method attribute (it stays a plain method) or has errors (recorded).
+pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handler> {
+    let (routes, kept): (Vec<Attribute>, Vec<Attribute>) = method
+        .attrs
+        .drain(..)
+        .partition(|attr| method_of(attr).is_some());
+    method.attrs = kept;
+    let markers = strip_markers(method);
+    let name = method.sig.ident.clone();
+
+    let Some(first) = routes.first() else {
+        // Markers on a method that is not a handler would otherwise stay, unknown to rustc.
+        if let Some(marker) = markers.iter().flatten().next() {
+            errors.spanned(
+                marker,
+                format!(
+                    "`#[needs]` and `#[body]` mark the parameters of a route handler, and `{name}` \
+                     is not one: add a method attribute, like `#[get(\"/\")]`, to `{name}`"
+                ),
+            );
+        }
+        return None;
+    };
+    if markers.iter().flatten().any(|m| m.path().is_ident("needs")) {
+        // `&String` is right here: the parameter's type is the key's type.
+        method
+            .attrs
+            .push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
+    }
+    let (attr_name, http) = method_of(first).expect("partitioned by method_of");
+    let mut ok = true;
+    if let Some(second) = routes.get(1) {
+        ok = false;
+        let second_name = method_of(second).expect("partitioned by method_of").0;
+        errors.spanned(
+            second,
+            format!(
+                "`{name}` already answers `#[{attr_name}]`: one method answers one route, so \
+                 write another method for `#[{second_name}]`"
+            ),
+        );
+    }
+    let args = attr::inside(first, attr_name)
+        .and_then(|tokens| attr::parse(tokens, attr_name, &METHOD, first.span(), "/orders/{id}"));
+    let args = errors.take(args);
+
+    let sig = &method.sig;
+    if !sig.generics.params.is_empty() {
+        ok = false;
+        errors.spanned(&sig.generics, GENERIC);
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        ok = false;
+        errors.spanned(where_clause, GENERIC);
+    }
+    let mut params = Vec::new();
+    // Where the body went, for a second `#[body]`: `` `order` ``, or a pattern's description.
+    let mut body: Option<String> = None;
+    let names: Vec<Option<&Ident>> = sig.inputs.iter().map(param_name).collect();
+    for ((input, markers), param_ident) in sig.inputs.iter().zip(&markers).zip(names) {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                ok = false;
+                errors.spanned(
+                    receiver,
+                    "a route handler cannot take `self`: handlers are associated fns; put \
+                     shared state in a provider and take it with `#[needs(\"key\")] state: &T`",
+                );
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        let ty = &*typed.ty;
+        if let Some(extra) = markers.get(1) {
+            ok = false;
+            errors.spanned(
+                extra,
+                "a parameter takes one of `#[needs(\"key\")]` and `#[body]`, once",
+            );
+            continue;
+        }
+        let param = match markers.first() {
+            Some(marker) if marker.path().is_ident("needs") => needs_param(marker, ty),
+            Some(marker) => body_param(marker, ty).and_then(|param| {
+                if let Some(earlier) = &body {
+                    return Err(syn::Error::new_spanned(
+                        marker,
+                        format!(
+                            "`{name}` already reads the body into {earlier}: a request has one \
+                             body"
+                        ),
+                    ));
+                }
+                body = Some(param_ident.map_or_else(
+                    || "an earlier parameter".to_owned(),
+                    |ident| format!("`{ident}`"),
+                ));
+                Ok(param)
+            }),
+            None => plain_param(typed, ty),
+        };
+        match param {
+            Ok(param) => params.push(param),
+            Err(error) => {
+                ok = false;
+                errors.push(error);
+            }
+        }
+    }
+    let output = match &sig.output {
+        ReturnType::Default => None,
+        ReturnType::Type(_, ty) => Some((**ty).clone()),
+    };
+    let cfgs = method
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect();
+    let (true, Some(args)) = (ok, args) else {
+        return None;
+    };
+    Some(Handler {
+        method: Ident::new(http, Span::call_site()),
+        args,
+        name,
+        is_async: sig.asyncness.is_some(),
+        params,
+        output,
+        cfgs,
+    })
+}
+
+const GENERIC: &str = "a route handler cannot be generic: the route calls one concrete fn";
+
+/// Removes `#[needs]` and `#[body]` from every parameter; returns them per parameter.
+fn strip_markers(method: &mut ImplItemFn) -> Vec<Vec<Attribute>> {
+    method
+        .sig
+        .inputs
+        .iter_mut()
+        .map(|input| match input {
+            FnArg::Typed(typed) => {
+                let (markers, kept) = typed.attrs.drain(..).partition(is_marker);
+                typed.attrs = kept;
+                markers
+            }
+            FnArg::Receiver(receiver) => {
+                let (markers, kept) = receiver.attrs.drain(..).partition(is_marker);
+                receiver.attrs = kept;
+                markers
+            }
+        })
+        .collect()
+}
+
+/// `#[needs(...)]` or `#[body]`.
+pub(super) fn is_marker(attr: &Attribute) -> bool {
+    attr.path().is_ident("needs") || attr.path().is_ident("body")
+}
+
+fn param_name(input: &FnArg) -> Option<&Ident> {
+    match input {
+        FnArg::Typed(typed) => match &*typed.pat {
+            syn::Pat::Ident(ident) => Some(&ident.ident),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }
+}
+
+fn needs_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
+    let key = match &marker.meta {
+        syn::Meta::List(list) => list
+            .parse_args::<LitStr>()
+            .ok()
+            .filter(|key| !key.value().is_empty()),
+        _ => None,
+    };
+    let Some(key) = key else {
+        return Err(syn::Error::new_spanned(
+            marker,
+            "`#[needs]` names the one key this parameter needs, as a string literal, like \
+             `#[needs(\"billing\")]`",
+        ));
+    };
+    let value = types::value_param(ty, "a `#[needs]` parameter")?;
+    Ok(Param::Need { key, value })
+}
+
+fn body_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
+    if !matches!(marker.meta, syn::Meta::Path(_)) {
+        return Err(syn::Error::new_spanned(
+            marker,
+            "`#[body]` takes no arguments: its parameter's type says how the body is read \
+             (JSON into any `T: Deserialize`, or `String`, or `Bytes`)",
+        ));
+    }
+    let last = match types::unwrap_group(ty) {
+        Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .filter(|s| s.arguments.is_none())
+            .map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let read = match last.as_deref() {
+        Some("String") => BodyRead::Text,
+        Some("Bytes") => BodyRead::Bytes,
+        _ => BodyRead::Json,
+    };
+    Ok(Param::Body {
+        ty: ty.clone(),
+        read,
+    })
+}
+
+fn plain_param(typed: &syn::PatType, ty: &Type) -> syn::Result<Param> {
+    let is_value = match types::unwrap_group(ty) {
+        Type::Reference(_) => true,
+        Type::Path(path) => types::single_type_arg(path, "Arc").is_some(),
+        _ => false,
+    };
+    if is_value {
+        let pat = typed.pat.to_token_stream().to_string();
+        let ty_text = ty
+            .to_token_stream()
+            .to_string()
+            .replace(" <", "<")
+            .replace("< ", "<");
+        let ty_text = ty_text.replace(" >", ">").replace("& ", "&");
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "which key does `{pat}` need? A handler's `&T` and `Arc<T>` parameters are \
+                 graph values: write `#[needs(\"key\")] {pat}: {ty_text}`"
+            ),
+        ));
+    }
+    Ok(Param::Extract(ty.clone()))
+}

@@ -1,0 +1,97 @@
+//! The attribute's arguments: `provides = ...` (none for a guard) and `needs = ...`.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{LitStr, Meta, Token};
+
+use crate::args::{self, KEYS, Known};
+use crate::errors::Errors;
+
+/// The validated arguments of `#[step(...)]`.
+pub(super) struct Args {
+    /// The keys provided, in order; empty for a guard.
+    pub(super) provides: Vec<LitStr>,
+    /// The keys needed, in order.
+    pub(super) needs: Vec<LitStr>,
+}
+
+/// The arguments `#[step]` takes.
+const KNOWN: Known = Known {
+    names: &["provides", "needs"],
+    synonyms: &[
+        ("provide", "provides"),
+        ("produces", "provides"),
+        ("keys", "provides"),
+        ("key", "provides"),
+        ("requires", "needs"),
+        ("deps", "needs"),
+        ("depends_on", "needs"),
+        ("inject", "needs"),
+    ],
+};
+
+/// Parses and validates the attribute, reporting every problem at once.
+pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    let mut errors = Errors::default();
+    let mut provides = Vec::new();
+    let mut needs = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for meta in metas {
+        let Some(name) = KNOWN.find(meta.path()) else {
+            errors.spanned(meta.path(), KNOWN.unknown(meta.path()).0);
+            continue;
+        };
+        let Meta::NameValue(pair) = meta else {
+            errors.spanned(
+                &meta,
+                format!(
+                    "expected `{name} = ...`; write `{name} = \"key\"` or `{name} = [\"a\", \"b\"]`"
+                ),
+            );
+            continue;
+        };
+        if seen.contains(&name) {
+            errors.spanned(&pair.path, format!("`{name}` is given twice"));
+            continue;
+        }
+        seen.push(name);
+        let keys = errors.take(args::names(&pair.value, name, &KEYS));
+        let keys = keys.unwrap_or_default();
+        if name == "provides" {
+            provides = keys;
+        } else {
+            needs = keys;
+        }
+    }
+    errors.finish()?;
+    Ok(Args { provides, needs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn everything_is_optional() {
+        let args = parse(quote!()).unwrap();
+        assert!(args.provides.is_empty() && args.needs.is_empty());
+        let args = parse(quote!(provides = ["a", "b"], needs = "c")).unwrap();
+        assert_eq!(args.provides.len(), 2);
+        assert_eq!(args.needs[0].value(), "c");
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let err = parse(quote!(provide = "a", needs = ["x", "x"], needs = []))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("did you mean `provides`"));
+        assert!(messages[1].contains("listed twice"));
+        assert!(messages[2].contains("given twice"));
+    }
+}

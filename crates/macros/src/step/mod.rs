@@ -1,0 +1,206 @@
+//! `#[step]`: a fn of the request head, its needs and extractors becomes a `Step`. The fn stays
+//! as written; an empty braced struct of the same name implements `Step` by calling it, and an
+//! `inventory` registration lets `discover()` find it.
+
+mod attr;
+mod params;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Item, ItemFn};
+
+use crate::emit::{self, Convert, Declared};
+use crate::errors::Errors;
+use crate::types::{self, Returns};
+use params::{Head, Param};
+
+/// Expands `#[step(attr)] item`. On error the item is emitted unchanged next to the errors.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let Ok(parsed) = syn::parse2::<Item>(item.clone()) else {
+        // Not valid Rust: the compiler reports that itself, once, on the item as written.
+        return item;
+    };
+    let args = attr::parse(attr);
+    let expanded = match parsed {
+        Item::Fn(item) => expand_fn(args, item),
+        other => {
+            let mut error =
+                syn::Error::new_spanned(other, "#[step] goes on a `fn` or an `async fn`");
+            if let Err(args_error) = args {
+                error.combine(args_error);
+            }
+            Err(error)
+        }
+    };
+    expanded.unwrap_or_else(|error| {
+        let error = error.to_compile_error();
+        quote!(#item #error)
+    })
+}
+
+fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenStream> {
+    // Validate.
+    let mut errors = Errors::default();
+    let args = errors.take(args);
+    let sig = &item.sig;
+    if !sig.generics.params.is_empty() {
+        errors.spanned(&sig.generics, GENERIC);
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.spanned(where_clause, GENERIC);
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.spanned(unsafety, "a step fn cannot be `unsafe`");
+    }
+    let params = params::read(&sig.inputs, &mut errors);
+    if let (Some(args), Some((_, need_args))) = (&args, &params) {
+        types::check_need_count(
+            &sig.ident,
+            need_args,
+            &args.needs,
+            "`&T`/`Arc<T>` parameter",
+            &mut errors,
+        );
+    }
+    let output = errors.take(types::output(
+        sig,
+        args.as_ref().map(|a| a.provides.len()),
+        Returns::Step,
+    ));
+    errors.finish()?;
+    let (Some(args), Some((params, _)), Some(output)) = (args, params, output) else {
+        unreachable!("each missing part recorded an error");
+    };
+
+    // Expand.
+    let name = &sig.ident;
+    let name_text = name.to_string();
+    let needed: Vec<_> = params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Need(need) => Some(need.clone()),
+            _ => None,
+        })
+        .collect();
+    let declared = Declared {
+        name: &name_text,
+        location: name.span(),
+        provides: args.provides.iter().zip(&output.values).collect(),
+        needs: args
+            .needs
+            .iter()
+            .zip(needed.iter().map(|n| &n.ty))
+            .collect(),
+    };
+
+    // Extractors run first, in order, while nothing borrows the head.
+    let mut extract = TokenStream::new();
+    let mut extracted = Vec::new();
+    for (index, param) in params.iter().enumerate() {
+        if let Param::Extract(ty) = param {
+            let var = format_ident!("__extract{}", index);
+            let run = emit::extract(ty, quote!(__parts));
+            extract.extend(quote!(let #var = #run.await?;));
+            extracted.push(var);
+        }
+    }
+    let on_error = quote!(.map_err(::green_tea::__private::need_rejection));
+    let (fetch, mut need_args) = emit::fetch_needs(&needed, &on_error);
+    need_args.reverse();
+    extracted.reverse();
+    let args_passed = params.iter().map(|param| match param {
+        Param::Head(Head::Parts) => quote!(&*__parts),
+        Param::Head(Head::PartsMut) => quote!(&mut *__parts),
+        Param::Head(Head::Field(field)) => quote!(&__parts.#field),
+        Param::Need(_) => need_args.pop().expect("one argument per need"),
+        Param::Extract(_) => {
+            let var = extracted.pop().expect("one variable per extractor");
+            quote!(#var)
+        }
+    });
+    let await_call = sig.asyncness.map(|_| quote!(.await));
+    // `located_at`: the call keeps this expansion's hygiene but is reported at the fn name.
+    let call = emit::located_at(
+        quote!(#name(#(#args_passed),*) #await_call),
+        Span::call_site().located_at(name.span()),
+    );
+    let convert = Convert {
+        ok: quote!(::green_tea::__private::step_ok),
+        result: quote!(::green_tea::__private::step_result),
+    };
+    let pack = emit::pack_provided(&output, call, &convert);
+
+    let descriptor = emit::descriptor_fn(&declared);
+    let uses = emit::probe_traits();
+    let state = emit::state_probe(&declared);
+    let checked: Vec<_> = output
+        .values
+        .iter()
+        .chain(needed.iter().map(|n| &n.ty))
+        .cloned()
+        .collect();
+    let extractors: Vec<_> = params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Extract(ty) => Some(ty.clone()),
+            _ => None,
+        })
+        .collect();
+    let checks = emit::checks(&checked, &extractors);
+    let cfgs = emit::cfgs(&item.attrs);
+    let fn_struct = emit::fn_struct(&item.vis, name, &cfgs, "step", "step");
+
+    Ok(quote! {
+        // `&String` is right here: the parameter's type is the key's type.
+        #[allow(clippy::ptr_arg)]
+        #item
+
+        #fn_struct
+
+        #(#cfgs)*
+        impl ::green_tea::__private::Step for #name {
+            #descriptor
+
+            fn run<'life0, 'life1, 'async_trait>(
+                &'life0 self,
+                __parts: &'life1 mut ::green_tea::__private::Parts,
+                __needs: ::green_tea::__private::Needs,
+            ) -> ::green_tea::__private::BoxFuture<
+                'async_trait,
+                ::std::result::Result<
+                    ::green_tea::__private::Provided,
+                    ::green_tea::__private::Response,
+                >,
+            >
+            where
+                'life0: 'async_trait,
+                'life1: 'async_trait,
+                Self: 'async_trait,
+            {
+                #uses
+                #state.boxed(async move {
+                    let _ = (&__parts, &__needs);
+                    #extract
+                    #fetch
+                    #pack
+                })
+            }
+        }
+
+        #(#cfgs)*
+        #checks
+
+        #(#cfgs)*
+        ::green_tea::__private::inventory::submit! {
+            ::green_tea::__private::StepRegistration {
+                name: #name_text,
+                module: ::std::module_path!(),
+                make: || -> ::std::boxed::Box<dyn ::green_tea::__private::Step> {
+                    ::std::boxed::Box::new(#name {})
+                },
+            }
+        }
+    })
+}
+
+const GENERIC: &str = "a step fn cannot be generic: the graph needs one concrete type per key, and the app one \
+     step per name";

@@ -1,0 +1,316 @@
+//! `#[route]` expansions, used through the facade as an application would.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use green_tea::prelude::*;
+use http::HeaderMap;
+use serde::{Deserialize, Serialize};
+
+// --- the reference page's Orders example, with a local fake billing ----------------------
+
+#[derive(Deserialize)]
+struct Order {
+    item: String,
+    amount: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Created {
+    id: u64,
+    item: String,
+    charged: u64,
+}
+
+/// Stands in for the circuit-breaker-guarded billing client.
+struct GuardedBilling {
+    charged: AtomicU64,
+    orders: Mutex<Vec<String>>,
+}
+
+impl GuardedBilling {
+    fn charge(&self, amount: u64) -> Result<u64, HttpError> {
+        if amount == 0 {
+            return Err(HttpError::new(402, "nothing to charge"));
+        }
+        Ok(self.charged.fetch_add(amount, Ordering::SeqCst) + amount)
+    }
+}
+
+#[provider(provides = "billing")]
+fn guarded_billing() -> GuardedBilling {
+    GuardedBilling {
+        charged: AtomicU64::new(0),
+        orders: Mutex::new(Vec::new()),
+    }
+}
+
+static AUDITED: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs before every route of the block.
+#[step]
+fn audit() {
+    AUDITED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Runs before `remove` only.
+#[step]
+fn require_admin(headers: &HeaderMap) -> Result<(), HttpError> {
+    match headers.get("x-role") {
+        Some(role) if role == "admin" => Ok(()),
+        _ => Err(HttpError::forbidden("admins only")),
+    }
+}
+
+#[derive(Deserialize)]
+struct Search {
+    q: String,
+}
+
+struct Orders;
+
+#[route("/orders", steps = ["audit"])]
+impl Orders {
+    #[post("/")]
+    async fn create(
+        #[body] order: Order,
+        #[needs("billing")] billing: &GuardedBilling,
+    ) -> Result<Json<Created>, HttpError> {
+        let charged = billing.charge(order.amount)?;
+        let mut orders = billing.orders.lock().unwrap();
+        orders.push(order.item.clone());
+        Ok(Json(Created {
+            id: orders.len() as u64 - 1,
+            item: order.item,
+            charged,
+        }))
+    }
+
+    #[get("/{id}")]
+    async fn show(
+        Path(id): Path<u64>,
+        #[needs("billing")] billing: Arc<GuardedBilling>,
+    ) -> Result<String, HttpError> {
+        let orders = billing.orders.lock().unwrap();
+        let item = orders
+            .get(id as usize)
+            .ok_or_else(|| HttpError::not_found("no such order"))?;
+        Ok(item.clone())
+    }
+
+    /// A sync handler.
+    #[get("/search")]
+    fn search(Query(search): Query<Search>) -> String {
+        format!("searching {}", search.q)
+    }
+
+    #[put("/{id}/note", body_limit = 16)]
+    async fn note(Path(id): Path<u64>, #[body] note: String) -> (StatusCode, String) {
+        (StatusCode::ACCEPTED, format!("{id}: {note}"))
+    }
+
+    #[patch("/{id}/raw")]
+    async fn raw(headers: HeaderMap, #[body] raw: Bytes) -> String {
+        let kind = headers
+            .get("content-type")
+            .map_or("none", |v| v.to_str().unwrap());
+        format!("{} bytes of {kind}", raw.len())
+    }
+
+    #[delete("/{id}", steps = ["require_admin"])]
+    async fn remove(Path(_id): Path<u64>) -> &'static str {
+        "removed"
+    }
+
+    /// Not a route: stays a plain associated fn.
+    fn helper() -> u32 {
+        7
+    }
+
+    #[cfg(any())]
+    #[get("/hidden")]
+    async fn hidden() -> &'static str {
+        "configured out"
+    }
+}
+
+/// `Self` in a handler's types means the block's type; `create` is also a method of `Orders`'s
+/// block, in the same module.
+#[derive(Serialize, Deserialize)]
+struct Echo {
+    text: String,
+}
+
+#[route("/echo")]
+impl Echo {
+    #[post("/")]
+    async fn create(#[body] echo: Self) -> Json<Self> {
+        Json(Echo {
+            text: echo.text.to_uppercase(),
+        })
+    }
+}
+
+fn app() -> App {
+    App::builder()
+        .provider(guarded_billing {})
+        .step(audit {})
+        .step(require_admin {})
+        .routes(Orders::routes())
+        .routes(Echo::routes())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn json_body_and_a_needed_provider() {
+    let app = app();
+    let client = TestClient::new(app.clone());
+    let created = client
+        .post("/orders")
+        .json(&serde_json::json!({ "item": "tea", "amount": 3 }))
+        .send()
+        .await;
+    assert_eq!(created.status(), 200);
+    let created: Created = created.json();
+    assert_eq!(
+        (created.id, created.item.as_str(), created.charged),
+        (0, "tea", 3)
+    );
+    let refused = client
+        .post("/orders")
+        .json(&serde_json::json!({ "item": "air", "amount": 0 }))
+        .send()
+        .await;
+    assert_eq!(refused.status(), 402);
+    let malformed = client
+        .post("/orders")
+        .header("content-type", "application/json")
+        .body("{")
+        .send()
+        .await;
+    assert_eq!(malformed.status(), 400);
+    let not_json = client.post("/orders").body("tea").send().await;
+    assert_eq!(not_json.status(), 415);
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn path_and_arc_needs() {
+    let app = app();
+    let client = TestClient::new(app.clone());
+    client
+        .post("/orders")
+        .json(&serde_json::json!({ "item": "tea", "amount": 1 }))
+        .send()
+        .await;
+    assert_eq!(client.get("/orders/0").send().await.text(), "tea");
+    assert_eq!(client.get("/orders/5").send().await.status(), 404);
+    assert_eq!(client.get("/orders/zero").send().await.status(), 400);
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn query_text_bytes_and_headers() {
+    let app = app();
+    let client = TestClient::new(app.clone());
+    let found = client.get("/orders/search?q=green").send().await;
+    assert_eq!(found.text(), "searching green");
+    assert_eq!(client.get("/orders/search").send().await.status(), 400);
+    let noted = client.put("/orders/4/note").body("hot").send().await;
+    assert_eq!(noted.status(), StatusCode::ACCEPTED);
+    assert_eq!(noted.text(), "4: hot");
+    let too_long = client
+        .put("/orders/4/note")
+        .body("x".repeat(17))
+        .send()
+        .await;
+    assert_eq!(too_long.status(), 413, "body_limit = 16");
+    let raw = client
+        .patch("/orders/1/raw")
+        .header("content-type", "application/octet-stream")
+        .body(vec![0u8, 1, 2])
+        .send()
+        .await;
+    assert_eq!(raw.text(), "3 bytes of application/octet-stream");
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn block_and_method_steps_guard_their_routes() {
+    let app = app();
+    let client = TestClient::new(app.clone());
+    let before = AUDITED.load(Ordering::SeqCst);
+    assert_eq!(client.delete("/orders/1").send().await.status(), 403);
+    let removed = client
+        .delete("/orders/1")
+        .header("x-role", "admin")
+        .send()
+        .await;
+    assert_eq!(removed.text(), "removed");
+    client.get("/orders/search?q=x").send().await;
+    // The 403 may come before `audit` runs: independent steps have no set order.
+    assert!(
+        AUDITED.load(Ordering::SeqCst) >= before + 2,
+        "audit runs on every route"
+    );
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn self_in_a_handler_is_the_block_type() {
+    let app = app();
+    let client = TestClient::new(app.clone());
+    let echoed = client
+        .post("/echo")
+        .json(&serde_json::json!({ "text": "hi" }))
+        .send()
+        .await;
+    assert_eq!(echoed.json::<serde_json::Value>()["text"], "HI");
+    app.close().await.unwrap();
+}
+
+#[test]
+fn routes_are_named_after_their_methods_and_point_at_them() {
+    let routes = Orders::routes();
+    let listed: Vec<(String, &str)> = routes
+        .iter()
+        .map(|r| (r.method().to_string(), r.path()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("POST".to_owned(), "/orders"),
+            ("GET".to_owned(), "/orders/{id}"),
+            ("GET".to_owned(), "/orders/search"),
+            ("PUT".to_owned(), "/orders/{id}/note"),
+            ("PATCH".to_owned(), "/orders/{id}/raw"),
+            ("DELETE".to_owned(), "/orders/{id}"),
+        ]
+    );
+    let explained = app().explain("/orders").unwrap();
+    let route = &explained.routes[0];
+    assert_eq!(route.handler, "Orders::create");
+    assert!(
+        route.location.contains("route_pass.rs"),
+        "{}",
+        route.location
+    );
+    assert_eq!(Orders::helper(), 7);
+}
+
+#[tokio::test]
+async fn handlers_stay_callable() {
+    let billing = guarded_billing();
+    let order = Order {
+        item: "tea".to_owned(),
+        amount: 2,
+    };
+    let Json(created) = Orders::create(order, &billing).await.unwrap();
+    assert_eq!(created.charged, 2);
+    assert_eq!(
+        Orders::search(Query(Search { q: "a".to_owned() })),
+        "searching a"
+    );
+}

@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[provider(needs = "billingUrl")]
+fn billing(url: &String) -> usize {
+    url.len()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[provider(provides = "billing")]
+fn billing<T: Default>() -> T {
+    T::default()
+}
+
+fn main() {}

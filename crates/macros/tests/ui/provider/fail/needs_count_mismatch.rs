@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[provider(provides = "billing", needs = ["billingUrl", "billingToken"])]
+fn billing(url: &String) -> usize {
+    url.len()
+}
+
+fn main() {}

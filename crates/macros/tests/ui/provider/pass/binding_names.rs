@@ -1,0 +1,40 @@
+//! DESIGN.md's shape: a provider fn `billing_api`, and in the same module a provider whose
+//! parameter is named `billing_api` and a `let billing_api`. The generated struct lives only in
+//! the type namespace, so each of these is a plain binding.
+#![deny(warnings)]
+
+use green_tea::prelude::*;
+
+pub struct BillingClient {
+    url: String,
+}
+
+pub struct GuardedBilling {
+    client: Arc<BillingClient>,
+}
+
+#[provider(provides = "billingApi")]
+async fn billing_api() -> Result<BillingClient, BoxError> {
+    Ok(BillingClient {
+        url: "http://127.0.0.1:3001".to_owned(),
+    })
+}
+
+#[provider(provides = "billing", needs = ["billingApi"])]
+fn guarded_billing(billing_api: Arc<BillingClient>) -> GuardedBilling {
+    GuardedBilling {
+        client: billing_api,
+    }
+}
+
+async fn direct() -> usize {
+    let billing_api = billing_api().await.unwrap();
+    let guarded_billing = guarded_billing(Arc::new(billing_api));
+    guarded_billing.client.url.len()
+}
+
+fn main() {
+    let billing_api = billing_api {};
+    let providers: Vec<Box<dyn Provider>> = vec![Box::new(billing_api), Box::new(guarded_billing {})];
+    let _ = (providers, direct());
+}

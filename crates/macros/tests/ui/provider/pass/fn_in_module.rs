@@ -1,0 +1,28 @@
+//! A documented, public provider in a module, under strict lints.
+#![forbid(unsafe_code)]
+#![deny(missing_docs, warnings)]
+
+use green_tea::prelude::*;
+
+/// Billing.
+pub mod billing {
+    use green_tea::prelude::*;
+
+    /// The billing service's address.
+    #[provider(provides = "billingUrl")]
+    pub fn billing_url() -> String {
+        "http://127.0.0.1:3001".to_owned()
+    }
+
+    /// Its length, fallibly.
+    #[provider(provides = ["urlLength", "urlHost"], needs = "billingUrl")]
+    pub async fn url_parts(url: Arc<String>) -> Result<(usize, String), BoxError> {
+        let host = url.split("//").nth(1).ok_or("no host")?.to_owned();
+        Ok((url.len(), host))
+    }
+}
+
+fn main() {
+    let _: Box<dyn Provider> = Box::new(billing::billing_url {});
+    let _ = billing::url_parts(Arc::new(billing::billing_url()));
+}

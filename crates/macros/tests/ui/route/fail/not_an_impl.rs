@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[route("/orders")]
+async fn list() -> &'static str {
+    "[]"
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use green_tea::prelude::*;
+
+struct Orders;
+
+#[route("/orders")]
+impl Orders {
+    #[get("/")]
+    async fn list() -> &'static str {
+        "[]"
+    }
+
+    fn routes() -> usize {
+        1
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use green_tea::prelude::*;
+
+struct Orders;
+
+#[route("/orders")]
+impl Orders {
+    #[get("/")]
+    #[post("/")]
+    async fn list() -> &'static str {
+        "[]"
+    }
+}
+
+fn main() {}

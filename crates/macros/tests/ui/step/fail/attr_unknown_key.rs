@@ -1,0 +1,10 @@
+use green_tea::prelude::*;
+
+struct User;
+
+#[step(provide = "user")]
+fn auth() -> User {
+    User
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[step(provides = "greeting", needs = "name")]
+fn greet(name: &str) -> String {
+    format!("hello, {name}")
+}
+
+fn main() {}

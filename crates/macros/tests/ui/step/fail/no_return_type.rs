@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[step(provides = "user")]
+async fn auth(parts: &Parts) {
+    let _ = parts;
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use green_tea::prelude::*;
+
+#[step(provides = "user")]
+struct Auth;
+
+fn main() {}

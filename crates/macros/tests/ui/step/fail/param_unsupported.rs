@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[step]
+fn check(rule: fn(&Parts) -> bool) {
+    let _ = rule;
+}
+
+fn main() {}

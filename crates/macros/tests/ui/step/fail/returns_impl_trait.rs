@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[step(provides = "greeting")]
+fn greeting() -> impl std::fmt::Display {
+    "hello"
+}
+
+fn main() {}
