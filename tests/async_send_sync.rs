@@ -26,3 +26,17 @@ fn handles_errors_and_futures_are_send() {
     send(&resolver.get());
     send_sync(&resolver);
 }
+
+#[test]
+fn the_app_and_its_futures_are_send() {
+    use green_tea::http::{App, TestClient};
+    is_send_sync::<App>();
+    is_send_sync::<TestClient>();
+    is_send_sync::<green_tea::HttpError>();
+    is_send_sync::<green_tea::Error>();
+    let app = App::builder().build().unwrap();
+    send(&app.close());
+    send(&app.start());
+    send(&app.handle(green_tea::http::Request::new(Default::default())));
+    send(&app.serve("127.0.0.1:0"));
+}

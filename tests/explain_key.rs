@@ -24,23 +24,47 @@ async fn the_slice_is_in_build_order_with_what_is_built() {
     let names: Vec<&str> = before.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names.len(), 4, "`elsewhere` is not in the slice");
     assert_eq!((names[0], names[3]), ("base", "top"));
-    assert!(before.nodes.iter().all(|n| !n.built && n.build_micros.is_none()));
+    assert!(
+        before
+            .nodes
+            .iter()
+            .all(|n| !n.built && n.build_micros.is_none())
+    );
 
     container.get::<Service>("left").await.unwrap();
     let after = container.explain_key("top").unwrap();
-    let built: Vec<(&str, bool)> = after.nodes.iter().map(|n| (n.name.as_str(), n.built)).collect();
-    assert!(built.contains(&("left", true)) && built.contains(&("right", false)), "{built:?}");
+    let built: Vec<(&str, bool)> = after
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.built))
+        .collect();
+    assert!(
+        built.contains(&("left", true)) && built.contains(&("right", false)),
+        "{built:?}"
+    );
     let base = &after.nodes[0];
     assert!(base.build_micros.is_some());
     assert_eq!((base.kind, base.scope), (NodeKind::Provider, Scope::App));
     assert!(base.location.starts_with("tests/support/mod.rs:"));
     assert_eq!(base.provides[0].type_name, "Service");
     let top = &after.nodes[3];
-    let from: Vec<&str> = top.needs.iter().map(|n| after.nodes[n.from].name.as_str()).collect();
+    let from: Vec<&str> = top
+        .needs
+        .iter()
+        .map(|n| after.nodes[n.from].name.as_str())
+        .collect();
     assert_eq!(from, ["left", "right"]);
 
     container.close().await.unwrap();
-    assert!(container.explain_key("top").unwrap().nodes.iter().all(|n| !n.built), "disposed is not built");
+    assert!(
+        container
+            .explain_key("top")
+            .unwrap()
+            .nodes
+            .iter()
+            .all(|n| !n.built),
+        "disposed is not built"
+    );
 }
 
 #[tokio::test]
@@ -49,8 +73,16 @@ async fn it_renders_as_text_json_dot_and_mermaid() {
     let container = app(&log);
     let explain = container.explain_key("left").unwrap();
     let text = explain.to_string();
-    assert!(text.starts_with("`left` builds 2 declarations in this order:\n  1. base: Service\n"), "{text}");
-    assert!(text.contains("  2. left: Service  <- needs base\n     provider `left` at tests/support/mod.rs:"), "{text}");
+    assert!(
+        text.starts_with("`left` builds 2 declarations in this order:\n  1. base: Service\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  2. left: Service  <- needs base\n     provider `left` at tests/support/mod.rs:"
+        ),
+        "{text}"
+    );
     assert!(text.contains("app scope, not built"), "{text}");
 
     let json = explain.to_json();
@@ -73,5 +105,7 @@ async fn it_renders_as_text_json_dot_and_mermaid() {
 fn an_unknown_key_suggests_the_closest() {
     let log = Log::default();
     let err = app(&log).explain_key("Left").unwrap_err();
-    assert!(matches!(err, ProvideError::UnknownKey { suggestion: Some(ref s), .. } if s.as_str() == "left"));
+    assert!(
+        matches!(err, ProvideError::UnknownKey { suggestion: Some(ref s), .. } if s.as_str() == "left")
+    );
 }

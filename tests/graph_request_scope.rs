@@ -21,16 +21,26 @@ fn steps_and_routes_are_wired_to_providers_and_to_each_other() {
     let (container, wiring) = Container::builder()
         .provider(Probe::new("billing", &[], &log))
         .build_with(vec![
-            route("POST /orders -> create").needs::<User>("user").needs::<Service>("billing"),
-            step("auth").provides::<User>("user").needs::<String>("token"),
+            route("POST /orders -> create")
+                .needs::<User>("user")
+                .needs::<Service>("billing"),
+            step("auth")
+                .provides::<User>("user")
+                .needs::<String>("token"),
             step("token").provides::<String>("token"),
         ])
         .unwrap();
     assert_eq!(wiring.needs[0][0], Source::Request { decl: 1, index: 0 });
-    assert_eq!(wiring.needs[0][1], Source::App(container.app_value("billing").unwrap()));
+    assert_eq!(
+        wiring.needs[0][1],
+        Source::App(container.app_value("billing").unwrap())
+    );
     assert_eq!(wiring.runs_before(0), [2, 1], "token runs before auth");
     assert!(wiring.runs_before(2).is_empty());
-    assert!(container.app_value("user").is_none(), "step keys are not app values");
+    assert!(
+        container.app_value("user").is_none(),
+        "step keys are not app values"
+    );
 }
 
 #[test]
@@ -40,9 +50,23 @@ fn a_provider_needing_a_step_value_is_a_scope_violation() {
         .provider(Probe::new("audit", &["user"], &log))
         .build_with(vec![step("auth").provides::<Service>("user")])
         .unwrap_err();
-    let Problem::ScopeViolation { key, consumer, provider } = &err.problems()[0] else { panic!("{err}") };
-    assert_eq!((key.as_str(), consumer.name.as_str(), provider.name.as_str()), ("user", "audit", "auth"));
-    assert!(err.to_string().contains("error[GT0006]: app-scoped provider `audit`"), "{err}");
+    let Problem::ScopeViolation {
+        key,
+        consumer,
+        provider,
+    } = &err.problems()[0]
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (key.as_str(), consumer.name.as_str(), provider.name.as_str()),
+        ("user", "audit", "auth")
+    );
+    assert!(
+        err.to_string()
+            .contains("error[GT0006]: app-scoped provider `audit`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -52,13 +76,19 @@ fn a_route_needing_a_missing_key_is_reported_with_the_route() {
         .build_with(vec![route("POST /orders -> create").needs::<u32>("biling")])
         .unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("no provider for `biling`\n  needed by route POST /orders -> create ("), "{text}");
+    assert!(
+        text.contains("no provider for `biling`\n  needed by route POST /orders -> create ("),
+        "{text}"
+    );
     assert!(text.contains("did you mean `billing`?"), "{text}");
 }
 
 #[tokio::test]
 async fn app_values_resolve_by_index() {
-    let container = Container::builder().value("port", 3000_u16).build().unwrap();
+    let container = Container::builder()
+        .value("port", 3000_u16)
+        .build()
+        .unwrap();
     let port = container.app_value("port").unwrap();
     assert!(container.try_value(port).unwrap().is_none());
     let value = container.value(port).await.unwrap();

@@ -34,8 +34,15 @@ fn every_problem_is_listed_in_one_error_in_a_stable_order() {
     let err = build();
     let codes: Vec<&str> = err.problems().iter().map(Problem::code).collect();
     assert_eq!(codes, ["GT0001", "GT0002", "GT0003", "GT0005"]);
-    assert_eq!(err.to_string(), build().to_string(), "the text is deterministic");
-    assert!(err.to_string().ends_with("the graph has 4 problems; nothing was built"));
+    assert_eq!(
+        err.to_string(),
+        build().to_string(),
+        "the text is deterministic"
+    );
+    assert!(
+        err.to_string()
+            .ends_with("the graph has 4 problems; nothing was built")
+    );
     assert!(log.events().is_empty(), "nothing was built");
 }
 
@@ -51,9 +58,19 @@ fn a_missing_key_reads_like_the_design() {
     let text = err.to_string();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "error[GT0001]: no provider for `billingApi`");
-    assert!(lines[1].starts_with("  needed by provider `billing` (tests/support/mod.rs:"), "{text}");
-    assert!(lines[2].starts_with("  needed by provider `orders` ("), "{text}");
-    assert!(lines[3].starts_with("  help: did you mean `billing_api`? (provided by tests/support/mod.rs:"), "{text}");
+    assert!(
+        lines[1].starts_with("  needed by provider `billing` (tests/support/mod.rs:"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("  needed by provider `orders` ("),
+        "{text}"
+    );
+    assert!(
+        lines[3]
+            .starts_with("  help: did you mean `billing_api`? (provided by tests/support/mod.rs:"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -64,13 +81,22 @@ fn a_value_of_the_wrong_type_is_a_mismatch_naming_both_types() {
         .provider(Probe::new("top", &["base"], &log))
         .build()
         .unwrap_err();
-    let Problem::TypeMismatch { key, expected, provided, .. } = &err.problems()[0] else {
+    let Problem::TypeMismatch {
+        key,
+        expected,
+        provided,
+        ..
+    } = &err.problems()[0]
+    else {
         panic!("{err}");
     };
     assert_eq!(key.as_str(), "base");
     assert_eq!(expected.short_name(), "Service");
     assert_eq!(provided.short_name(), "String");
-    assert!(err.to_string().contains("`base` has type `String`, but provider `top`"));
+    assert!(
+        err.to_string()
+            .contains("`base` has type `String`, but provider `top`")
+    );
 }
 
 #[test]
@@ -93,7 +119,10 @@ async fn an_override_replaces_the_provider_and_is_never_built_around() {
     let log = Log::default();
     let real = Probe::new("billingApi", &[], &log);
     let real_builds = real.counter();
-    let fake = Service { name: "fake".into(), disposed: Default::default() };
+    let fake = Service {
+        name: "fake".into(),
+        disposed: Default::default(),
+    };
     let container = Container::builder()
         .provider(real)
         .provider(Probe::new("billing", &["billingApi"], &log))
@@ -101,7 +130,10 @@ async fn an_override_replaces_the_provider_and_is_never_built_around() {
         .build()
         .unwrap();
     container.get::<Service>("billing").await.unwrap();
-    assert_eq!(container.get::<Service>("billingApi").await.unwrap().name, "fake");
+    assert_eq!(
+        container.get::<Service>("billingApi").await.unwrap().name,
+        "fake"
+    );
     assert_eq!(real_builds.load(std::sync::atomic::Ordering::SeqCst), 0);
     let explain = container.explain_key("billing").unwrap();
     assert!(explain.nodes[0].overridden);

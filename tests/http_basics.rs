@@ -26,25 +26,42 @@ fn app(log: &Log, step_runs: &Arc<AtomicUsize>) -> App {
             })
             .named("auth"),
         )
-        .step(Guard::new("require_admin", |_, needs| match needs.get::<String>(0) {
-            Ok(user) if *user == "admin" => Ok(()),
-            _ => Err(HttpError::forbidden("admins only")),
-        }).needs::<String>("user"))
+        .step(
+            Guard::new("require_admin", |_, needs| match needs.get::<String>(0) {
+                Ok(user) if *user == "admin" => Ok(()),
+                _ => Err(HttpError::forbidden("admins only")),
+            })
+            .needs::<String>("user"),
+        )
         .route(
             Route::post("/orders", |mut request: RequestContext| async move {
                 let billing = request.need::<Service>(0)?;
                 let user = request.need::<String>(1)?;
                 let order: Value = request.json().await?;
-                Ok::<_, HttpError>(Json(json!({ "ok": true, "by": *user, "via": billing.name, "order": order })))
+                Ok::<_, HttpError>(Json(
+                    json!({ "ok": true, "by": *user, "via": billing.name, "order": order }),
+                ))
             })
             .needs::<Service>("billing")
             .needs::<String>("user")
             .named("Orders::create"),
         )
-        .route(Route::get("/orders/health", |_: RequestContext| async { Json(json!({ "ok": true })) }))
-        .route(Route::delete("/admin", |_: RequestContext| async { "deleted" }).step("require_admin"))
-        .route(Route::get("/panic", |_: RequestContext| async { panic!("boom") as &str }))
-        .route(Route::post("/small", |mut r: RequestContext| async move { r.text().await }).body_limit(8))
+        .route(Route::get("/orders/health", |_: RequestContext| async {
+            Json(json!({ "ok": true }))
+        }))
+        .route(
+            Route::delete("/admin", |_: RequestContext| async { "deleted" }).step("require_admin"),
+        )
+        .route(Route::get("/panic", |_: RequestContext| async {
+            panic!("boom") as &str
+        }))
+        .route(
+            Route::post(
+                "/small",
+                |mut r: RequestContext| async move { r.text().await },
+            )
+            .body_limit(8),
+        )
         .build()
         .unwrap()
 }
@@ -63,13 +80,29 @@ async fn a_route_runs_its_step_and_builds_only_its_slice() {
     assert!(explain.routes[0].providers.nodes.iter().all(|n| !n.built));
 
     for _ in 0..3 {
-        let created = client.post("/orders").header("x-user", "ada").json(&json!({ "amount": 5 })).send().await;
+        let created = client
+            .post("/orders")
+            .header("x-user", "ada")
+            .json(&json!({ "amount": 5 }))
+            .send()
+            .await;
         assert_eq!(created.status(), 200, "{}", created.text());
         let body: Value = created.json();
-        assert_eq!((body["by"].as_str(), body["via"].as_str()), (Some("ada"), Some("billing")));
+        assert_eq!(
+            (body["by"].as_str(), body["via"].as_str()),
+            (Some("ada"), Some("billing"))
+        );
     }
-    assert_eq!(runs.load(Ordering::SeqCst), 3, "the step ran once per request");
-    assert_eq!(log.names("provide"), ["billingApi", "billing"], "each provider built once");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        3,
+        "the step ran once per request"
+    );
+    assert_eq!(
+        log.names("provide"),
+        ["billingApi", "billing"],
+        "each provider built once"
+    );
     let explain = app.explain("/orders").unwrap();
     assert!(explain.routes[0].providers.nodes.iter().all(|n| n.built));
 
@@ -83,13 +116,26 @@ async fn a_step_rejection_short_circuits() {
     let client = TestClient::new(app(&log, &runs));
     let anonymous = client.post("/orders").json(&json!({})).send().await;
     assert_eq!(anonymous.status(), 401);
-    assert_eq!(anonymous.json::<Value>(), json!({ "error": "who are you?" }));
-    assert!(log.events().is_empty(), "rejected before any provider was needed");
+    assert_eq!(
+        anonymous.json::<Value>(),
+        json!({ "error": "who are you?" })
+    );
+    assert!(
+        log.events().is_empty(),
+        "rejected before any provider was needed"
+    );
 
     let not_admin = client.delete("/admin").header("x-user", "ada").send().await;
     assert_eq!(not_admin.status(), 403);
-    let admin = client.delete("/admin").header("x-user", "admin").send().await;
-    assert_eq!((admin.status().as_u16(), admin.text().as_str()), (200, "deleted"));
+    let admin = client
+        .delete("/admin")
+        .header("x-user", "admin")
+        .send()
+        .await;
+    assert_eq!(
+        (admin.status().as_u16(), admin.text().as_str()),
+        (200, "deleted")
+    );
 }
 
 #[tokio::test]
@@ -98,17 +144,37 @@ async fn bad_input_gets_a_json_error() {
     let client = TestClient::new(app(&log, &runs));
     let post = || client.post("/orders").header("x-user", "ada");
 
-    let malformed = post().header("content-type", "application/json").body("{\"amount\":").send().await;
+    let malformed = post()
+        .header("content-type", "application/json")
+        .body("{\"amount\":")
+        .send()
+        .await;
     assert_eq!(malformed.status(), 400);
-    assert!(malformed.json::<Value>()["error"].as_str().unwrap().starts_with("invalid JSON body: EOF"));
+    assert!(
+        malformed.json::<Value>()["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid JSON body: EOF")
+    );
 
-    let wrong_type = post().header("content-type", "text/plain").body("{}").send().await;
+    let wrong_type = post()
+        .header("content-type", "text/plain")
+        .body("{}")
+        .send()
+        .await;
     assert_eq!(wrong_type.status(), 415);
-    assert_eq!(post().body("{}").send().await.status(), 415, "missing content type");
+    assert_eq!(
+        post().body("{}").send().await.status(),
+        415,
+        "missing content type"
+    );
 
     let too_big = client.post("/small").body("123456789").send().await;
     assert_eq!(too_big.status(), 413);
-    assert_eq!(too_big.json::<Value>()["error"], "the request body is larger than 8 bytes");
+    assert_eq!(
+        too_big.json::<Value>()["error"],
+        "the request body is larger than 8 bytes"
+    );
 
     let not_found = client.get("/nope").send().await;
     assert_eq!(not_found.status(), 404);
@@ -117,7 +183,10 @@ async fn bad_input_gets_a_json_error() {
     let wrong_method = client.put("/orders").send().await;
     assert_eq!(wrong_method.status(), 405);
     assert_eq!(wrong_method.header("allow"), Some("POST"));
-    assert_eq!(wrong_method.header("content-type"), Some("application/json"));
+    assert_eq!(
+        wrong_method.header("content-type"),
+        Some("application/json")
+    );
 }
 
 #[tokio::test]
@@ -126,7 +195,10 @@ async fn a_panicking_handler_is_a_500_and_the_app_keeps_serving() {
     let client = TestClient::new(app(&log, &runs));
     let panicked = client.get("/panic").send().await;
     assert_eq!(panicked.status(), 500);
-    assert_eq!(panicked.json::<Value>(), json!({ "error": "internal server error" }));
+    assert_eq!(
+        panicked.json::<Value>(),
+        json!({ "error": "internal server error" })
+    );
     assert_eq!(client.get("/orders/health").send().await.status(), 200);
 }
 

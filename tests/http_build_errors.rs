@@ -195,8 +195,12 @@ async fn conflicting_routes_are_reported_with_the_reason() {
         .collect();
     assert_eq!(conflicts.len(), 2, "{conflicts:?}");
     assert!(
-        conflicts.iter().any(|(route, reason)| *route == "GET /health"
-            && reason.starts_with("GET /health is already routed to GET /health (tests/http_build_errors.rs:")),
+        conflicts
+            .iter()
+            .any(|(route, reason)| *route == "GET /health"
+                && reason.starts_with(
+                    "GET /health is already routed to GET /health (tests/http_build_errors.rs:"
+                )),
         "the first route is named with its location: {conflicts:?}"
     );
     let (route, reason) = conflicts

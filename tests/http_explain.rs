@@ -373,6 +373,9 @@ async fn explain_all_lists_every_path_sorted() {
         text.find(needle)
             .unwrap_or_else(|| panic!("{needle:?} in {text}"))
     };
-    assert!(at("GET /health (") < at("GET /orders -> Orders::list"), "an unnamed route is shown once");
+    assert!(
+        at("GET /health (") < at("GET /orders -> Orders::list"),
+        "an unnamed route is shown once"
+    );
     assert!(at("GET /orders -> Orders::list") < at("GET /orders/{id} -> Orders::show"));
 }

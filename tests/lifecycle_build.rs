@@ -49,7 +49,11 @@ async fn only_the_slice_asked_for_is_built() {
     let explain = container.explain_key("unrelated").unwrap();
     assert!(!explain.nodes[0].built);
     container.close().await.unwrap();
-    assert_eq!(log.names("dispose"), ["top", "base"], "nothing unbuilt is disposed");
+    assert_eq!(
+        log.names("dispose"),
+        ["top", "base"],
+        "nothing unbuilt is disposed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -90,7 +94,10 @@ async fn a_thousand_concurrent_first_gets_build_each_provider_once() {
     for counter in &counters {
         assert_eq!(counter.load(Ordering::SeqCst), 1);
     }
-    assert!(tops.windows(2).all(|w| Arc::ptr_eq(&w[0], &w[1])), "everyone got the same value");
+    assert!(
+        tops.windows(2).all(|w| Arc::ptr_eq(&w[0], &w[1])),
+        "everyone got the same value"
+    );
     container.close().await.unwrap();
 }
 
@@ -106,13 +113,26 @@ async fn a_failed_build_is_not_cached_and_names_the_chain() {
         .unwrap();
 
     let err = container.get::<Service>("billing").await.unwrap_err();
-    let ProvideError::Failed { provider, needed_by, cause } = &err else { panic!("{err}") };
+    let ProvideError::Failed {
+        provider,
+        needed_by,
+        cause,
+    } = &err
+    else {
+        panic!("{err}")
+    };
     assert_eq!(provider, "billingApi");
     assert_eq!(needed_by, &["billing"]);
     assert!(matches!(cause, FailureCause::Error(e) if e.to_string() == "billingApi is down"));
-    assert_eq!(err.to_string(), "provider `billingApi` failed: billingApi is down, needed by `billing`");
+    assert_eq!(
+        err.to_string(),
+        "provider `billingApi` failed: billingApi is down, needed by `billing`"
+    );
 
-    container.get::<Service>("billing").await.expect("the next get retries");
+    container
+        .get::<Service>("billing")
+        .await
+        .expect("the next get retries");
     assert_eq!(flaky_builds.load(Ordering::SeqCst), 2);
     container.close().await.unwrap();
 }
@@ -121,7 +141,8 @@ async fn a_failed_build_is_not_cached_and_names_the_chain() {
 async fn callers_waiting_on_a_failing_build_share_its_error() {
     let log = Log::default();
     let gate = Arc::new(Notify::new());
-    let probe = Probe::new("db", &[], &log).on_provide(OnProvide::WaitThen(Arc::clone(&gate), false));
+    let probe =
+        Probe::new("db", &[], &log).on_provide(OnProvide::WaitThen(Arc::clone(&gate), false));
     let builds = probe.counter();
     let container = Container::builder().provider(probe).build().unwrap();
 
@@ -140,9 +161,16 @@ async fn callers_waiting_on_a_failing_build_share_its_error() {
     }
     gate.notify_one();
     for waiter in waiters {
-        assert!(matches!(waiter.await.unwrap(), Err(ProvideError::Failed { .. })));
+        assert!(matches!(
+            waiter.await.unwrap(),
+            Err(ProvideError::Failed { .. })
+        ));
     }
-    assert_eq!(builds.load(Ordering::SeqCst), 1, "one build, its error shared");
+    assert_eq!(
+        builds.load(Ordering::SeqCst),
+        1,
+        "one build, its error shared"
+    );
     container.close().await.unwrap();
 }
 
@@ -166,12 +194,20 @@ async fn a_panicking_provide_is_an_error_and_does_not_poison_the_slot() {
 
 #[tokio::test]
 async fn asking_for_an_unknown_key_or_the_wrong_type_is_an_error() {
-    let container = Container::builder().value("billingApi", 1_u32).build().unwrap();
+    let container = Container::builder()
+        .value("billingApi", 1_u32)
+        .build()
+        .unwrap();
     let err = container.get::<u32>("billing_api").await.unwrap_err();
-    assert!(matches!(&err, ProvideError::UnknownKey { suggestion: Some(s), .. } if s.as_str() == "billingApi"));
+    assert!(
+        matches!(&err, ProvideError::UnknownKey { suggestion: Some(s), .. } if s.as_str() == "billingApi")
+    );
     let err = container.get::<String>("billingApi").await.unwrap_err();
     assert!(matches!(err, ProvideError::WrongType { .. }));
-    assert_eq!(err.to_string(), "`billingApi` has type `u32`, but was asked for as `String`");
+    assert_eq!(
+        err.to_string(),
+        "`billingApi` has type `u32`, but was asked for as `String`"
+    );
     container.close().await.unwrap();
 }
 
@@ -183,13 +219,25 @@ async fn a_provider_returning_the_wrong_values_is_an_error() {
         fn descriptor(&self) -> green_tea::ProviderDescriptor {
             green_tea::ProviderDescriptor::new("liar").provides::<u32>("answer")
         }
-        async fn provide(&self, _: green_tea::Needs) -> Result<green_tea::Provided, green_tea::BoxError> {
+        async fn provide(
+            &self,
+            _: green_tea::Needs,
+        ) -> Result<green_tea::Provided, green_tea::BoxError> {
             Ok(green_tea::Provided::one("forty-two"))
         }
     }
     let container = Container::builder().provider(Liar).build().unwrap();
     let err = container.get::<u32>("answer").await.unwrap_err();
-    assert!(matches!(err, ProvideError::Failed { cause: FailureCause::WrongOutput(_), .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            ProvideError::Failed {
+                cause: FailureCause::WrongOutput(_),
+                ..
+            }
+        ),
+        "{err}"
+    );
     container.close().await.unwrap();
 }
 

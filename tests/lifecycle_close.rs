@@ -14,7 +14,9 @@ fn chain(log: &Log) -> Container {
         .provider(Probe::new("b", &["a"], log).on_dispose(OnDispose::Fail))
         .provider(Probe::new("c", &["b"], log).on_dispose(OnDispose::Panic))
         .provider(Probe::new("d", &["c"], log).on_dispose(OnDispose::Hang))
-        .provider(Probe::new("e", &["d"], log).on_dispose(OnDispose::Sleep(Duration::from_millis(20))))
+        .provider(
+            Probe::new("e", &["d"], log).on_dispose(OnDispose::Sleep(Duration::from_millis(20))),
+        )
         .dispose_timeout(Duration::from_millis(200))
         .build()
         .unwrap()
@@ -27,7 +29,11 @@ async fn failing_panicking_and_hanging_disposes_are_reported_and_skip_nothing() 
     container.get::<Service>("e").await.unwrap();
 
     let err = container.close().await.unwrap_err();
-    assert_eq!(log.names("dispose"), ["e", "d", "c", "b", "a"], "every one, dependents first");
+    assert_eq!(
+        log.names("dispose"),
+        ["e", "d", "c", "b", "a"],
+        "every one, dependents first"
+    );
     let failed: Vec<(&str, &DisposeCause)> = err
         .failures
         .iter()
@@ -38,11 +44,26 @@ async fn failing_panicking_and_hanging_disposes_are_reported_and_skip_nothing() 
         .collect();
     assert_eq!(failed.len(), 3, "{err}");
     assert!(matches!(failed[0], ("d", DisposeCause::TimedOut(_))));
-    assert!(matches!(failed[1], ("c", DisposeCause::Panicked(msg)) if msg == "c panicked in dispose"));
-    assert!(matches!(failed[2], ("b", DisposeCause::Error(e)) if e.to_string() == "b failed to dispose"));
-    assert_eq!(err.failures[0].part, ClosePart::Provider { name: "d".into(), keys: vec!["d".into()] });
+    assert!(
+        matches!(failed[1], ("c", DisposeCause::Panicked(msg)) if msg == "c panicked in dispose")
+    );
+    assert!(
+        matches!(failed[2], ("b", DisposeCause::Error(e)) if e.to_string() == "b failed to dispose")
+    );
+    assert_eq!(
+        err.failures[0].part,
+        ClosePart::Provider {
+            name: "d".into(),
+            keys: vec!["d".into()]
+        }
+    );
     let text = err.to_string();
-    assert!(text.starts_with("3 part(s) failed to close:\n  provider `d` (provides `d`): did not finish within"), "{text}");
+    assert!(
+        text.starts_with(
+            "3 part(s) failed to close:\n  provider `d` (provides `d`): did not finish within"
+        ),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,16 +84,26 @@ async fn closing_twice_or_concurrently_disposes_once_with_one_outcome() {
     }
     outcomes.push(container.close().await.unwrap_err().to_string());
     assert!(outcomes.windows(2).all(|w| w[0] == w[1]), "{outcomes:?}");
-    assert_eq!(log.names("dispose"), ["e", "d", "c", "b", "a"], "each disposed exactly once");
+    assert_eq!(
+        log.names("dispose"),
+        ["e", "d", "c", "b", "a"],
+        "each disposed exactly once"
+    );
 }
 
 #[tokio::test]
 async fn after_close_get_returns_closed_and_nothing_is_built() {
     let log = Log::default();
-    let container = Container::builder().provider(Probe::new("a", &[], &log)).build().unwrap();
+    let container = Container::builder()
+        .provider(Probe::new("a", &[], &log))
+        .build()
+        .unwrap();
     container.close().await.unwrap();
     assert!(container.is_closed());
-    assert!(matches!(container.get::<Service>("a").await, Err(ProvideError::Closed)));
+    assert!(matches!(
+        container.get::<Service>("a").await,
+        Err(ProvideError::Closed)
+    ));
     assert!(log.events().is_empty());
 }
 
@@ -88,15 +119,20 @@ async fn a_value_handed_out_is_disposed_only_after_its_dependents() {
     let b = container.get::<Service>("b").await.unwrap();
     container.close().await.unwrap();
     assert!(a.is_disposed() && b.is_disposed());
-    assert_eq!(log.events(), ["provide a", "provide b", "dispose b", "dispose a"]);
+    assert_eq!(
+        log.events(),
+        ["provide a", "provide b", "dispose b", "dispose a"]
+    );
 }
 
 #[tokio::test]
 async fn a_build_in_flight_when_close_begins_is_still_disposed() {
     let log = Log::default();
     let gate = std::sync::Arc::new(tokio::sync::Notify::new());
-    let probe = Probe::new("slow", &[], &log)
-        .on_provide(support::OnProvide::WaitThen(std::sync::Arc::clone(&gate), true));
+    let probe = Probe::new("slow", &[], &log).on_provide(support::OnProvide::WaitThen(
+        std::sync::Arc::clone(&gate),
+        true,
+    ));
     let builds = probe.counter();
     let container = Container::builder().provider(probe).build().unwrap();
     let getter = tokio::spawn({

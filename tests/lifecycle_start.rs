@@ -17,7 +17,11 @@ async fn start_builds_every_provider_once() {
         Probe::new("top", &["left", "right"], &log),
     ];
     let counters: Vec<_> = probes.iter().map(Probe::counter).collect();
-    let container = probes.into_iter().fold(Container::builder(), |b, p| b.provider(p)).build().unwrap();
+    let container = probes
+        .into_iter()
+        .fold(Container::builder(), |b, p| b.provider(p))
+        .build()
+        .unwrap();
     container.start().await.unwrap();
     assert!(counters.iter().all(|c| c.load(Ordering::SeqCst) == 1));
     let order = log.names("provide");
@@ -36,7 +40,10 @@ async fn start_keys_builds_only_their_slices() {
         .unwrap();
     container.start_keys(&["top"]).await.unwrap();
     assert_eq!(log.names("provide"), ["base", "top"]);
-    assert!(matches!(container.start_keys(&["nope"]).await, Err(ProvideError::UnknownKey { .. })));
+    assert!(matches!(
+        container.start_keys(&["nope"]).await,
+        Err(ProvideError::UnknownKey { .. })
+    ));
     container.close().await.unwrap();
 }
 
@@ -54,11 +61,24 @@ async fn a_failing_start_disposes_what_it_built_in_reverse_and_closes() {
         .unwrap();
 
     let err = container.start().await.unwrap_err();
-    let ProvideError::Failed { provider, needed_by, .. } = &err else { panic!("{err}") };
+    let ProvideError::Failed {
+        provider,
+        needed_by,
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
     assert_eq!(provider, "top");
-    assert!(needed_by.is_empty() || needed_by == &["after"], "{needed_by:?}");
+    assert!(
+        needed_by.is_empty() || needed_by == &["after"],
+        "{needed_by:?}"
+    );
     assert_eq!(never_builds.load(Ordering::SeqCst), 0);
     assert_eq!(log.names("dispose"), ["mid", "base"]);
     assert!(container.is_closed());
-    assert!(matches!(container.get::<Service>("base").await, Err(ProvideError::Closed)));
+    assert!(matches!(
+        container.get::<Service>("base").await,
+        Err(ProvideError::Closed)
+    ));
 }

@@ -107,18 +107,22 @@ impl Probe {
 #[green_tea::async_trait]
 impl Provider for Probe {
     fn descriptor(&self) -> ProviderDescriptor {
-        self.needs
-            .iter()
-            .fold(ProviderDescriptor::new(self.name).provides::<Service>(self.name), |d, n| {
-                d.needs::<Service>(*n)
-            })
+        self.needs.iter().fold(
+            ProviderDescriptor::new(self.name).provides::<Service>(self.name),
+            |d, n| d.needs::<Service>(*n),
+        )
     }
 
     async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
         self.provides.fetch_add(1, Ordering::SeqCst);
         for i in 0..needs.len() {
             let dependency = needs.get::<Service>(i)?;
-            assert!(!dependency.is_disposed(), "{} got a disposed {}", self.name, dependency.name);
+            assert!(
+                !dependency.is_disposed(),
+                "{} got a disposed {}",
+                self.name,
+                dependency.name
+            );
         }
         self.log.push(format!("provide {}", self.name));
         match &self.on_provide {
@@ -145,7 +149,9 @@ impl Provider for Probe {
     }
 
     async fn dispose(&self, provided: &Provided) -> Result<(), BoxError> {
-        let service = provided.get::<Service>(0).expect("a probe provides a Service");
+        let service = provided
+            .get::<Service>(0)
+            .expect("a probe provides a Service");
         self.log.push(format!("dispose {}", self.name));
         match self.on_dispose {
             OnDispose::Succeed => {}

@@ -223,12 +223,18 @@ impl Problem {
             Problem::MissingKey { key, chain, .. } => (key.to_string(), first_name(chain)),
             Problem::Cycle { ring } => (
                 ring.first().map(|(_, k)| k.to_string()).unwrap_or_default(),
-                ring.first().map(|(o, _)| o.name.clone()).unwrap_or_default(),
+                ring.first()
+                    .map(|(o, _)| o.name.clone())
+                    .unwrap_or_default(),
             ),
-            Problem::DuplicateProvider { key, second, .. } => (key.to_string(), second.name.clone()),
+            Problem::DuplicateProvider { key, second, .. } => {
+                (key.to_string(), second.name.clone())
+            }
             Problem::TypeMismatch { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
             Problem::OverrideReplacesNothing { key, by, .. } => (key.to_string(), by.name.clone()),
-            Problem::ScopeViolation { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::ScopeViolation { key, consumer, .. } => {
+                (key.to_string(), consumer.name.clone())
+            }
             Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
             Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
         };
@@ -256,7 +262,8 @@ impl fmt::Display for Problem {
                 write_suggestion(f, suggestion.as_ref())
             }
             Problem::Cycle { ring } => {
-                let names: Vec<String> = ring.iter().map(|(o, _)| format!("`{}`", o.name)).collect();
+                let names: Vec<String> =
+                    ring.iter().map(|(o, _)| format!("`{}`", o.name)).collect();
                 write!(f, "error[{code}]: dependency cycle: {}", names.join(" -> "))?;
                 if let Some((first, _)) = ring.first() {
                     write!(f, " -> `{}`", first.name)?;
@@ -265,7 +272,11 @@ impl fmt::Display for Problem {
                     write!(f, "\n  {origin} needs `{needs}`")?;
                 }
                 if let Some((first, _)) = ring.first() {
-                    write!(f, ", which is provided by `{}`: the ring is closed", first.name)?;
+                    write!(
+                        f,
+                        ", which is provided by `{}`: the ring is closed",
+                        first.name
+                    )?;
                 }
                 Ok(())
             }
@@ -311,14 +322,20 @@ impl fmt::Display for Problem {
                  of one request; make the consumer a step, or pass the value at call time"
             ),
             Problem::RouteConflict { route, reason } => {
-                write!(f, "error[{code}]: {route} conflicts with another route: {reason}")
+                write!(
+                    f,
+                    "error[{code}]: {route} conflicts with another route: {reason}"
+                )
             }
             Problem::UnknownStep {
                 step,
                 route,
                 suggestion,
             } => {
-                write!(f, "error[{code}]: {route} runs step `{step}`, but there is no such step")?;
+                write!(
+                    f,
+                    "error[{code}]: {route} runs step `{step}`, but there is no such step"
+                )?;
                 if let Some(s) = suggestion {
                     write!(f, "\n  help: did you mean `{s}`?")?;
                 }

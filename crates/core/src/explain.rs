@@ -153,7 +153,10 @@ impl Explain {
     /// The slice as a Graphviz `digraph`: one box per declaration, an edge per need, pointing
     /// from what is built first to what needs it.
     pub fn to_dot(&self) -> String {
-        let mut out = format!("digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n", quote(&self.target));
+        let mut out = format!(
+            "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
+            quote(&self.target)
+        );
         for (i, node) in self.nodes.iter().enumerate() {
             let style = if node.built { "solid" } else { "dashed" };
             let label = format!("{}\n{} {}", node.heading(), node.kind, node.name);
@@ -161,7 +164,12 @@ impl Explain {
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for need in &node.needs {
-                let _ = writeln!(out, "  n{} -> n{i} [label={}];", need.from, quote(&need.key));
+                let _ = writeln!(
+                    out,
+                    "  n{} -> n{i} [label={}];",
+                    need.from,
+                    quote(&need.key)
+                );
             }
         }
         out.push_str("}\n");
@@ -237,5 +245,10 @@ impl fmt::Display for Explain {
 }
 
 fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+    format!(
+        "\"{}\"",
+        text.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
 }

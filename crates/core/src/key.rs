@@ -41,6 +41,12 @@ impl From<String> for Key {
     }
 }
 
+impl std::borrow::Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -221,11 +227,5 @@ mod tests {
             shorten_type_name("dyn app::Billing + core::marker::Send"),
             "dyn Billing + Send"
         );
-    }
-}
-
-impl std::borrow::Borrow<str> for Key {
-    fn borrow(&self) -> &str {
-        &self.0
     }
 }

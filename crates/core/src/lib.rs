@@ -18,8 +18,8 @@ mod wiring;
 pub use async_trait::async_trait;
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use error::{
-    BoxError, BuildError, CloseError, CloseFailure, ClosePart, DisposeCause, FailureCause, NodeKind,
-    Origin, Problem, ProvideError, Suggestion,
+    BoxError, BuildError, CloseError, CloseFailure, ClosePart, DisposeCause, FailureCause,
+    NodeKind, Origin, Problem, ProvideError, Suggestion,
 };
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;

@@ -5,10 +5,10 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::container::Container;
 use crate::error::{NodeKind, ProvideError};
 use crate::graph::ValueRef;
 use crate::key::{Key, KeySpec, Location};
-use crate::container::Container;
 
 /// A request-scoped declaration: a step (which provides values per request) or a route's
 /// handler (which only needs). Passed to [`ContainerBuilder::build_with`](crate::ContainerBuilder::build_with).
@@ -112,11 +112,16 @@ impl Container {
             return Ok(value);
         }
         self.inner_arc().ensure(at.0.node).await?;
-        Ok(self.try_value(at)?.expect("a successful build filled the slot"))
+        Ok(self
+            .try_value(at)?
+            .expect("a successful build filled the slot"))
     }
 
     /// The provider value `at` if it is built; never builds. `Err(Closed)` after `close()`.
-    pub fn try_value(&self, at: AppValue) -> Result<Option<Arc<dyn Any + Send + Sync>>, ProvideError> {
+    pub fn try_value(
+        &self,
+        at: AppValue,
+    ) -> Result<Option<Arc<dyn Any + Send + Sync>>, ProvideError> {
         let inner = self.inner();
         if inner.closed.load(std::sync::atomic::Ordering::Acquire) {
             return Err(ProvideError::Closed);

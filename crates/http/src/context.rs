@@ -47,7 +47,11 @@ impl RequestContext {
     /// build, so this fails only if the handler asks with another type than it declared.
     pub fn need<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, HttpError> {
         let value = self.needs.get(index).ok_or_else(|| {
-            tracing::error!(index, declared = self.needs.len(), "a handler asked for an undeclared need");
+            tracing::error!(
+                index,
+                declared = self.needs.len(),
+                "a handler asked for an undeclared need"
+            );
             HttpError::internal()
         })?;
         Arc::clone(value).downcast::<T>().map_err(|_| {
@@ -80,24 +84,26 @@ impl RequestContext {
 
     /// The whole body, up to the route's limit (413 past it). Can be taken once.
     pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
-        let body = self
-            .body
-            .take()
-            .ok_or_else(HttpError::internal)?;
+        let body = self.body.take().ok_or_else(HttpError::internal)?;
         match Limited::new(body, self.body_limit).collect().await {
             Ok(collected) => Ok(collected.to_bytes()),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(HttpError::with_status(
-                http::StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the request body is larger than {} bytes", self.body_limit),
-            )),
-            Err(error) => Err(HttpError::bad_request(format!("could not read the request body: {error}"))),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+                Err(HttpError::with_status(
+                    http::StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("the request body is larger than {} bytes", self.body_limit),
+                ))
+            }
+            Err(error) => Err(HttpError::bad_request(format!(
+                "could not read the request body: {error}"
+            ))),
         }
     }
 
     /// The body as UTF-8 text (400 if it is not).
     pub async fn text(&mut self) -> Result<String, HttpError> {
         let bytes = self.bytes().await?;
-        String::from_utf8(bytes.into()).map_err(|_| HttpError::bad_request("the request body is not valid UTF-8"))
+        String::from_utf8(bytes.into())
+            .map_err(|_| HttpError::bad_request("the request body is not valid UTF-8"))
     }
 
     /// The body as JSON: 415 unless the content type is JSON, 413 past the limit, 400 (with
@@ -117,10 +123,19 @@ impl RequestContext {
 
 /// `application/json`, or any `application/*+json`, with any parameters.
 fn has_json_content_type(parts: &Parts) -> bool {
-    let Some(value) = parts.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+    let Some(value) = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
         return false;
     };
-    let essence = value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }

@@ -86,7 +86,9 @@ impl HttpError {
             HeaderValue::try_from(value.as_ref()),
         ) {
             (Ok(name), Ok(value)) => {
-                self.headers.get_or_insert_with(Box::default).insert(name, value);
+                self.headers
+                    .get_or_insert_with(Box::default)
+                    .insert(name, value);
             }
             _ => tracing::warn!(header = name, "dropped an invalid header on an HttpError"),
         }

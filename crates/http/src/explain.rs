@@ -97,7 +97,10 @@ impl App {
                 let mut templates: Vec<&String> = inner.paths.iter().map(|p| &p.template).collect();
                 templates.sort();
                 let best = closest(path, templates.iter().copied(), |t| t.as_str()).cloned();
-                let rest = templates.into_iter().filter(|t| Some(*t) != best.as_ref()).cloned();
+                let rest = templates
+                    .into_iter()
+                    .filter(|t| Some(*t) != best.as_ref())
+                    .cloned();
                 let routes: Vec<String> = best.clone().into_iter().chain(rest).collect();
                 Err(NoRoute {
                     path: path.to_owned(),
@@ -110,7 +113,11 @@ impl App {
     /// Every path of the app, sorted by template.
     pub fn explain_all(&self) -> AppExplain {
         let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
-        entries.sort_by(|&a, &b| self.inner.paths[a].template.cmp(&self.inner.paths[b].template));
+        entries.sort_by(|&a, &b| {
+            self.inner.paths[a]
+                .template
+                .cmp(&self.inner.paths[b].template)
+        });
         AppExplain {
             paths: entries
                 .into_iter()
@@ -140,7 +147,11 @@ impl App {
                 let info = &self.inner.steps[planned.step];
                 StepExplain {
                     name: info.name.clone(),
-                    provides: info.provides.iter().map(|s| format!("{}: {}", s.key, s.ty)).collect(),
+                    provides: info
+                        .provides
+                        .iter()
+                        .map(|s| format!("{}: {}", s.key, s.ty))
+                        .collect(),
                     needs: info.need_specs.iter().map(|s| s.key.to_string()).collect(),
                     location: info.location.to_string(),
                 }
@@ -153,7 +164,10 @@ impl App {
             location: route.location.to_string(),
             needs: route.need_specs.iter().map(|s| s.key.to_string()).collect(),
             steps,
-            providers: self.inner.container.explain_values(route.name.clone(), &route.app_values),
+            providers: self
+                .inner
+                .container
+                .explain_values(route.name.clone(), &route.app_values),
         }
     }
 }
@@ -166,7 +180,10 @@ impl PathExplain {
 
     /// As a Graphviz `digraph`: providers, then steps, then each handler; an edge per need.
     pub fn to_dot(&self) -> String {
-        let mut out = format!("digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n", quote(&self.path));
+        let mut out = format!(
+            "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
+            quote(&self.path)
+        );
         for (r, route) in self.routes.iter().enumerate() {
             for (id, label, style) in route.graph_nodes(r) {
                 let _ = writeln!(out, "  {id} [label={} style={style}];", quote(&label));
@@ -184,7 +201,11 @@ impl PathExplain {
         let mut out = String::from("flowchart LR\n");
         for (r, route) in self.routes.iter().enumerate() {
             for (id, label, _) in route.graph_nodes(r) {
-                let _ = writeln!(out, "  {id}[\"{}\"]", label.replace('"', "#quot;").replace('\n', "<br/>"));
+                let _ = writeln!(
+                    out,
+                    "  {id}[\"{}\"]",
+                    label.replace('"', "#quot;").replace('\n', "<br/>")
+                );
             }
             for (from, to, key) in route.graph_edges(r) {
                 let _ = writeln!(out, "  {from} -->|{key}| {to}");
@@ -200,21 +221,40 @@ impl RouteExplain {
     fn graph_nodes(&self, r: usize) -> Vec<(String, String, &'static str)> {
         let mut nodes = Vec::new();
         for (i, p) in self.providers.nodes.iter().enumerate() {
-            let keys: Vec<String> = p.provides.iter().map(|k| format!("{}: {}", k.key, k.type_name)).collect();
+            let keys: Vec<String> = p
+                .provides
+                .iter()
+                .map(|k| format!("{}: {}", k.key, k.type_name))
+                .collect();
             let style = if p.built { "solid" } else { "dashed" };
-            nodes.push((format!("r{r}p{i}"), format!("{}\n{} {}", keys.join(", "), p.kind, p.name), style));
+            nodes.push((
+                format!("r{r}p{i}"),
+                format!("{}\n{} {}", keys.join(", "), p.kind, p.name),
+                style,
+            ));
         }
         for (i, s) in self.steps.iter().enumerate() {
-            nodes.push((format!("r{r}s{i}"), format!("step {}\n{}", s.name, s.provides.join(", ")), "rounded"));
+            nodes.push((
+                format!("r{r}s{i}"),
+                format!("step {}\n{}", s.name, s.provides.join(", ")),
+                "rounded",
+            ));
         }
-        nodes.push((format!("r{r}h"), format!("{} {}", self.method, self.handler), "bold"));
+        nodes.push((
+            format!("r{r}h"),
+            format!("{} {}", self.method, self.handler),
+            "bold",
+        ));
         nodes
     }
 
     /// (from, to, key) of every need in route number `r`.
     fn graph_edges(&self, r: usize) -> Vec<(String, String, String)> {
         let source_of = |key: &str| -> Option<String> {
-            let step = self.steps.iter().position(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
+            let step = self
+                .steps
+                .iter()
+                .position(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
             step.map(|i| format!("r{r}s{i}")).or_else(|| {
                 self.providers
                     .nodes
@@ -226,7 +266,11 @@ impl RouteExplain {
         let mut edges = Vec::new();
         for (i, p) in self.providers.nodes.iter().enumerate() {
             for need in &p.needs {
-                edges.push((format!("r{r}p{}", need.from), format!("r{r}p{i}"), need.key.clone()));
+                edges.push((
+                    format!("r{r}p{}", need.from),
+                    format!("r{r}p{i}"),
+                    need.key.clone(),
+                ));
             }
         }
         for (i, s) in self.steps.iter().enumerate() {
@@ -274,7 +318,11 @@ impl fmt::Display for RouteExplain {
         } else {
             f.write_str("\n  steps, in run order (request scope, every request):")?;
             for (i, step) in self.steps.iter().enumerate() {
-                let provides = if step.provides.is_empty() { "guard".to_owned() } else { step.provides.join(", ") };
+                let provides = if step.provides.is_empty() {
+                    "guard".to_owned()
+                } else {
+                    step.provides.join(", ")
+                };
                 write!(f, "\n    {}. {} -> {provides}", i + 1, step.name)?;
                 if !step.needs.is_empty() {
                     write!(f, "  <- needs {}", step.needs.join(", "))?;
@@ -309,5 +357,10 @@ impl fmt::Display for AppExplain {
 }
 
 fn quote(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+    format!(
+        "\"{}\"",
+        text.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
 }

@@ -87,7 +87,9 @@ impl App {
                 Ok::<_, std::convert::Infallible>(app.handle(request).await)
             }
         });
-        let connection = http.serve_connection_with_upgrades(TokioIo::new(stream), service).into_owned();
+        let connection = http
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .into_owned();
         let connection = connections.watch(connection);
         tasks.spawn(async move {
             if let Err(error) = connection.await {

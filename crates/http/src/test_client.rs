@@ -104,9 +104,13 @@ impl TestRequest {
 
     /// A JSON body, with `content-type: application/json`.
     pub fn json<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
-        self.body = serde_json::to_vec(value).expect("a serializable value").into();
-        self.headers
-            .insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        self.body = serde_json::to_vec(value)
+            .expect("a serializable value")
+            .into();
+        self.headers.insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         self
     }
 

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use green_tea_recipes::circuit_breaker::{BreakerError, BreakerState, CircuitBreaker, Config, ManualClock};
+use green_tea_recipes::circuit_breaker::{
+    BreakerError, BreakerState, CircuitBreaker, Config, ManualClock,
+};
 use tokio::sync::{Barrier, Notify};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -12,8 +14,12 @@ async fn sixty_four_concurrent_callers_get_exactly_one_trial() {
     const CALLERS: usize = 64;
     for round in 0..20 {
         let clock = ManualClock::new();
-        let breaker = CircuitBreaker::new(Config::new(1, Duration::from_secs(1)).clock(clock.clone()));
-        breaker.call(|| async { Err::<(), _>("down") }).await.unwrap_err();
+        let breaker =
+            CircuitBreaker::new(Config::new(1, Duration::from_secs(1)).clock(clock.clone()));
+        breaker
+            .call(|| async { Err::<(), _>("down") })
+            .await
+            .unwrap_err();
         clock.set(Duration::from_secs(1)); // the window elapsed: half-open next
 
         let barrier = Arc::new(Barrier::new(CALLERS));
@@ -21,8 +27,12 @@ async fn sixty_four_concurrent_callers_get_exactly_one_trial() {
         let called = Arc::new(AtomicUsize::new(0));
         let tasks: Vec<_> = (0..CALLERS)
             .map(|_| {
-                let (breaker, barrier, release, called) =
-                    (breaker.clone(), Arc::clone(&barrier), Arc::clone(&release), Arc::clone(&called));
+                let (breaker, barrier, release, called) = (
+                    breaker.clone(),
+                    Arc::clone(&barrier),
+                    Arc::clone(&release),
+                    Arc::clone(&called),
+                );
                 tokio::spawn(async move {
                     barrier.wait().await;
                     breaker
@@ -49,7 +59,11 @@ async fn sixty_four_concurrent_callers_get_exactly_one_trial() {
             }
         }
         assert_eq!(trials, 1, "round {round}");
-        assert_eq!(called.load(Ordering::SeqCst), 1, "round {round}: one operation ran");
+        assert_eq!(
+            called.load(Ordering::SeqCst),
+            1,
+            "round {round}: one operation ran"
+        );
         assert_eq!(breaker.state(), BreakerState::Closed);
     }
 }

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use green_tea_recipes::circuit_breaker::{BreakerError, BreakerState, CircuitBreaker, Config, ManualClock, Outcome};
+use green_tea_recipes::circuit_breaker::{
+    BreakerError, BreakerState, CircuitBreaker, Config, ManualClock, Outcome,
+};
 use proptest::prelude::*;
 
 /// The reference guide's `CircuitBreaker`, transcribed, with "ignored" outcomes added.
@@ -51,7 +53,12 @@ enum Step {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         (0_u64..1500).prop_map(Step::Advance),
-        prop_oneof![Just(Outcome::Success), Just(Outcome::Failure), Just(Outcome::Ignored)].prop_map(Step::Call),
+        prop_oneof![
+            Just(Outcome::Success),
+            Just(Outcome::Failure),
+            Just(Outcome::Ignored)
+        ]
+        .prop_map(Step::Call),
     ]
 }
 

@@ -121,7 +121,11 @@ impl ContainerBuilder {
         self,
         request_scoped: Vec<Declaration>,
     ) -> Result<(Container, Wiring), BuildError> {
-        let descriptors: Vec<_> = self.entries.iter().map(|e| e.provider.descriptor()).collect();
+        let descriptors: Vec<_> = self
+            .entries
+            .iter()
+            .map(|e| e.provider.descriptor())
+            .collect();
         let providers = descriptors.len();
         let decls: Vec<Decl> = self
             .entries
@@ -153,7 +157,12 @@ impl ContainerBuilder {
         // Providers are declarations 0..providers; the request-scoped ones follow. Providers
         // never need request-scoped values (that is a build error), so the provider graph is
         // the first part of the analysis, with request-scoped dependents filtered out.
-        let order: Vec<usize> = analysis.order.iter().copied().filter(|&d| d < providers).collect();
+        let order: Vec<usize> = analysis
+            .order
+            .iter()
+            .copied()
+            .filter(|&d| d < providers)
+            .collect();
         let mut position = vec![0; providers];
         for (pos, &id) in order.iter().enumerate() {
             position[id] = pos;
@@ -193,7 +202,10 @@ impl ContainerBuilder {
                     resolved
                         .into_iter()
                         .map(|at| match at.node.checked_sub(providers) {
-                            Some(decl) => Source::Request { decl, index: at.index },
+                            Some(decl) => Source::Request {
+                                decl,
+                                index: at.index,
+                            },
                             None => Source::App(AppValue(at)),
                         })
                         .collect()
@@ -211,7 +223,11 @@ impl ContainerBuilder {
             .filter(|(_, at)| at.node < providers)
             .collect();
 
-        tracing::debug!(providers, request_scoped = wiring.order.len(), "graph checked");
+        tracing::debug!(
+            providers,
+            request_scoped = wiring.order.len(),
+            "graph checked"
+        );
         let container = Container {
             inner: Arc::new(Inner {
                 nodes,

@@ -39,11 +39,9 @@ async fn await_builds_in_flight(inner: &Inner) {
         .filter_map(|n| n.slot.flight().clone().map(|f| (n, f)))
         .collect();
     for (node, mut flight) in flights {
-        let finished = tokio::time::timeout(
-            inner.dispose_timeout,
-            flight.done.wait_for(Option::is_some),
-        )
-        .await;
+        let finished =
+            tokio::time::timeout(inner.dispose_timeout, flight.done.wait_for(Option::is_some))
+                .await;
         if finished.is_err() {
             tracing::warn!(provider = %node.descriptor.name, "build still running at close; aborted");
             flight.abort.abort();
@@ -88,8 +86,10 @@ async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
         return None;
     }
     let provider = Arc::clone(&node.provider);
-    let span = tracing::info_span!("dispose", provider = %node.descriptor.name, keys = %node.keys_text());
-    let mut task = tokio::spawn(async move { provider.dispose(&provided).await }.instrument(span.clone()));
+    let span =
+        tracing::info_span!("dispose", provider = %node.descriptor.name, keys = %node.keys_text());
+    let mut task =
+        tokio::spawn(async move { provider.dispose(&provided).await }.instrument(span.clone()));
     let cause = match tokio::time::timeout(inner.dispose_timeout, &mut task).await {
         Ok(Ok(Ok(()))) => {
             span.in_scope(|| tracing::info!("disposed"));
@@ -106,7 +106,12 @@ async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
     Some(CloseFailure {
         part: ClosePart::Provider {
             name: node.descriptor.name.to_string(),
-            keys: node.descriptor.provides.iter().map(|s| s.key.clone()).collect(),
+            keys: node
+                .descriptor
+                .provides
+                .iter()
+                .map(|s| s.key.clone())
+                .collect(),
         },
         cause,
     })

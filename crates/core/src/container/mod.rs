@@ -8,8 +8,8 @@ mod slot;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::future::{BoxFuture, FutureExt, join_all};
@@ -100,7 +100,10 @@ impl Container {
     /// assert!(container.resolver::<u32>("port").is_err()); // wrong type
     /// # container.close().await.unwrap(); }
     /// ```
-    pub fn resolver<T: Send + Sync + 'static>(&self, key: &str) -> Result<Resolver<T>, ProvideError> {
+    pub fn resolver<T: Send + Sync + 'static>(
+        &self,
+        key: &str,
+    ) -> Result<Resolver<T>, ProvideError> {
         let inner = &self.inner;
         let at = inner.locate(key)?;
         let provided = inner.spec(at).ty;
@@ -284,12 +287,18 @@ impl Inner {
     }
 
     pub(crate) fn value(&self, at: ValueRef) -> Option<&AnyValue> {
-        self.nodes[at.node].slot.values().map(|p| &p.values()[at.index])
+        self.nodes[at.node]
+            .slot
+            .values()
+            .map(|p| &p.values()[at.index])
     }
 
     /// Makes sure node `id` is built: returns at once if it is, joins the build in flight if
     /// there is one, and otherwise starts one.
-    pub(crate) fn ensure(self: &Arc<Self>, id: usize) -> BoxFuture<'static, Result<(), ProvideError>> {
+    pub(crate) fn ensure(
+        self: &Arc<Self>,
+        id: usize,
+    ) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
             loop {
@@ -340,7 +349,7 @@ impl Inner {
 
     /// The one build of node `id`; its outcome goes to every waiter through `done`.
     async fn build(self: Arc<Self>, id: usize, done: watch::Sender<Outcome>) {
-        let reset = ResetFlight { inner: &*self, id };
+        let reset = ResetFlight { inner: &self, id };
         let outcome = self.build_node(id).await;
         // Clear the flight first: a failed build must not be joined by the next caller.
         drop(reset);
@@ -405,7 +414,12 @@ impl Drop for ResetFlight<'_> {
 
 impl Node {
     fn keys_text(&self) -> String {
-        let keys: Vec<&str> = self.descriptor.provides.iter().map(|s| s.key.as_str()).collect();
+        let keys: Vec<&str> = self
+            .descriptor
+            .provides
+            .iter()
+            .map(|s| s.key.as_str())
+            .collect();
         keys.join(",")
     }
 }

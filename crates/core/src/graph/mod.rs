@@ -11,8 +11,8 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use crate::error::{NodeKind, Origin, Problem};
 use crate::key::{Key, KeySpec};
 
-pub(crate) use suggest::closest_key;
 pub use suggest::closest;
+pub(crate) use suggest::closest_key;
 
 /// How long a node's values live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -118,8 +118,7 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
     }
 
     for component in tarjan_scc(&graph) {
-        let is_cycle = component.len() > 1
-            || graph.contains_edge(component[0], component[0]);
+        let is_cycle = component.len() > 1 || graph.contains_edge(component[0], component[0]);
         if is_cycle {
             let members: Vec<usize> = component.iter().map(|&n| graph[n]).collect();
             problems.push(Problem::Cycle {
@@ -145,10 +144,7 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
 }
 
 /// Decides which declaration provides each key: the first one, unless an override replaces it.
-fn route_keys(
-    decls: &[Decl],
-    problems: &mut Vec<Problem>,
-) -> HashMap<Key, ValueRef> {
+fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, ValueRef> {
     let mut keys: HashMap<Key, ValueRef> = HashMap::with_capacity(decls.len());
     let is_override = |d: &Decl| d.origin.kind == NodeKind::Override;
 
@@ -226,7 +222,11 @@ fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) 
 
 /// One ring inside a strongly connected component, starting at its first member by name: the
 /// shortest path of needs from that member back to itself.
-fn ring_through(members: &[usize], decls: &[Decl], needs: &[Vec<crate::graph::ValueRef>]) -> Vec<(Origin, Key)> {
+fn ring_through(
+    members: &[usize],
+    decls: &[Decl],
+    needs: &[Vec<crate::graph::ValueRef>],
+) -> Vec<(Origin, Key)> {
     let start = *members
         .iter()
         .min_by(|&&a, &&b| decls[a].origin.cmp(&decls[b].origin))

@@ -8,7 +8,10 @@ use crate::key::Key;
 
 /// Keys that differ only in case and separators (`billing_api`, `billingApi`) are the same
 /// word to a reader, so they match first; otherwise the closest by edit distance, if close.
-pub(crate) fn closest_key<'a>(missing: &Key, candidates: impl Iterator<Item = &'a Key>) -> Option<&'a Key> {
+pub(crate) fn closest_key<'a>(
+    missing: &Key,
+    candidates: impl Iterator<Item = &'a Key>,
+) -> Option<&'a Key> {
     closest(missing.as_str(), candidates, Key::as_str)
 }
 

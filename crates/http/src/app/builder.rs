@@ -71,7 +71,11 @@ impl AppBuilder {
     /// Replaces the provider of `key` with a ready value (tests); see
     /// [`ContainerBuilder::override_value`].
     #[track_caller]
-    pub fn override_value<T: Send + Sync + 'static>(mut self, key: impl Into<Key>, value: T) -> Self {
+    pub fn override_value<T: Send + Sync + 'static>(
+        mut self,
+        key: impl Into<Key>,
+        value: T,
+    ) -> Self {
         self.container = self.container.override_value(key, value);
         self
     }
@@ -112,10 +116,13 @@ impl AppBuilder {
     /// deterministic order.
     pub fn discover(mut self) -> Self {
         self.container = self.container.discover();
-        let mut steps: Vec<&StepRegistration> = inventory::iter::<StepRegistration>.into_iter().collect();
+        let mut steps: Vec<&StepRegistration> =
+            inventory::iter::<StepRegistration>.into_iter().collect();
         steps.sort_by_key(|r| (r.module, r.name));
-        self.steps.extend(steps.into_iter().map(|r| Arc::from((r.make)())));
-        let mut routes: Vec<&RouteRegistration> = inventory::iter::<RouteRegistration>.into_iter().collect();
+        self.steps
+            .extend(steps.into_iter().map(|r| Arc::from((r.make)())));
+        let mut routes: Vec<&RouteRegistration> =
+            inventory::iter::<RouteRegistration>.into_iter().collect();
         routes.sort_by_key(|r| (r.module, r.name));
         self.routes.extend(routes.into_iter().map(|r| (r.make)()));
         self
@@ -197,7 +204,14 @@ impl AppBuilder {
             .zip(guards)
             .enumerate()
             .map(|(i, (route, guards))| {
-                compile(route, steps.len() + i, &guards, &steps, &wiring, self.body_limit)
+                compile(
+                    route,
+                    steps.len() + i,
+                    &guards,
+                    &steps,
+                    &wiring,
+                    self.body_limit,
+                )
             })
             .collect();
 
@@ -239,8 +253,16 @@ fn route_origin(route: &Route) -> Origin {
 }
 
 /// For each route, the indices of the steps it names as guards; an unknown name is GT0007.
-fn resolve_guards(routes: &[Route], steps: &[StepInfo], problems: &mut Vec<Problem>) -> Vec<Vec<usize>> {
-    let by_name: HashMap<&str, usize> = steps.iter().enumerate().map(|(i, s)| (s.name.as_str(), i)).collect();
+fn resolve_guards(
+    routes: &[Route],
+    steps: &[StepInfo],
+    problems: &mut Vec<Problem>,
+) -> Vec<Vec<usize>> {
+    let by_name: HashMap<&str, usize> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
     let mut names: Vec<&str> = by_name.keys().copied().collect();
     names.sort_unstable();
     routes
@@ -267,7 +289,10 @@ fn resolve_guards(routes: &[Route], steps: &[StepInfo], problems: &mut Vec<Probl
 
 /// The matchit router over path templates, and per template the routes by method. Two routes
 /// with one method and path, or templates matchit cannot tell apart, are GT0008.
-fn route_table(routes: &[Route], problems: &mut Vec<Problem>) -> (matchit::Router<usize>, Vec<PathEntry>) {
+fn route_table(
+    routes: &[Route],
+    problems: &mut Vec<Problem>,
+) -> (matchit::Router<usize>, Vec<PathEntry>) {
     let mut router = matchit::Router::new();
     let mut paths: Vec<PathEntry> = Vec::new();
     let mut by_template: HashMap<&str, usize> = HashMap::new();
@@ -311,7 +336,8 @@ fn route_table(routes: &[Route], problems: &mut Vec<Problem>) -> (matchit::Route
         if allow.contains(&"GET") && !allow.contains(&"HEAD") {
             allow.push("HEAD");
         }
-        path.allow = HeaderValue::from_str(&allow.join(", ")).expect("method names are valid header text");
+        path.allow =
+            HeaderValue::from_str(&allow.join(", ")).expect("method names are valid header text");
     }
     (router, paths)
 }
@@ -331,7 +357,12 @@ fn compile(
         runs.extend(wiring.runs_before(guard));
         runs.push(guard);
     }
-    let position: HashMap<usize, usize> = wiring.order.iter().enumerate().map(|(p, &d)| (d, p)).collect();
+    let position: HashMap<usize, usize> = wiring
+        .order
+        .iter()
+        .enumerate()
+        .map(|(p, &d)| (d, p))
+        .collect();
     runs.sort_by_key(|d| position[d]);
     runs.dedup();
 

@@ -40,12 +40,21 @@ impl App {
 async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     inner.in_flight.begin_closing();
     inner.shutdown.send_replace(true);
-    tracing::info!(in_flight = inner.in_flight.count(), "closing: draining requests in flight");
+    tracing::info!(
+        in_flight = inner.in_flight.count(),
+        "closing: draining requests in flight"
+    );
 
     let mut failures = Vec::new();
-    if tokio::time::timeout(inner.drain_timeout, inner.in_flight.drained()).await.is_err() {
+    if tokio::time::timeout(inner.drain_timeout, inner.in_flight.drained())
+        .await
+        .is_err()
+    {
         let in_flight = inner.in_flight.count();
-        tracing::warn!(in_flight, "the drain timeout passed with requests still in flight");
+        tracing::warn!(
+            in_flight,
+            "the drain timeout passed with requests still in flight"
+        );
         failures.push(CloseFailure {
             part: ClosePart::Drain { in_flight },
             cause: DisposeCause::TimedOut(inner.drain_timeout),

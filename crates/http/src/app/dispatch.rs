@@ -40,14 +40,21 @@ impl AppInner {
                     return response;
                 };
                 if !matched.params.is_empty() {
-                    let params = matched.params.iter().map(|(k, v)| (k.to_owned(), v.to_owned()));
+                    let params = matched
+                        .params
+                        .iter()
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()));
                     parts.extensions.insert(PathParams(params.collect()));
                 }
                 &self.routes[route]
             }
             Err(_) => {
-                return HttpError::not_found(format!("no route for {} {}", parts.method, parts.uri.path()))
-                    .into_response();
+                return HttpError::not_found(format!(
+                    "no route for {} {}",
+                    parts.method,
+                    parts.uri.path()
+                ))
+                .into_response();
             }
         };
 
@@ -85,7 +92,12 @@ impl AppInner {
             };
             let needs = Needs::new(Arc::clone(&info.need_specs), values);
             let span = tracing::info_span!("step", step = %info.name);
-            match info.step.run(&mut parts, needs).instrument(span.clone()).await {
+            match info
+                .step
+                .run(&mut parts, needs)
+                .instrument(span.clone())
+                .await
+            {
                 Ok(provided) => {
                     if let Err(wrong) = provided.check_against(&info.provides) {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
@@ -94,7 +106,9 @@ impl AppInner {
                     locals.extend(provided.into_values());
                 }
                 Err(rejection) => {
-                    span.in_scope(|| tracing::debug!(status = rejection.status().as_u16(), "rejected"));
+                    span.in_scope(|| {
+                        tracing::debug!(status = rejection.status().as_u16(), "rejected")
+                    });
                     return rejection;
                 }
             }
@@ -103,13 +117,23 @@ impl AppInner {
             Ok(values) => values,
             Err(error) => return error.into_response(),
         };
-        let request = RequestContext::new(parts, body, route.body_limit, values, Arc::clone(&route.need_specs));
+        let request = RequestContext::new(
+            parts,
+            body,
+            route.body_limit,
+            values,
+            Arc::clone(&route.need_specs),
+        );
         route.handler.call(request).await
     }
 
     /// The values for `sources`: a provider's (built on first need, single-flight) or an
     /// earlier step's.
-    async fn resolve(&self, sources: &[ValueSource], locals: &[AnyValue]) -> Result<Vec<AnyValue>, HttpError> {
+    async fn resolve(
+        &self,
+        sources: &[ValueSource],
+        locals: &[AnyValue],
+    ) -> Result<Vec<AnyValue>, HttpError> {
         let mut values = Vec::with_capacity(sources.len());
         for source in sources {
             values.push(match *source {

@@ -61,7 +61,8 @@ impl InFlight {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.0.closing.load(Ordering::SeqCst) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.0.closing.load(Ordering::SeqCst)
+        {
             self.0.idle.notify_waiters();
         }
     }

@@ -57,8 +57,17 @@ pub(crate) struct PathEntry {
 impl PathEntry {
     /// The route for `method`; a `HEAD` without its own route is served by `GET`.
     fn route_for(&self, method: &Method) -> Option<usize> {
-        let find = |m: &Method| self.methods.iter().find(|(have, _)| have == m).map(|(_, r)| *r);
-        find(method).or_else(|| (method == Method::HEAD).then(|| find(&Method::GET)).flatten())
+        let find = |m: &Method| {
+            self.methods
+                .iter()
+                .find(|(have, _)| have == m)
+                .map(|(_, r)| *r)
+        };
+        find(method).or_else(|| {
+            (method == Method::HEAD)
+                .then(|| find(&Method::GET))
+                .flatten()
+        })
     }
 }
 

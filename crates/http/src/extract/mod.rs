@@ -16,7 +16,10 @@ pub struct PathParams(pub(crate) Vec<(String, String)>);
 impl PathParams {
     /// The raw (still percent-encoded) value of parameter `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Every parameter, in template order.
@@ -27,8 +30,16 @@ impl PathParams {
     /// The parameters as a form string for serde_urlencoded, which then percent-decodes
     /// them. `+`, `&` and `=` are literal in a path, so they are escaped first.
     fn to_form(&self) -> String {
-        let escape = |v: &str| v.replace('+', "%2B").replace('&', "%26").replace('=', "%3D");
-        let pairs: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}={}", escape(v))).collect();
+        let escape = |v: &str| {
+            v.replace('+', "%2B")
+                .replace('&', "%26")
+                .replace('=', "%3D")
+        };
+        let pairs: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| format!("{k}={}", escape(v)))
+            .collect();
         pairs.join("&")
     }
 }
@@ -56,11 +67,18 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
     type Rejection = HttpError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, HttpError> {
-        let params = parts.extensions.get::<PathParams>().cloned().unwrap_or_default();
+        let params = parts
+            .extensions
+            .get::<PathParams>()
+            .cloned()
+            .unwrap_or_default();
         // serde_urlencoded decodes lossily; a parameter that is not UTF-8 once decoded is an
         // error, as it is in axum's `Path`.
         for (name, raw) in params.iter() {
-            if percent_encoding::percent_decode_str(raw).decode_utf8().is_err() {
+            if percent_encoding::percent_decode_str(raw)
+                .decode_utf8()
+                .is_err()
+            {
                 return Err(HttpError::bad_request(format!(
                     "invalid path parameter `{name}`: not valid UTF-8 once percent-decoded"
                 )));
@@ -75,7 +93,9 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
                 return Ok(Path(one.value));
             }
         }
-        serde_urlencoded::from_str(&params.to_form()).map(Path).map_err(invalid)
+        serde_urlencoded::from_str(&params.to_form())
+            .map(Path)
+            .map_err(invalid)
     }
 }
 

@@ -107,7 +107,9 @@ impl CircuitBreaker {
         Fut: Future<Output = Result<T, E>>,
         C: FnOnce(&Result<T, E>) -> Outcome,
     {
-        let ticket = self.admit().map_err(|retry_after| BreakerError::Open { retry_after })?;
+        let ticket = self
+            .admit()
+            .map_err(|retry_after| BreakerError::Open { retry_after })?;
         // If this future is dropped mid-call, the permit frees a trial slot on the way out.
         let mut permit = Permit {
             breaker: self,
@@ -146,7 +148,8 @@ impl CircuitBreaker {
     fn force(&self, hold: Option<BreakerState>) {
         let now = self.shared.config.clock.now();
         let mut changes = Vec::new();
-        self.machine().force(hold, now, &self.shared.config, &mut changes);
+        self.machine()
+            .force(hold, now, &self.shared.config, &mut changes);
         self.announce(changes);
     }
 
@@ -160,7 +163,10 @@ impl CircuitBreaker {
 
     fn machine(&self) -> MutexGuard<'_, Machine> {
         // The machine is never left half-updated by a panic (nothing in it panics).
-        self.shared.machine.lock().unwrap_or_else(PoisonError::into_inner)
+        self.shared
+            .machine
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Emits transitions after the lock is released, so a callback may use the breaker.
@@ -199,9 +205,13 @@ impl Permit<'_> {
         if let Some(ticket) = self.ticket.take() {
             let config = &self.breaker.shared.config;
             let mut changes = Vec::new();
-            self.breaker
-                .machine()
-                .record(ticket, outcome, config.clock.now(), config, &mut changes);
+            self.breaker.machine().record(
+                ticket,
+                outcome,
+                config.clock.now(),
+                config,
+                &mut changes,
+            );
             self.breaker.announce(changes);
         }
     }

@@ -256,7 +256,13 @@ impl Machine {
         }
     }
 
-    fn set(&mut self, to: BreakerState, now: Duration, config: &Config, changes: &mut Vec<Transition>) {
+    fn set(
+        &mut self,
+        to: BreakerState,
+        now: Duration,
+        config: &Config,
+        changes: &mut Vec<Transition>,
+    ) {
         let from = self.state;
         if from == to {
             return;
@@ -279,7 +285,9 @@ impl Machine {
 }
 
 fn lease(config: &Config) -> Duration {
-    config.call_timeout.unwrap_or_else(|| base_open_duration(config))
+    config
+        .call_timeout
+        .unwrap_or_else(|| base_open_duration(config))
 }
 
 fn base_open_duration(config: &Config) -> Duration {

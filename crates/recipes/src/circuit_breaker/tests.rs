@@ -49,7 +49,12 @@ async fn while_open_it_fails_fast_without_calling() {
         })
         .await;
     assert!(!called, "the operation was not called");
-    assert_eq!(refused, Err(BreakerError::Open { retry_after: ms(600) }));
+    assert_eq!(
+        refused,
+        Err(BreakerError::Open {
+            retry_after: ms(600)
+        })
+    );
     assert_eq!(breaker.counters().rejected, 1);
 }
 
@@ -76,7 +81,10 @@ async fn a_failed_trial_reopens_at_once_for_a_new_window() {
     fail(&breaker).await.unwrap_err(); // the trial
     assert_eq!(breaker.state(), BreakerState::Open);
     clock.set(ms(1999));
-    assert!(succeed(&breaker).await.unwrap_err().is_open(), "a fresh window from the failed trial");
+    assert!(
+        succeed(&breaker).await.unwrap_err().is_open(),
+        "a fresh window from the failed trial"
+    );
     clock.set(ms(2000));
     succeed(&breaker).await.unwrap();
     assert_eq!(breaker.state(), BreakerState::Closed);
@@ -96,7 +104,10 @@ async fn half_open_admits_one_trial_and_the_rest_fail_fast() {
     // Poll the trial until it waits on the gate: it holds the one slot.
     assert!(futures_poll(trial.as_mut()).is_none());
     assert_eq!(breaker.state(), BreakerState::HalfOpen);
-    assert!(succeed(&breaker).await.unwrap_err().is_open(), "the slot is taken");
+    assert!(
+        succeed(&breaker).await.unwrap_err().is_open(),
+        "the slot is taken"
+    );
     gate.notify_one();
     assert_eq!(trial.await, Ok("ok"));
     assert_eq!(breaker.state(), BreakerState::Closed);
@@ -108,7 +119,7 @@ async fn a_dropped_trial_frees_its_slot() {
     fail(&breaker).await.unwrap_err();
     clock.set(ms(1000));
     {
-        let trial = breaker.call(|| std::future::pending::<Result<(), ()>>());
+        let trial = breaker.call(std::future::pending::<Result<(), ()>>);
         tokio::pin!(trial);
         assert!(futures_poll(trial.as_mut()).is_none());
     } // dropped mid-call
@@ -130,12 +141,19 @@ async fn a_hung_trial_loses_its_slot_when_its_lease_expires_and_its_result_is_ig
     assert!(futures_poll(hung.as_mut()).is_none());
 
     clock.set(ms(2000)); // the lease (no call timeout: the open window) ran out
-    assert!(succeed(&breaker).await.unwrap_err().is_open(), "the hung trial counted as a failure");
+    assert!(
+        succeed(&breaker).await.unwrap_err().is_open(),
+        "the hung trial counted as a failure"
+    );
     assert_eq!(breaker.state(), BreakerState::Open);
 
     gate.notify_one();
     assert_eq!(hung.await, Ok("late"), "the caller still gets its result");
-    assert_eq!(breaker.state(), BreakerState::Open, "but an earlier generation's result is ignored");
+    assert_eq!(
+        breaker.state(),
+        BreakerState::Open,
+        "but an earlier generation's result is ignored"
+    );
     assert_eq!(breaker.counters().stale, 1);
     clock.set(ms(3000));
     succeed(&breaker).await.unwrap();
@@ -145,7 +163,8 @@ async fn a_hung_trial_loses_its_slot_when_its_lease_expires_and_its_result_is_ig
 #[tokio::test]
 async fn ignored_outcomes_neither_trip_nor_close_it() {
     let (breaker, clock) = breaker(2, 1000);
-    let not_found = || breaker.call_classified(|| async { Err::<(), u16>(404) }, |_| Outcome::Ignored);
+    let not_found =
+        || breaker.call_classified(|| async { Err::<(), u16>(404) }, |_| Outcome::Ignored);
     for _ in 0..5 {
         assert_eq!(not_found().await, Err(BreakerError::Inner(404)));
     }
@@ -154,7 +173,11 @@ async fn ignored_outcomes_neither_trip_nor_close_it() {
     fail(&breaker).await.unwrap_err();
     clock.set(ms(1000));
     not_found().await.unwrap_err(); // a trial that says nothing
-    assert_eq!(breaker.state(), BreakerState::HalfOpen, "ignored does not close it");
+    assert_eq!(
+        breaker.state(),
+        BreakerState::HalfOpen,
+        "ignored does not close it"
+    );
     succeed(&breaker).await.expect("and it freed its slot");
     assert_eq!(breaker.state(), BreakerState::Closed);
     assert_eq!(breaker.counters().ignored, 6);
@@ -177,7 +200,10 @@ async fn exponential_open_durations_grow_with_jitter_up_to_the_cap() {
     let clock = ManualClock::new();
     let breaker = CircuitBreaker::new(
         Config::new(1, ms(100))
-            .open_duration(OpenDuration::Exponential { base: ms(100), cap: ms(1000) })
+            .open_duration(OpenDuration::Exponential {
+                base: ms(100),
+                cap: ms(1000),
+            })
             .jitter_seed(7)
             .clock(clock.clone()),
     );
@@ -192,11 +218,16 @@ async fn exponential_open_durations_grow_with_jitter_up_to_the_cap() {
     }
     for (n, window) in windows.iter().enumerate() {
         let upper = ms(100 * (1 << n)).min(ms(1000));
-        assert!(*window >= ms(100) && *window <= upper, "opening {n}: {window:?}");
+        assert!(
+            *window >= ms(100) && *window <= upper,
+            "opening {n}: {window:?}"
+        );
     }
     succeed(&breaker).await.unwrap();
     fail(&breaker).await.unwrap_err();
-    let BreakerError::Open { retry_after } = succeed(&breaker).await.unwrap_err() else { panic!() };
+    let BreakerError::Open { retry_after } = succeed(&breaker).await.unwrap_err() else {
+        panic!()
+    };
     assert!(retry_after <= ms(100), "closing resets the growth");
 }
 
@@ -206,13 +237,13 @@ async fn transitions_reach_the_callback_outside_the_lock() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let slot: Arc<Mutex<Option<CircuitBreaker>>> = Arc::default();
     let (seen_in, slot_in) = (Arc::clone(&seen), Arc::clone(&slot));
-    let breaker = CircuitBreaker::new(
-        Config::new(1, ms(1000)).clock(clock.clone()).on_transition(move |t| {
+    let breaker = CircuitBreaker::new(Config::new(1, ms(1000)).clock(clock.clone()).on_transition(
+        move |t| {
             // Reading the breaker here would deadlock if the callback ran under its lock.
             let state = slot_in.lock().unwrap().as_ref().map(CircuitBreaker::state);
             seen_in.lock().unwrap().push((t.from, t.to, state));
-        }),
-    );
+        },
+    ));
     *slot.lock().unwrap() = Some(breaker.clone());
     fail(&breaker).await.unwrap_err();
     clock.set(ms(1000));
@@ -220,10 +251,22 @@ async fn transitions_reach_the_callback_outside_the_lock() {
     use BreakerState::*;
     assert_eq!(
         *seen.lock().unwrap(),
-        [(Closed, Open, Some(Open)), (Open, HalfOpen, Some(HalfOpen)), (HalfOpen, Closed, Some(Closed))]
+        [
+            (Closed, Open, Some(Open)),
+            (Open, HalfOpen, Some(HalfOpen)),
+            (HalfOpen, Closed, Some(Closed))
+        ]
     );
     let counters = breaker.counters();
-    assert_eq!((counters.admitted, counters.successes, counters.failures, counters.opened), (2, 1, 1, 1));
+    assert_eq!(
+        (
+            counters.admitted,
+            counters.successes,
+            counters.failures,
+            counters.opened
+        ),
+        (2, 1, 1, 1)
+    );
     *slot.lock().unwrap() = None; // break the cycle
 }
 
@@ -236,7 +279,11 @@ async fn operators_can_hold_it_open_or_closed() {
     for _ in 0..5 {
         fail(&breaker).await.unwrap_err();
     }
-    assert_eq!(breaker.state(), BreakerState::ForcedClosed, "nothing opens a forced-closed breaker");
+    assert_eq!(
+        breaker.state(),
+        BreakerState::ForcedClosed,
+        "nothing opens a forced-closed breaker"
+    );
     breaker.release();
     assert_eq!(breaker.state(), BreakerState::Closed);
     fail(&breaker).await.unwrap_err();

@@ -1,0 +1,41 @@
+//! A fake billing service: `POST /charges` on `PORT` (default 3001).
+//!
+//! ```sh
+//! cargo run --example billing_upstream -- --mode up     # 201 {"id": "ch_1"}
+//! cargo run --example billing_upstream -- --mode down   # 500 on every charge
+//! cargo run --example billing_upstream -- --mode slow   # never answers in time
+//! ```
+//!
+//! The mode can also be switched while it runs: `curl -X PUT localhost:3001/mode -H
+//! 'content-type: application/json' -d '{"mode":"down"}'`. A `userId` of `"unknown"` always
+//! gets 404.
+
+use green_tea_recipes::billing::fake::{FakeBilling, Mode};
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt().with_target(false).init();
+    let mode = parse_mode(std::env::args().skip(1))?;
+    let port: u16 = std::env::var("PORT")
+        .ok()
+        .map(|p| p.parse())
+        .transpose()?
+        .unwrap_or(3001);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let fake = FakeBilling::start(listener, mode).await?;
+    println!("fake billing ({mode:?}) on {}; Ctrl-C to stop", fake.url());
+    tokio::signal::ctrl_c().await?;
+    fake.close().await;
+    println!("served {} charge(s)", fake.hits());
+    Ok(())
+}
+
+fn parse_mode(mut args: impl Iterator<Item = String>) -> Result<Mode, String> {
+    match (args.next().as_deref(), args.next()) {
+        (None, _) => Ok(Mode::Up),
+        (Some("--mode"), Some(mode)) => mode.parse(),
+        (Some(other), _) => Err(format!(
+            "unexpected argument `{other}`; usage: billing_upstream [--mode up|down|slow]"
+        )),
+    }
+}

@@ -1,0 +1,113 @@
+//! The reference guide's orders service: `POST /orders` charges through `billing`, a client
+//! behind a circuit breaker; `GET /orders/health` builds nothing.
+//!
+//! ```sh
+//! cargo run --example orders
+//! ```
+//!
+//! Reads `PORT` (3000), `BILLING_URL` (if unset, a fake billing service starts in-process on a
+//! free port), `BREAKER_THRESHOLD` (3), `BREAKER_RESET_MS` (30000), `BILLING_TIMEOUT_MS` (2000).
+//! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
+//! logged, dependents first.
+
+use std::sync::Arc;
+
+use green_tea::http::{App, HttpError, Json, RequestContext, Route, StatusCode, StepFn};
+use green_tea_recipes::billing::fake::{FakeBilling, Mode};
+use green_tea_recipes::billing::{Billing, BillingApi, BillingSettings, GuardedBilling};
+use green_tea_recipes::circuit_breaker::CircuitBreaker;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// The body of `POST /orders`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Order {
+    /// Who pays.
+    pub(crate) user_id: String,
+    /// How much.
+    pub(crate) amount: u64,
+}
+
+/// The orders app over billing at `settings.url`, guarded by `breaker`.
+pub(crate) fn app(
+    settings: &BillingSettings,
+    breaker: CircuitBreaker,
+) -> Result<App, green_tea::BuildError> {
+    App::builder()
+        .provider(BillingApi::with_settings(settings.clone()))
+        .provider(Billing::with_breaker(breaker))
+        .step(StepFn::new("requestId", |parts, _needs| {
+            Ok::<_, HttpError>(
+                parts
+                    .headers
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .map_or_else(|| "-".to_owned(), str::to_owned),
+            )
+        }))
+        .route(
+            Route::post("/orders", create)
+                .needs::<GuardedBilling>("billing")
+                .needs::<String>("requestId")
+                .named("Orders::create"),
+        )
+        .route(Route::get("/orders/health", health).named("Orders::health"))
+        .build()
+}
+
+/// Charges the order's user through the guarded billing client.
+async fn create(mut request: RequestContext) -> Result<(StatusCode, Json<Value>), HttpError> {
+    let billing: Arc<GuardedBilling> = request.need(0)?;
+    let request_id: Arc<String> = request.need(1)?;
+    let order: Order = request.json().await?;
+    let charge = billing.charge(&order.user_id, order.amount).await?;
+    tracing::info!(request_id = %request_id, user = %order.user_id, charge = %charge.id, "order created");
+    Ok((StatusCode::CREATED, Json(json!({ "ok": true }))))
+}
+
+async fn health(_request: RequestContext) -> Json<Value> {
+    Json(json!({ "ok": true }))
+}
+
+#[allow(dead_code)] // the end-to-end tests include this file for `app` alone
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt().with_target(false).init();
+    let mut settings = BillingSettings::from_env()?;
+    let port: u16 = std::env::var("PORT")
+        .ok()
+        .map(|p| p.parse())
+        .transpose()?
+        .unwrap_or(3000);
+
+    let _fake = if std::env::var_os("BILLING_URL").is_none() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let fake = FakeBilling::start(listener, Mode::Up).await?;
+        println!(
+            "BILLING_URL is not set: started a fake billing service at {}",
+            fake.url()
+        );
+        settings.url = fake.url().to_owned();
+        Some(fake)
+    } else {
+        None
+    };
+
+    let app = app(&settings, settings.breaker())?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    println!("\n{}\n", app.explain("/orders")?);
+    println!("Try it:");
+    println!(
+        "  curl -i -X POST http://{addr}/orders -H 'content-type: application/json' -d '{{\"userId\":\"u1\",\"amount\":5}}'"
+    );
+    println!("  curl -i http://{addr}/orders/health");
+    println!("Ctrl-C to stop.\n");
+
+    match app.serve_listener(listener).await {
+        Ok(()) => println!("closed cleanly"),
+        Err(error) => eprintln!("closed with problems: {error}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! The orders example end to end over loopback, against a real fake billing service.
+
+#[allow(dead_code)]
+#[path = "../examples/orders.rs"]
+mod orders;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use green_tea::http::App;
+use green_tea_recipes::billing::fake::{FakeBilling, Mode};
+use green_tea_recipes::billing::{BillingClient, BillingSettings, GuardedBilling};
+use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+
+type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+
+struct Running {
+    app: App,
+    base: String,
+    fake: FakeBilling,
+    clock: ManualClock,
+    client: HttpClient,
+    server: tokio::task::JoinHandle<Result<(), green_tea::Error>>,
+}
+
+async fn start() -> Running {
+    let fake = FakeBilling::start(
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        Mode::Up,
+    )
+    .await
+    .unwrap();
+    let settings = BillingSettings {
+        url: fake.url().to_owned(),
+        timeout: Duration::from_secs(5),
+        threshold: 3,
+        reset: Duration::from_secs(30),
+    };
+    let clock = ManualClock::new();
+    let breaker = CircuitBreaker::new(
+        Config::new(3, Duration::from_secs(30))
+            .clock(clock.clone())
+            .name("billing"),
+    );
+    let app = orders::app(&settings, breaker).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn({
+        let app = app.clone();
+        async move { app.serve_until(listener, std::future::pending()).await }
+    });
+    Running {
+        app,
+        base,
+        fake,
+        clock,
+        client: Client::builder(TokioExecutor::new()).build_http(),
+        server,
+    }
+}
+
+impl Running {
+    async fn order(&self, user: &str) -> (u16, Option<String>, String) {
+        let body = format!(r#"{{"userId":"{user}","amount":5}}"#);
+        let request = http::Request::post(format!("{}/orders", self.base))
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        let response = self.client.request(request).await.unwrap();
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let text = String::from_utf8(
+            response
+                .into_body()
+                .collect()
+                .await
+                .unwrap()
+                .to_bytes()
+                .to_vec(),
+        )
+        .unwrap();
+        (status, retry_after, text)
+    }
+
+    async fn breaker_state(&self) -> BreakerState {
+        self.app
+            .get::<GuardedBilling>("billing")
+            .await
+            .unwrap()
+            .breaker()
+            .state()
+    }
+}
+
+#[tokio::test]
+async fn the_breaker_opens_fails_fast_and_recovers_through_one_trial() {
+    let running = start().await;
+    assert_eq!(
+        running.order("u1").await,
+        (201, None, r#"{"ok":true}"#.to_owned())
+    );
+    assert_eq!(running.fake.hits(), 1);
+
+    running.fake.set_mode(Mode::Down);
+    for _ in 0..3 {
+        let (status, _, body) = running.order("u1").await;
+        assert_eq!(
+            (status, body.as_str()),
+            (502, r#"{"error":"billing failed"}"#)
+        );
+    }
+    assert_eq!(running.fake.hits(), 4);
+    assert_eq!(running.breaker_state().await, BreakerState::Open);
+
+    for _ in 0..5 {
+        let (status, retry_after, body) = running.order("u1").await;
+        assert_eq!(
+            (status, body.as_str()),
+            (503, r#"{"error":"billing is unavailable"}"#)
+        );
+        assert_eq!(retry_after.as_deref(), Some("30"));
+    }
+    assert_eq!(running.fake.hits(), 4, "open: billing was not contacted");
+
+    running.fake.set_mode(Mode::Up);
+    running.clock.advance(Duration::from_secs(30)); // the window elapsed
+    assert_eq!(running.order("u1").await.0, 201, "the trial");
+    assert_eq!(running.fake.hits(), 5, "exactly one trial reached billing");
+    assert_eq!(running.breaker_state().await, BreakerState::Closed);
+    assert_eq!(running.order("u2").await.0, 201);
+
+    running.app.close().await.unwrap();
+    running.server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn an_upstream_404_does_not_trip_the_breaker() {
+    let running = start().await;
+    for _ in 0..5 {
+        let (status, _, body) = running.order("unknown").await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("billing answered 404"), "{body}");
+    }
+    assert_eq!(running.fake.hits(), 5);
+    assert_eq!(running.breaker_state().await, BreakerState::Closed);
+    assert_eq!(running.order("u1").await.0, 201);
+    running.app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn health_never_builds_billing() {
+    let running = start().await;
+    let response = running
+        .client
+        .request(
+            http::Request::get(format!("{}/orders/health", running.base))
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let explain = running.app.explain("/orders").unwrap();
+    assert!(
+        explain.routes[0].providers.nodes.iter().all(|n| !n.built),
+        "{explain}"
+    );
+    assert_eq!(running.fake.hits(), 0);
+    running.app.close().await.unwrap();
+}
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn close_disposes_the_client_and_logs_the_order() {
+    let out = Captured::default();
+    let writer = out.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let running = start().await;
+    assert_eq!(running.order("u1").await.0, 201);
+    let client = running
+        .app
+        .get::<BillingClient>("billingApi")
+        .await
+        .unwrap();
+    running.app.close().await.unwrap();
+    running.server.await.unwrap().unwrap();
+    assert!(client.is_closed());
+
+    let logs = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let disposed: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("disposed"))
+        .map(|l| {
+            if l.contains("provider=BillingApi") {
+                "billingApi"
+            } else if l.contains("provider=Billing") {
+                "billing"
+            } else {
+                "?"
+            }
+        })
+        .collect();
+    assert_eq!(disposed, ["billing", "billingApi"], "{logs}");
+    assert!(logs.contains("billing client closed"), "{logs}");
+}
