@@ -1,0 +1,78 @@
+//! The circuit breaker's overhead per call: closed and uncontended, against a bare call and
+//! against the `failsafe` crate's breaker; then with two threads contending.
+//!
+//! `cargo bench --bench breaker`; figures and method in docs/benchmarks.md.
+
+#![allow(missing_docs)] // criterion_group! generates undocumented public fns
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use failsafe::futures::CircuitBreaker as _;
+use green_tea_recipes::circuit_breaker::{CircuitBreaker, Config};
+
+/// Polls a future that is ready at once (every operation here is).
+fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => unreachable!("the benchmarked operations never wait"),
+    }
+}
+
+async fn operation(n: u64) -> Result<u64, ()> {
+    Ok(black_box(n))
+}
+
+fn uncontended(c: &mut Criterion) {
+    let ours = CircuitBreaker::new(Config::new(3, Duration::from_secs(30)));
+    let theirs = failsafe::Config::new().build();
+    let mut group = c.benchmark_group("breaker, closed, uncontended");
+    group.bench_function("bare call", |b| b.iter(|| ready(operation(1)).unwrap()));
+    group.bench_function("green-tea CircuitBreaker", |b| {
+        b.iter(|| ready(ours.call(|| operation(1))).unwrap())
+    });
+    group.bench_function("failsafe", |b| {
+        b.iter(|| ready(theirs.call(operation(1))).unwrap())
+    });
+    group.finish();
+}
+
+fn contended(c: &mut Criterion) {
+    let ours = CircuitBreaker::new(Config::new(3, Duration::from_secs(30)));
+    let theirs = failsafe::Config::new().build();
+    let mut group = c.benchmark_group("breaker, closed, 2 threads");
+    group.bench_function("green-tea CircuitBreaker", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| (0..iters).for_each(|i| drop(ready(ours.call(|| operation(i))))));
+                }
+            });
+            start.elapsed()
+        })
+    });
+    group.bench_function("failsafe", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    s.spawn(|| (0..iters).for_each(|i| drop(ready(theirs.call(operation(i))))));
+                }
+            });
+            start.elapsed()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, uncontended, contended);
+criterion_main!(benches);

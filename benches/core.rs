@@ -1,0 +1,87 @@
+//! The core's costs: resolving a built value, `build()` at scale, `explain` of a big slice.
+//!
+//! `cargo bench --bench core`; figures and method in docs/benchmarks.md.
+
+#![allow(missing_docs)] // criterion_group! generates undocumented public fns
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use green_tea::{Container, ContainerBuilder, ProviderFn};
+
+/// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges).
+fn graph(n: usize) -> ContainerBuilder {
+    let mut builder = Container::builder();
+    for i in 0..n {
+        let mut provider =
+            ProviderFn::new(
+                format!("p{i}"),
+                |needs| async move { Ok(needs.len() as u64) },
+            );
+        for step in [1, 7, 31] {
+            if i >= step {
+                provider = provider.needs::<u64>(format!("p{}", i - step));
+            }
+        }
+        builder = builder.provider(provider);
+    }
+    builder
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn resolve(c: &mut Criterion) {
+    let rt = runtime();
+    let container = Container::builder().value("db", 42_u64).build().unwrap();
+    let db = container.resolver::<u64>("db").unwrap();
+    rt.block_on(db.get()).unwrap();
+    let arc = Arc::new(42_u64);
+
+    let mut group = c.benchmark_group("resolve");
+    group.bench_function("Arc::clone", |b| {
+        b.iter(|| black_box(Arc::clone(black_box(&arc))))
+    });
+    group.bench_function("Resolver::try_get (built)", |b| {
+        b.iter(|| black_box(db.try_get().unwrap()))
+    });
+    group.bench_function("Container::get by key (built)", |b| {
+        b.iter(|| rt.block_on(container.get::<u64>(black_box("db"))).unwrap())
+    });
+    group.finish();
+    rt.block_on(container.close()).unwrap();
+}
+
+fn build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build");
+    group.sample_size(10);
+    for n in [1_000, 10_000, 100_000] {
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter_batched(
+                || graph(n),
+                |builder| black_box(builder.build().unwrap()),
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn explain(c: &mut Criterion) {
+    let rt = runtime();
+    let container = graph(1_000).build().unwrap();
+    rt.block_on(container.start()).unwrap();
+    assert_eq!(container.explain_key("p999").unwrap().nodes.len(), 1_000);
+    c.bench_function("explain_key (1,000-provider slice)", |b| {
+        b.iter(|| black_box(container.explain_key(black_box("p999")).unwrap()))
+    });
+    rt.block_on(container.close()).unwrap();
+}
+
+criterion_group!(benches, resolve, build, explain);
+criterion_main!(benches);
