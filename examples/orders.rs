@@ -10,9 +10,7 @@
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
 
-use std::sync::Arc;
-
-use green_tea::http::{App, HttpError, Json, RequestContext, Route, StatusCode, StepFn};
+use green_tea::prelude::*;
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{Billing, BillingApi, BillingSettings, GuardedBilling};
 use green_tea_recipes::circuit_breaker::CircuitBreaker;
@@ -23,51 +21,53 @@ use serde_json::{Value, json};
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Order {
-    /// Who pays.
-    pub(crate) user_id: String,
-    /// How much.
-    pub(crate) amount: u64,
+    user_id: String,
+    amount: u64,
+}
+
+/// A step: the caller's request id (or `-`), for the log line. It runs on every request
+/// whose route needs it, and is never shared between requests.
+#[step(provides = "requestId")]
+fn request_id(parts: &Parts) -> String {
+    parts
+        .headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map_or_else(|| "-".to_owned(), str::to_owned)
+}
+
+pub(crate) struct Orders;
+
+#[route("/orders")]
+impl Orders {
+    /// Charges the order's user through the guarded billing client: while the breaker is open
+    /// this answers 503 at once, without calling billing.
+    #[post("/")]
+    async fn create(
+        #[body] order: Order,
+        #[needs("billing")] billing: &GuardedBilling,
+        #[needs("requestId")] request_id: &String,
+    ) -> Result<(StatusCode, Json<Value>), HttpError> {
+        let charge = billing.charge(&order.user_id, order.amount).await?;
+        tracing::info!(%request_id, user = %order.user_id, charge = %charge.id, "order created");
+        Ok((StatusCode::CREATED, Json(json!({ "ok": true }))))
+    }
+
+    /// Needs nothing, so it builds nothing: not billing, not its client.
+    #[get("/health")]
+    async fn health() -> Json<Value> {
+        Json(json!({ "ok": true }))
+    }
 }
 
 /// The orders app over billing at `settings.url`, guarded by `breaker`.
-pub(crate) fn app(
-    settings: &BillingSettings,
-    breaker: CircuitBreaker,
-) -> Result<App, green_tea::BuildError> {
+pub(crate) fn app(settings: &BillingSettings, breaker: CircuitBreaker) -> Result<App, green_tea::BuildError> {
     App::builder()
         .provider(BillingApi::with_settings(settings.clone()))
         .provider(Billing::with_breaker(breaker))
-        .step(StepFn::new("requestId", |parts, _needs| {
-            Ok::<_, HttpError>(
-                parts
-                    .headers
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .map_or_else(|| "-".to_owned(), str::to_owned),
-            )
-        }))
-        .route(
-            Route::post("/orders", create)
-                .needs::<GuardedBilling>("billing")
-                .needs::<String>("requestId")
-                .named("Orders::create"),
-        )
-        .route(Route::get("/orders/health", health).named("Orders::health"))
+        .step(request_id {})
+        .routes(Orders::routes())
         .build()
-}
-
-/// Charges the order's user through the guarded billing client.
-async fn create(mut request: RequestContext) -> Result<(StatusCode, Json<Value>), HttpError> {
-    let billing: Arc<GuardedBilling> = request.need(0)?;
-    let request_id: Arc<String> = request.need(1)?;
-    let order: Order = request.json().await?;
-    let charge = billing.charge(&order.user_id, order.amount).await?;
-    tracing::info!(request_id = %request_id, user = %order.user_id, charge = %charge.id, "order created");
-    Ok((StatusCode::CREATED, Json(json!({ "ok": true }))))
-}
-
-async fn health(_request: RequestContext) -> Json<Value> {
-    Json(json!({ "ok": true }))
 }
 
 #[allow(dead_code)] // the end-to-end tests include this file for `app` alone
