@@ -81,7 +81,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .transpose()?
         .unwrap_or(3000);
 
-    let _fake = if std::env::var_os("BILLING_URL").is_none() {
+    let fake = if std::env::var_os("BILLING_URL").is_none() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let fake = FakeBilling::start(listener, Mode::Up).await?;
         println!(
@@ -108,6 +108,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     match app.serve_listener(listener).await {
         Ok(()) => println!("closed cleanly"),
         Err(error) => eprintln!("closed with problems: {error}"),
+    }
+    if let Some(fake) = fake {
+        fake.close().await;
     }
     Ok(())
 }
