@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum_core::body::Body;
 use axum_core::extract::FromRequestParts;
@@ -22,6 +23,7 @@ pub struct RequestContext {
     parts: Parts,
     body: Option<Body>,
     body_limit: usize,
+    body_read_timeout: Duration,
     needs: Vec<Arc<dyn Any + Send + Sync>>,
     need_specs: Arc<[KeySpec]>,
 }
@@ -31,6 +33,7 @@ impl RequestContext {
         parts: Parts,
         body: Body,
         body_limit: usize,
+        body_read_timeout: Duration,
         needs: Vec<Arc<dyn Any + Send + Sync>>,
         need_specs: Arc<[KeySpec]>,
     ) -> Self {
@@ -38,6 +41,7 @@ impl RequestContext {
             parts,
             body: Some(body),
             body_limit,
+            body_read_timeout,
             needs,
             need_specs,
         }
@@ -82,10 +86,22 @@ impl RequestContext {
             .map_err(IntoResponse::into_response)
     }
 
-    /// The whole body, up to the route's limit (413 past it). Can be taken once.
+    /// The whole body, up to the route's limit (413 past it) and within the body read timeout
+    /// (408 past it: a client that trickles its body does not hold a worker). Can be taken
+    /// once.
     pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
         let body = self.body.take().ok_or_else(HttpError::internal)?;
-        match Limited::new(body, self.body_limit).collect().await {
+        let collect = Limited::new(body, self.body_limit).collect();
+        let Ok(collected) = tokio::time::timeout(self.body_read_timeout, collect).await else {
+            return Err(HttpError::with_status(
+                http::StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s",
+                    self.body_read_timeout.as_secs_f64()
+                ),
+            ));
+        };
+        match collected {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(error) if error.is::<http_body_util::LengthLimitError>() => {
                 Err(HttpError::with_status(

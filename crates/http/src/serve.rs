@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -39,7 +39,7 @@ impl App {
         let mut closing = self.inner.shutdown.subscribe();
         let connections = GracefulShutdown::new();
         let mut tasks = JoinSet::new();
-        let http = auto::Builder::new(TokioExecutor::new());
+        let http = self.http_builder();
         tokio::pin!(signal);
         loop {
             tokio::select! {
@@ -69,6 +69,21 @@ impl App {
         // Whatever is still connected after the drain timeout is cut off, not left running.
         tasks.abort_all();
         closed.map_err(Error::from)
+    }
+
+    /// HTTP/1 and HTTP/2 with the app's limits on request heads.
+    fn http_builder(&self) -> auto::Builder<TokioExecutor> {
+        let limits = &self.inner.limits;
+        let mut http = auto::Builder::new(TokioExecutor::new());
+        http.http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_read_timeout)
+            .max_headers(limits.max_headers)
+            .max_buf_size(limits.max_header_bytes.max(8192));
+        http.http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX));
+        http
     }
 
     fn spawn_connection(

@@ -13,6 +13,7 @@ use green_tea_core::{
 };
 
 use super::{App, AppInner, CompiledRoute, PathEntry, PlannedStep, StepInfo, ValueSource};
+use crate::limits::Limits;
 use crate::plugin::Plugin;
 use crate::route::{Route, RouteRegistration};
 use crate::step::{Step, StepRegistration};
@@ -25,7 +26,7 @@ pub struct AppBuilder {
     steps: Vec<Arc<dyn Step>>,
     routes: Vec<Route>,
     plugins: Vec<Arc<dyn Plugin>>,
-    body_limit: usize,
+    limits: Limits,
     drain_timeout: Duration,
     dispose_timeout: Duration,
 }
@@ -37,8 +38,6 @@ impl Default for AppBuilder {
 }
 
 impl AppBuilder {
-    /// The default largest request body: 1 MiB.
-    pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
     /// The default time `close()` waits for requests in flight: 30 s.
     pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -49,7 +48,7 @@ impl AppBuilder {
             steps: Vec::new(),
             routes: Vec::new(),
             plugins: Vec::new(),
-            body_limit: Self::DEFAULT_BODY_LIMIT,
+            limits: Limits::default(),
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
         }
@@ -130,7 +129,14 @@ impl AppBuilder {
 
     /// The largest request body any route reads, unless the route sets its own (default 1 MiB).
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.body_limit = bytes;
+        self.limits.body_bytes = bytes;
+        self
+    }
+
+    /// Every request limit at once (body size and read time, head size, count and read time);
+    /// see [`Limits`] for the defaults.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -210,7 +216,7 @@ impl AppBuilder {
                     &guards,
                     &steps,
                     &wiring,
-                    self.body_limit,
+                    self.limits.body_bytes,
                 )
             })
             .collect();
@@ -228,6 +234,7 @@ impl AppBuilder {
                 shutdown,
                 close_outcome: Default::default(),
                 drain_timeout: self.drain_timeout,
+                limits: self.limits,
                 dispose_timeout: self.dispose_timeout,
             }),
         })

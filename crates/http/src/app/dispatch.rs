@@ -121,6 +121,7 @@ impl AppInner {
             parts,
             body,
             route.body_limit,
+            self.limits.body_read_timeout,
             values,
             Arc::clone(&route.need_specs),
         );

@@ -43,6 +43,7 @@ pub(crate) struct AppInner {
     pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) drain_timeout: Duration,
+    pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
 }
 

@@ -1,0 +1,49 @@
+//! What a request may cost the server: sizes and times, with defaults that hold against slow
+//! or oversized clients.
+
+use std::time::Duration;
+
+/// Limits on every request. The defaults:
+///
+/// | limit | default | past it |
+/// |---|---|---|
+/// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`) |
+/// | `body_read_timeout` | 30 s | 408, and the connection is freed |
+/// | `header_read_timeout` | 10 s | HTTP/1 connection closed |
+/// | `max_headers` | 100 | 431 (HTTP/1) |
+/// | `max_header_bytes` | 64 KiB | 431 (HTTP/1), stream reset (HTTP/2) |
+///
+/// ```
+/// use green_tea::http::{App, Limits};
+/// use std::time::Duration;
+/// let mut limits = Limits::default();
+/// limits.body_read_timeout = Duration::from_secs(5);
+/// let app = App::builder().limits(limits).build().unwrap();
+/// # let _ = app;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The largest request body a route reads.
+    pub body_bytes: usize,
+    /// How long reading a whole request body may take.
+    pub body_read_timeout: Duration,
+    /// How long a client may take to send a request head (HTTP/1).
+    pub header_read_timeout: Duration,
+    /// The most headers a request may have (HTTP/1).
+    pub max_headers: usize,
+    /// The largest request head, in bytes.
+    pub max_header_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            body_bytes: 1 << 20,
+            body_read_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            max_headers: 100,
+            max_header_bytes: 64 << 10,
+        }
+    }
+}
