@@ -18,23 +18,33 @@ use green_tea_core::KeySpec;
 
 use crate::error::HttpError;
 
+/// A request body as the app holds it: hyper's own on the serving path (no boxing), any other
+/// body from tower or `TestClient`.
+pub(crate) enum RequestBody {
+    Hyper(hyper::body::Incoming),
+    Boxed(Body),
+}
+
 /// One request as a handler sees it.
 pub struct RequestContext {
     parts: Parts,
-    body: Option<Body>,
+    body: Option<RequestBody>,
     body_limit: usize,
     body_read_timeout: Duration,
-    needs: Vec<Arc<dyn Any + Send + Sync>>,
+    /// The request's values; the handler's needs start at `first_need`.
+    values: Vec<Arc<dyn Any + Send + Sync>>,
+    first_need: usize,
     need_specs: Arc<[KeySpec]>,
 }
 
 impl RequestContext {
     pub(crate) fn new(
         parts: Parts,
-        body: Body,
+        body: RequestBody,
         body_limit: usize,
         body_read_timeout: Duration,
-        needs: Vec<Arc<dyn Any + Send + Sync>>,
+        values: Vec<Arc<dyn Any + Send + Sync>>,
+        first_need: usize,
         need_specs: Arc<[KeySpec]>,
     ) -> Self {
         RequestContext {
@@ -42,7 +52,8 @@ impl RequestContext {
             body: Some(body),
             body_limit,
             body_read_timeout,
-            needs,
+            values,
+            first_need,
             need_specs,
         }
     }
@@ -50,10 +61,11 @@ impl RequestContext {
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
     /// build, so this fails only if the handler asks with another type than it declared.
     pub fn need<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, HttpError> {
-        let value = self.needs.get(index).ok_or_else(|| {
+        let needs = &self.values[self.first_need..];
+        let value = needs.get(index).ok_or_else(|| {
             tracing::error!(
                 index,
-                declared = self.needs.len(),
+                declared = needs.len(),
                 "a handler asked for an undeclared need"
             );
             HttpError::internal()
@@ -91,7 +103,18 @@ impl RequestContext {
     /// once.
     pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
         let body = self.body.take().ok_or_else(HttpError::internal)?;
-        let collect = Limited::new(body, self.body_limit).collect();
+        let collect = async {
+            match body {
+                RequestBody::Hyper(body) => Limited::new(body, self.body_limit)
+                    .collect()
+                    .await
+                    .map(|c| c.to_bytes()),
+                RequestBody::Boxed(body) => Limited::new(body, self.body_limit)
+                    .collect()
+                    .await
+                    .map(|c| c.to_bytes()),
+            }
+        };
         let Ok(collected) = tokio::time::timeout(self.body_read_timeout, collect).await else {
             return Err(HttpError::with_status(
                 http::StatusCode::REQUEST_TIMEOUT,
@@ -102,7 +125,7 @@ impl RequestContext {
             ));
         };
         match collected {
-            Ok(collected) => Ok(collected.to_bytes()),
+            Ok(bytes) => Ok(bytes),
             Err(error) if error.is::<http_body_util::LengthLimitError>() => {
                 Err(HttpError::with_status(
                     http::StatusCode::PAYLOAD_TOO_LARGE,

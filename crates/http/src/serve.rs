@@ -97,10 +97,7 @@ impl App {
         let app = self.clone();
         let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
             let app = app.clone();
-            async move {
-                let request = request.map(axum_core::body::Body::new);
-                Ok::<_, std::convert::Infallible>(app.handle(request).await)
-            }
+            async move { Ok::<_, std::convert::Infallible>(app.handle_hyper(request).await) }
         });
         let connection = http
             .serve_connection_with_upgrades(TokioIo::new(stream), service)

@@ -5,7 +5,6 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum_core::body::Body;
 use axum_core::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use http::header::ALLOW;
@@ -15,16 +14,22 @@ use tracing::Instrument;
 
 use green_tea_core::Needs;
 
-use super::in_flight::{InFlight, InFlightBody};
+use super::in_flight::{Entered, InFlight};
 use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
-use crate::context::RequestContext;
+use crate::context::{RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 
 impl AppInner {
-    pub(crate) async fn dispatch(self: &Arc<Self>, request: Request<Body>) -> Response {
+    /// Answers one request. The second half is the request's place in flight: whoever sends
+    /// the response body must hold it until the body is done (see [`InFlightBody`]).
+    pub(crate) async fn dispatch(
+        self: &Arc<Self>,
+        request: Request<RequestBody>,
+    ) -> (Response, Option<Entered>) {
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
-            return HttpError::unavailable("the app is shutting down").into_response();
+            let closing = HttpError::unavailable("the app is shutting down");
+            return (closing.into_response(), None);
         };
         let (mut parts, body) = request.into_parts();
         let route = match self.router.at(parts.uri.path()) {
@@ -37,7 +42,7 @@ impl AppInner {
                     )
                     .into_response();
                     response.headers_mut().insert(ALLOW, path.allow.clone());
-                    return response;
+                    return (response, None);
                 };
                 if !matched.params.is_empty() {
                     let params = matched
@@ -49,12 +54,8 @@ impl AppInner {
                 &self.routes[route]
             }
             Err(_) => {
-                return HttpError::not_found(format!(
-                    "no route for {} {}",
-                    parts.method,
-                    parts.uri.path()
-                ))
-                .into_response();
+                let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
+                return (HttpError::not_found(unknown).into_response(), None);
             }
         };
 
@@ -79,17 +80,18 @@ impl AppInner {
         span.record("status", response.status().as_u16());
         span.record("micros", micros);
         span.in_scope(|| tracing::debug!("finished"));
-        response.map(|body| Body::new(InFlightBody::new(body, in_flight)))
+        (response, Some(in_flight))
     }
 
-    async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: Body) -> Response {
-        let mut locals: Vec<AnyValue> = Vec::with_capacity(route.local_count);
+    async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: RequestBody) -> Response {
+        // One vector per request: the steps' values in run order, then the handler's needs.
+        let mut locals: Vec<AnyValue> = Vec::with_capacity(route.local_count + route.needs.len());
         for planned in route.steps.iter() {
             let info = &self.steps[planned.step];
-            let values = match self.resolve(&planned.needs, &locals).await {
-                Ok(values) => values,
-                Err(error) => return error.into_response(),
-            };
+            let mut values = Vec::with_capacity(planned.needs.len());
+            if let Err(error) = self.resolve(&planned.needs, &locals, &mut values).await {
+                return error.into_response();
+            }
             let needs = Needs::new(Arc::clone(&info.need_specs), values);
             let span = tracing::info_span!("step", step = %info.name);
             match info
@@ -113,29 +115,32 @@ impl AppInner {
                 }
             }
         }
-        let values = match self.resolve(&route.needs, &locals).await {
-            Ok(values) => values,
-            Err(error) => return error.into_response(),
-        };
+        let first_need = locals.len();
+        let mut needs = Vec::with_capacity(route.needs.len());
+        if let Err(error) = self.resolve(&route.needs, &locals, &mut needs).await {
+            return error.into_response();
+        }
+        locals.append(&mut needs);
         let request = RequestContext::new(
             parts,
             body,
             route.body_limit,
             self.limits.body_read_timeout,
-            values,
+            locals,
+            first_need,
             Arc::clone(&route.need_specs),
         );
         route.handler.call(request).await
     }
 
-    /// The values for `sources`: a provider's (built on first need, single-flight) or an
-    /// earlier step's.
+    /// Pushes the values for `sources` onto `values`: a provider's (built on first need,
+    /// single-flight) or an earlier step's.
     async fn resolve(
         &self,
         sources: &[ValueSource],
         locals: &[AnyValue],
-    ) -> Result<Vec<AnyValue>, HttpError> {
-        let mut values = Vec::with_capacity(sources.len());
+        values: &mut Vec<AnyValue>,
+    ) -> Result<(), HttpError> {
         for source in sources {
             values.push(match *source {
                 ValueSource::Local(index) => Arc::clone(&locals[index]),
@@ -145,6 +150,6 @@ impl AppInner {
                 },
             });
         }
-        Ok(values)
+        Ok(())
     }
 }

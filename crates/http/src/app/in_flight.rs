@@ -71,11 +71,11 @@ impl Drop for Entered {
 /// A response body that keeps its request in flight until it is finished or dropped.
 pub(crate) struct InFlightBody {
     body: Body,
-    _entered: Entered,
+    _entered: Option<Entered>,
 }
 
 impl InFlightBody {
-    pub(crate) fn new(body: Body, entered: Entered) -> Self {
+    pub(crate) fn new(body: Body, entered: Option<Entered>) -> Self {
         InFlightBody {
             body,
             _entered: entered,

@@ -17,6 +17,9 @@ use green_tea_core::{AppValue, CloseError, Container, KeySpec, Location};
 
 pub use builder::AppBuilder;
 use in_flight::InFlight;
+pub(crate) use in_flight::InFlightBody;
+
+use crate::context::RequestBody;
 
 use crate::plugin::Plugin;
 use crate::route::Handler;
@@ -119,7 +122,22 @@ impl App {
 
     /// Answers one request in-process: routing, steps, handler, errors as JSON.
     pub async fn handle(&self, request: Request<Body>) -> Response {
-        self.inner.dispatch(request).await
+        let (response, in_flight) = self.inner.dispatch(request.map(RequestBody::Boxed)).await;
+        match in_flight {
+            Some(in_flight) => {
+                response.map(|body| Body::new(InFlightBody::new(body, Some(in_flight))))
+            }
+            None => response,
+        }
+    }
+
+    /// Answers one request from hyper, without boxing either body (the serving path).
+    pub(crate) async fn handle_hyper(
+        &self,
+        request: Request<hyper::body::Incoming>,
+    ) -> http::Response<InFlightBody> {
+        let (response, in_flight) = self.inner.dispatch(request.map(RequestBody::Hyper)).await;
+        response.map(|body| InFlightBody::new(body, in_flight))
     }
 
     /// The app's container of providers.
