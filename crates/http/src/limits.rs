@@ -9,9 +9,9 @@ use std::time::Duration;
 /// |---|---|---|
 /// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`) |
 /// | `body_read_timeout` | 30 s | 408, and the connection is freed |
-/// | `header_read_timeout` | 10 s | HTTP/1 connection closed |
+/// | `header_read_timeout` | 10 s | connection closed (also: a new connection that starts no request, an HTTP/2 peer that stops answering pings) |
 /// | `max_headers` | 100 | 431 (HTTP/1) |
-/// | `max_header_bytes` | 64 KiB | 431 (HTTP/1), stream reset (HTTP/2) |
+/// | `max_header_bytes` | 64 KiB, at least 8 KiB | 431 (HTTP/1), stream reset (HTTP/2) |
 ///
 /// ```
 /// use green_tea::http::{App, Limits};
@@ -32,7 +32,8 @@ pub struct Limits {
     pub header_read_timeout: Duration,
     /// The most headers a request may have (HTTP/1).
     pub max_headers: usize,
-    /// The largest request head, in bytes.
+    /// The largest request head, in bytes. For HTTP/1 it is hyper's read buffer, which is at
+    /// least 8 KiB: a smaller value acts as 8 KiB.
     pub max_header_bytes: usize,
 }
 

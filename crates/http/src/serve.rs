@@ -2,6 +2,8 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use hyper::body::Incoming;
@@ -82,7 +84,10 @@ impl App {
             .max_buf_size(limits.max_header_bytes.max(8192));
         http.http2()
             .timer(TokioTimer::new())
-            .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX));
+            .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
+            // A peer that stops answering pings is gone: free its connection.
+            .keep_alive_interval(Some(limits.header_read_timeout))
+            .keep_alive_timeout(limits.header_read_timeout);
         http
     }
 
@@ -95,16 +100,36 @@ impl App {
         peer: SocketAddr,
     ) {
         let app = self.clone();
-        let service = hyper::service::service_fn(move |request: http::Request<Incoming>| {
-            let app = app.clone();
-            async move { Ok::<_, std::convert::Infallible>(app.handle_hyper(request).await) }
+        let served = Arc::new(AtomicBool::new(false));
+        let service = hyper::service::service_fn({
+            let served = Arc::clone(&served);
+            move |request: http::Request<Incoming>| {
+                served.store(true, Ordering::Relaxed);
+                let app = app.clone();
+                async move { Ok::<_, std::convert::Infallible>(app.handle_hyper(request).await) }
+            }
         });
         let connection = http
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
             .into_owned();
         let connection = connections.watch(connection);
+        // Until the first request, nothing bounds the wait: hyper-util's HTTP/1-or-2 detection
+        // and the HTTP/2 handshake have no timeout of their own. A connection that has not
+        // started a request within the head read timeout is dropped.
+        let first_request_deadline = self.inner.limits.header_read_timeout;
         tasks.spawn(async move {
-            if let Err(error) = connection.await {
+            tokio::pin!(connection);
+            let result = tokio::select! {
+                result = &mut connection => result,
+                () = tokio::time::sleep(first_request_deadline) => {
+                    if !served.load(Ordering::Relaxed) {
+                        tracing::debug!(%peer, "no request within the head read timeout; connection dropped");
+                        return;
+                    }
+                    connection.await
+                }
+            };
+            if let Err(error) = result {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
         });

@@ -157,8 +157,21 @@ impl Container {
             .map(|&id| inner.ensure_tagged(id))
             .collect();
         while let Some((id, result)) = running.next().await {
-            if let Err(error) = result {
+            if let Err(mut error) = result {
                 drop(running);
+                // Name who needed it, as a lazy build would: one path of dependents up to a
+                // root of the slice (the first dependent at each step, so it is deterministic).
+                let mut current = id;
+                let mut seen = vec![id];
+                while let Some(&next) = inner.nodes[current]
+                    .dependents
+                    .iter()
+                    .find(|&&d| in_slice[d] && !seen.contains(&d))
+                {
+                    error = error.needed_by(&inner.nodes[next].descriptor.name);
+                    seen.push(next);
+                    current = next;
+                }
                 tracing::error!(%error, "start failed; disposing what was built");
                 if let Err(close_error) = self.close().await {
                     tracing::error!(error = %close_error, "disposing after a failed start");

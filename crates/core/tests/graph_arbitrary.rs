@@ -1,0 +1,781 @@
+//! Arbitrary graphs: providers, values, overrides and request-scoped steps and routes, with keys
+//! from a small alphabet and a few Rust types, so that duplicates, cycles, missing keys, scope
+//! violations and type mismatches all happen.
+//!
+//! `build_with` never panics. It fails with exactly the problems an independent check of the
+//! same declarations expects, each with a code and a rendering; or it succeeds, and then the
+//! wiring matches that check, every key holds the value of the declaration that owns it (the
+//! override, where there is one), `start()` (or lazy `get`s) build each provider once after
+//! its dependencies, and `close()` disposes each once before its dependencies.
+//!
+//! CI runs a few hundred cases; `PROPTEST_CASES=200000` runs more. The cargo-fuzz target
+//! `graph` (in `fuzz/`) feeds fuzzer bytes through the same strategy into the same `check`.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use green_tea_core::{
+    BoxError, BuildError, Container, ContainerBuilder, Declaration, NodeKind, Needs, Provided,
+    Provider, ProviderDescriptor, ProviderFn, ProvideError, Source,
+};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+/// Few keys, so that they collide; `ab`/`a_b` and `c`/`cc` are near-misses for "did you mean".
+const KEYS: [&str; 6] = ["a", "b", "c", "ab", "a_b", "cc"];
+/// Few names, so that two declarations share one.
+const NAMES: [&str; 4] = ["p", "q", "billing", "orders"];
+
+/// The Rust type of a key: mostly `u32`, so that many graphs type-check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Ty {
+    U8,
+    U32,
+    Text,
+    Marker,
+}
+
+/// A value type that remembers which declaration made it.
+#[derive(Debug)]
+struct Marker(usize);
+
+trait Made: Send + Sync + 'static {
+    fn made_by(decl: usize) -> Self;
+    fn maker(&self) -> usize;
+}
+
+impl Made for u8 {
+    fn made_by(decl: usize) -> Self {
+        u8::try_from(decl).expect("fewer than 256 declarations")
+    }
+    fn maker(&self) -> usize {
+        usize::from(*self)
+    }
+}
+
+impl Made for u32 {
+    fn made_by(decl: usize) -> Self {
+        u32::try_from(decl).expect("few declarations")
+    }
+    fn maker(&self) -> usize {
+        *self as usize
+    }
+}
+
+impl Made for String {
+    fn made_by(decl: usize) -> Self {
+        format!("made by #{decl}")
+    }
+    fn maker(&self) -> usize {
+        self["made by #".len()..].parse().expect("a made value")
+    }
+}
+
+impl Made for Marker {
+    fn made_by(decl: usize) -> Self {
+        Marker(decl)
+    }
+    fn maker(&self) -> usize {
+        self.0
+    }
+}
+
+/// Calls `$body` with `$T` bound to the Rust type of `$ty`.
+macro_rules! with_type {
+    ($ty:expr, $T:ident => $body:expr) => {
+        match $ty {
+            Ty::U8 => {
+                type $T = u8;
+                $body
+            }
+            Ty::U32 => {
+                type $T = u32;
+                $body
+            }
+            Ty::Text => {
+                type $T = String;
+                $body
+            }
+            Ty::Marker => {
+                type $T = Marker;
+                $body
+            }
+        }
+    };
+}
+
+/// A key (by index into [`KEYS`]) with its type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spec {
+    key: usize,
+    ty: Ty,
+}
+
+impl Spec {
+    fn key(&self) -> &'static str {
+        KEYS[self.key]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `ProviderFn` when it provides exactly one key, a hand-written provider otherwise.
+    Provider,
+    Value,
+    OverrideValue,
+    OverrideProvider,
+    Step,
+    Route,
+}
+
+impl Kind {
+    fn is_request_scoped(self) -> bool {
+        matches!(self, Kind::Step | Kind::Route)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DeclInput {
+    kind: Kind,
+    name: usize,
+    provides: Vec<Spec>,
+    needs: Vec<Spec>,
+}
+
+/// One arbitrary graph, and how to exercise it if it is valid.
+#[derive(Clone, Debug)]
+pub(crate) struct GraphInput {
+    decls: Vec<DeclInput>,
+    /// `start()` everything, or `get` each key lazily.
+    start_all: bool,
+}
+
+fn ty() -> impl Strategy<Value = Ty> {
+    prop_oneof![
+        6 => Just(Ty::U32),
+        1 => Just(Ty::U8),
+        1 => Just(Ty::Text),
+        1 => Just(Ty::Marker),
+    ]
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        prop_oneof![4 => 0_usize..3, 1 => 3_usize..KEYS.len()],
+        ty(),
+    )
+        .prop_map(|(key, ty)| Spec { key, ty })
+}
+
+fn decl() -> impl Strategy<Value = DeclInput> {
+    let kind = prop_oneof![
+        4 => Just(Kind::Provider),
+        2 => Just(Kind::Value),
+        1 => Just(Kind::OverrideValue),
+        1 => Just(Kind::OverrideProvider),
+        2 => Just(Kind::Step),
+        2 => Just(Kind::Route),
+    ];
+    (
+        kind,
+        0..NAMES.len(),
+        proptest::collection::vec(spec(), 0..=3),
+        proptest::collection::vec(spec(), 0..=3),
+        spec(),
+    )
+        .prop_map(|(kind, name, mut provides, mut needs, one)| {
+            match kind {
+                // A value provides its one key and needs nothing.
+                Kind::Value | Kind::OverrideValue => {
+                    provides = vec![one];
+                    needs.clear();
+                }
+                Kind::Route => provides.clear(),
+                Kind::Step => provides.truncate(2),
+                Kind::Provider | Kind::OverrideProvider => {}
+            }
+            DeclInput {
+                kind,
+                name,
+                provides,
+                needs,
+            }
+        })
+}
+
+/// An arbitrary graph of up to 10 declarations: as drawn (most have problems), or repaired
+/// into a valid one, so that building, starting and closing are exercised as often.
+pub(crate) fn graph_input() -> impl Strategy<Value = GraphInput> {
+    (
+        proptest::collection::vec(decl(), 0..=10),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(decls, repair, start_all)| GraphInput {
+            decls: if repair { repaired(decls) } else { decls },
+            start_all,
+        })
+}
+
+/// The declarations made valid: each key provided once, needs only of keys provided earlier
+/// (so no cycle), with the provider's type and scope, and overrides only of provided keys.
+fn repaired(decls: Vec<DeclInput>) -> Vec<DeclInput> {
+    // Key -> (type, provided by a step, already overridden).
+    let mut provided: HashMap<usize, (Ty, bool, bool)> = HashMap::new();
+    let mut valid = Vec::new();
+    for mut d in decls {
+        let overrides = matches!(d.kind, Kind::OverrideValue | Kind::OverrideProvider);
+        let request = d.kind.is_request_scoped();
+        d.needs.retain(|n| matches!(provided.get(&n.key), Some(&(_, step, _)) if request || !step));
+        for n in &mut d.needs {
+            n.ty = provided[&n.key].0;
+        }
+        let mut mine = BTreeSet::new();
+        if overrides {
+            // An override redirects earlier consumers to itself: needing anything could close
+            // a ring, so a repaired override needs nothing.
+            d.needs.clear();
+            d.provides.retain(|s| {
+                matches!(provided.get(&s.key), Some(&(_, _, false))) && mine.insert(s.key)
+            });
+            for s in &mut d.provides {
+                let entry = provided.get_mut(&s.key).unwrap();
+                s.ty = entry.0;
+                entry.2 = true;
+            }
+        } else {
+            d.provides
+                .retain(|s| !provided.contains_key(&s.key) && mine.insert(s.key));
+            for s in &d.provides {
+                provided.insert(s.key, (s.ty, request, false));
+            }
+        }
+        let empty_value = matches!(d.kind, Kind::Value | Kind::OverrideValue) && d.provides.is_empty();
+        if !empty_value {
+            valid.push(d);
+        }
+    }
+    valid
+}
+
+/// What happened to the providers, in order: `(provide | dispose, declaration)`.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<(&'static str, usize)>>>);
+
+impl Log {
+    fn push(&self, event: &'static str, decl: usize) {
+        self.0.lock().unwrap().push((event, decl));
+    }
+    /// The declarations of every `event`, in order.
+    fn of(&self, event: &str) -> Vec<usize> {
+        let events = self.0.lock().unwrap();
+        events.iter().filter(|e| e.0 == event).map(|e| e.1).collect()
+    }
+}
+
+/// Needs each declared need as its declared type; provides one made value per declared key.
+fn check_needs(needs: &Needs, specs: &[Spec]) -> Result<(), BoxError> {
+    assert_eq!(needs.len(), specs.len(), "one value per declared need");
+    for (i, spec) in specs.iter().enumerate() {
+        with_type!(spec.ty, T => { needs.get::<T>(i)?; });
+    }
+    Ok(())
+}
+
+fn made(decl: usize, specs: &[Spec]) -> Provided {
+    specs.iter().fold(Provided::new(), |provided, spec| {
+        with_type!(spec.ty, T => provided.with(T::made_by(decl)))
+    })
+}
+
+/// A hand-written provider of any number of keys.
+struct AnyProvider {
+    decl: usize,
+    name: &'static str,
+    provides: Vec<Spec>,
+    needs: Vec<Spec>,
+    log: Log,
+}
+
+#[green_tea_core::async_trait]
+impl Provider for AnyProvider {
+    fn descriptor(&self) -> ProviderDescriptor {
+        let d = self.provides.iter().fold(ProviderDescriptor::new(self.name), |d, s| {
+            with_type!(s.ty, T => d.provides::<T>(s.key()))
+        });
+        self.needs
+            .iter()
+            .fold(d, |d, s| with_type!(s.ty, T => d.needs::<T>(s.key())))
+    }
+
+    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+        check_needs(&needs, &self.needs)?;
+        self.log.push("provide", self.decl);
+        Ok(made(self.decl, &self.provides))
+    }
+
+    async fn dispose(&self, provided: &Provided) -> Result<(), BoxError> {
+        assert_eq!(provided.len(), self.provides.len());
+        self.log.push("dispose", self.decl);
+        Ok(())
+    }
+}
+
+/// A `ProviderFn` of one key of type `T`.
+fn provider_fn<T: Made>(decl: usize, name: &'static str, d: &DeclInput, log: &Log) -> impl Provider {
+    let (specs, log) = (d.needs.clone(), log.clone());
+    let provider = ProviderFn::new(d.provides[0].key(), move |needs: Needs| {
+        let (specs, log) = (specs.clone(), log.clone());
+        async move {
+            check_needs(&needs, &specs)?;
+            log.push("provide", decl);
+            Ok(T::made_by(decl))
+        }
+    })
+    .named(name);
+    d.needs
+        .iter()
+        .fold(provider, |p, s| with_type!(s.ty, N => p.needs::<N>(s.key())))
+}
+
+/// The graph as `build_with` receives it: app-scoped declarations first (container order),
+/// then the request-scoped ones; `order[i]` is the input index of declaration `i`.
+struct Layout<'a> {
+    decls: Vec<&'a DeclInput>,
+    app: usize,
+}
+
+impl<'a> Layout<'a> {
+    fn of(input: &'a GraphInput) -> Self {
+        let app: Vec<&DeclInput> = input
+            .decls
+            .iter()
+            .filter(|d| !d.kind.is_request_scoped())
+            .collect();
+        let count = app.len();
+        let mut decls = app;
+        decls.extend(input.decls.iter().filter(|d| d.kind.is_request_scoped()));
+        Layout { decls, app: count }
+    }
+
+    fn builder(&self, log: &Log) -> (ContainerBuilder, Vec<Declaration>) {
+        let mut builder = Container::builder();
+        for (id, d) in self.decls[..self.app].iter().enumerate() {
+            let name = NAMES[d.name];
+            builder = match d.kind {
+                Kind::Provider if d.provides.len() == 1 => {
+                    with_type!(d.provides[0].ty, T => builder.provider(provider_fn::<T>(id, name, d, log)))
+                }
+                Kind::Provider | Kind::OverrideProvider => {
+                    let provider = AnyProvider {
+                        decl: id,
+                        name,
+                        provides: d.provides.clone(),
+                        needs: d.needs.clone(),
+                        log: log.clone(),
+                    };
+                    if d.kind == Kind::Provider {
+                        builder.provider(provider)
+                    } else {
+                        builder.override_provider(provider)
+                    }
+                }
+                Kind::Value => {
+                    let s = d.provides[0];
+                    with_type!(s.ty, T => builder.value(s.key(), T::made_by(id)))
+                }
+                Kind::OverrideValue => {
+                    let s = d.provides[0];
+                    with_type!(s.ty, T => builder.override_value(s.key(), T::made_by(id)))
+                }
+                Kind::Step | Kind::Route => unreachable!("app-scoped declarations only"),
+            };
+        }
+        let request = self.decls[self.app..]
+            .iter()
+            .map(|d| {
+                let kind = if d.kind == Kind::Step {
+                    NodeKind::Step
+                } else {
+                    NodeKind::Route
+                };
+                let decl = d.provides.iter().fold(Declaration::new(kind, NAMES[d.name]), |x, s| {
+                    with_type!(s.ty, T => x.provides::<T>(s.key()))
+                });
+                d.needs
+                    .iter()
+                    .fold(decl, |x, s| with_type!(s.ty, T => x.needs::<T>(s.key())))
+            })
+            .collect();
+        (builder, request)
+    }
+}
+
+/// The independent check: which declaration each key resolves to, what each need resolves to,
+/// and how many problems of each code the graph has.
+struct Expected {
+    /// Key -> (declaration, index among its provides).
+    keys: HashMap<usize, (usize, usize)>,
+    /// Per declaration, per need: the declaration and index it resolves to, if any.
+    needs: Vec<Vec<Option<(usize, usize)>>>,
+    /// Problem code -> how many (cycles: how many rings).
+    codes: BTreeMap<&'static str, usize>,
+}
+
+impl Expected {
+    fn of(layout: &Layout<'_>) -> Self {
+        let decls = &layout.decls;
+        let is_override = |d: &DeclInput| matches!(d.kind, Kind::OverrideValue | Kind::OverrideProvider);
+        let mut codes: BTreeMap<&'static str, usize> = BTreeMap::new();
+        let mut count = |code| *codes.entry(code).or_default() += 1;
+        let mut keys: HashMap<usize, (usize, usize)> = HashMap::new();
+        for (i, d) in decls.iter().enumerate().filter(|(_, d)| !is_override(d)) {
+            for (index, s) in d.provides.iter().enumerate() {
+                if keys.contains_key(&s.key) {
+                    count("GT0003");
+                } else {
+                    keys.insert(s.key, (i, index));
+                }
+            }
+        }
+        for (i, d) in decls.iter().enumerate().filter(|(_, d)| is_override(d)) {
+            for (index, s) in d.provides.iter().enumerate() {
+                match keys.get(&s.key).copied() {
+                    None => count("GT0005"),
+                    Some((base, _)) if is_override(decls[base]) => count("GT0003"),
+                    Some((base, base_index)) => {
+                        if decls[base].provides[base_index].ty != s.ty {
+                            count("GT0004");
+                        }
+                        keys.insert(s.key, (i, index));
+                    }
+                }
+            }
+        }
+        let mut edges = vec![vec![false; decls.len()]; decls.len()];
+        let needs = decls
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                d.needs
+                    .iter()
+                    .map(|need| {
+                        let Some(&(p, index)) = keys.get(&need.key) else {
+                            count("GT0001");
+                            return None;
+                        };
+                        if decls[p].provides[index].ty != need.ty {
+                            count("GT0004");
+                        }
+                        if i < layout.app && p >= layout.app {
+                            count("GT0006");
+                        }
+                        edges[p][i] = true;
+                        Some((p, index))
+                    })
+                    .collect()
+            })
+            .collect();
+        // Rings: classes of mutually reachable declarations that lie on a cycle.
+        let reach = closure(edges);
+        let mut ring_of: Vec<Option<usize>> = vec![None; decls.len()];
+        let mut rings = 0;
+        for i in 0..decls.len() {
+            if reach[i][i] && ring_of[i].is_none() {
+                for j in 0..decls.len() {
+                    if reach[i][j] && reach[j][i] {
+                        ring_of[j] = Some(rings);
+                    }
+                }
+                rings += 1;
+            }
+        }
+        if rings > 0 {
+            codes.insert("GT0002", rings);
+        }
+        Expected { keys, needs, codes }
+    }
+}
+
+/// Transitive closure (Floyd–Warshall over booleans): `reach[a][b]` if a path of one or more
+/// edges leads from `a` to `b`.
+fn closure(mut reach: Vec<Vec<bool>>) -> Vec<Vec<bool>> {
+    let n = reach.len();
+    for k in 0..n {
+        for i in 0..n {
+            if reach[i][k] {
+                for j in 0..n {
+                    if reach[k][j] {
+                        reach[i][j] = true;
+                    }
+                }
+            }
+        }
+    }
+    reach
+}
+
+/// Builds `input` and checks everything the file's header promises.
+pub(crate) fn check(input: &GraphInput) -> Result<(), TestCaseError> {
+    let layout = Layout::of(input);
+    let expected = Expected::of(&layout);
+    let log = Log::default();
+    let (builder, request) = layout.builder(&log);
+    match builder.build_with(request) {
+        Err(error) => check_error(&error, &expected),
+        Ok((container, wiring)) => {
+            prop_assert!(
+                expected.codes.is_empty(),
+                "built, but expected problems {:?}",
+                expected.codes
+            );
+            check_wiring(&layout, &expected, &container, &wiring)?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .unwrap();
+            runtime.block_on(check_lifecycle(input, &layout, &expected, &container, &log))
+        }
+    }
+}
+
+fn check_error(error: &BuildError, expected: &Expected) -> Result<(), TestCaseError> {
+    let mut codes: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let text = error.to_string();
+    prop_assert!(!error.problems().is_empty(), "an error with no problem");
+    for problem in error.problems() {
+        let code = problem.code();
+        prop_assert!(
+            code.len() == 6 && code.starts_with("GT") && code[2..].bytes().all(|b| b.is_ascii_digit()),
+            "code {code:?}"
+        );
+        let rendered = problem.to_string();
+        prop_assert!(
+            rendered.starts_with(&format!("error[{code}]: ")),
+            "{rendered}"
+        );
+        prop_assert!(text.contains(&rendered), "the error shows every problem");
+        *codes.entry(code).or_default() += 1;
+    }
+    prop_assert!(
+        error.problems().windows(2).all(|w| w[0].code() <= w[1].code()),
+        "problems are sorted by code"
+    );
+    prop_assert!(text.ends_with("nothing was built"), "{text}");
+    prop_assert_eq!(&codes, &expected.codes, "{}", text);
+    Ok(())
+}
+
+fn check_wiring(
+    layout: &Layout<'_>,
+    expected: &Expected,
+    container: &Container,
+    wiring: &green_tea_core::Wiring,
+) -> Result<(), TestCaseError> {
+    let requests = layout.decls.len() - layout.app;
+    prop_assert_eq!(wiring.needs.len(), requests);
+    let mut order = wiring.order.clone();
+    order.sort_unstable();
+    prop_assert_eq!(order, (0..requests).collect::<Vec<_>>(), "order is a permutation");
+    let position = |d: usize| wiring.order.iter().position(|&x| x == d).unwrap();
+    for r in 0..requests {
+        let decl = layout.app + r;
+        prop_assert_eq!(wiring.needs[r].len(), layout.decls[decl].needs.len());
+        for (j, source) in wiring.needs[r].iter().enumerate() {
+            let (p, index) = expected.needs[decl][j].expect("a valid graph resolves every need");
+            match *source {
+                Source::App(at) => {
+                    prop_assert!(p < layout.app, "{source:?} should be a step's value");
+                    let key = layout.decls[decl].needs[j].key();
+                    prop_assert_eq!(container.app_value(key), Some(at));
+                }
+                Source::Request { decl: step, index: i } => {
+                    prop_assert_eq!((layout.app + step, i), (p, index));
+                    prop_assert!(position(step) < position(r), "a step runs before who needs it");
+                }
+            }
+        }
+        let before = wiring.runs_before(r);
+        prop_assert!(!before.contains(&r));
+        prop_assert!(before.windows(2).all(|w| position(w[0]) < position(w[1])));
+    }
+    let app_keys: BTreeSet<&str> = expected
+        .keys
+        .iter()
+        .filter(|(_, (p, _))| *p < layout.app)
+        .map(|(&k, _)| KEYS[k])
+        .collect();
+    let keys: Vec<String> = container.keys().iter().map(|k| k.to_string()).collect();
+    prop_assert_eq!(keys, app_keys.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+    Ok(())
+}
+
+async fn check_lifecycle(
+    input: &GraphInput,
+    layout: &Layout<'_>,
+    expected: &Expected,
+    container: &Container,
+    log: &Log,
+) -> Result<(), TestCaseError> {
+    let app = layout.app;
+    // Dependencies among app-scoped declarations, transitively.
+    let mut edges = vec![vec![false; app]; app];
+    for (i, needs) in expected.needs[..app].iter().enumerate() {
+        for &(p, _) in needs.iter().flatten() {
+            edges[i][p] = true;
+        }
+    }
+    let depends_on = closure(edges);
+    let routed: BTreeMap<usize, (usize, usize)> = expected
+        .keys
+        .iter()
+        .filter(|(_, (p, _))| *p < app)
+        .map(|(&k, &at)| (k, at))
+        .collect();
+
+    // Providers whose every key an override replaced: docs/testing.md says they are never
+    // built, but `Container::start()` builds them (see the ignored regression test below), so
+    // here they may be built after `start()`, and must not be otherwise.
+    let replaced: BTreeSet<usize> = (0..app)
+        .filter(|&d| {
+            let provides = &layout.decls[d].provides;
+            !provides.is_empty() && provides.iter().all(|s| routed[&s.key].0 != d)
+        })
+        .collect();
+    let (required, tolerated) = if input.start_all {
+        container
+            .start()
+            .await
+            .map_err(|e| TestCaseError::fail(format!("start: {e}")))?;
+        let all: BTreeSet<usize> = (0..app).filter(|d| !replaced.contains(d)).collect();
+        (all, replaced)
+    } else {
+        let mut slices = BTreeSet::new();
+        for &(p, _) in routed.values() {
+            slices.insert(p);
+            slices.extend((0..app).filter(|&d| depends_on[p][d]));
+        }
+        (slices, BTreeSet::new())
+    };
+    for (&key, &(p, index)) in &routed {
+        let ty = layout.decls[p].provides[index].ty;
+        let maker = with_type!(ty, T => container
+            .get::<T>(KEYS[key])
+            .await
+            .map(|v| v.maker())
+            .map_err(|e| TestCaseError::fail(format!("get {}: {e}", KEYS[key])))?);
+        prop_assert_eq!(maker, p, "`{}` holds the value of its owner", KEYS[key]);
+        let explain = container
+            .explain_key(KEYS[key])
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let _ = (explain.to_string(), explain.to_dot(), explain.to_mermaid(), explain.to_json());
+    }
+
+    // Values log nothing; `ProviderFn`s log their builds but have no dispose to log.
+    let logs_provide = |d: &usize| !matches!(layout.decls[*d].kind, Kind::Value | Kind::OverrideValue);
+    let logs_dispose = |d: &usize| is_any_provider(layout.decls[*d]);
+    let provided = log.of("provide");
+    let built: BTreeSet<usize> = provided.iter().copied().collect();
+    prop_assert_eq!(built.len(), provided.len(), "each provider is built at most once");
+    let required: BTreeSet<usize> = required.into_iter().filter(logs_provide).collect();
+    prop_assert!(
+        built.is_superset(&required) && built.difference(&required).all(|d| tolerated.contains(d)),
+        "built {:?}, expected {:?} (and maybe {:?})",
+        built,
+        required,
+        tolerated
+    );
+    for (pos, &d) in provided.iter().enumerate() {
+        for &dep in &provided[pos + 1..] {
+            prop_assert!(!depends_on[d][dep], "#{d} was built before its dependency #{dep}");
+        }
+    }
+
+    container
+        .close()
+        .await
+        .map_err(|e| TestCaseError::fail(format!("close: {e}")))?;
+    let disposed = log.of("dispose");
+    let disposed_once: BTreeSet<usize> = disposed.iter().copied().collect();
+    prop_assert_eq!(disposed_once.len(), disposed.len(), "each provider is disposed once");
+    let should: BTreeSet<usize> = built.into_iter().filter(logs_dispose).collect();
+    prop_assert_eq!(disposed_once, should, "every built provider is disposed");
+    for (pos, &d) in disposed.iter().enumerate() {
+        for &dependent in &disposed[pos + 1..] {
+            prop_assert!(
+                !depends_on[dependent][d],
+                "#{d} was disposed before its dependent #{dependent}"
+            );
+        }
+    }
+    let after = container.get::<u32>(KEYS[0]).await;
+    let refused = matches!(
+        after,
+        Err(ProvideError::Closed | ProvideError::UnknownKey { .. } | ProvideError::WrongType { .. })
+    );
+    prop_assert!(refused, "get after close: {:?}", after.map(|_| ()));
+    Ok(())
+}
+
+/// Whether declaration `d` is an [`AnyProvider`] (the only providers that log disposal).
+fn is_any_provider(d: &DeclInput) -> bool {
+    match d.kind {
+        Kind::Provider => d.provides.len() != 1,
+        Kind::OverrideProvider => true,
+        _ => false,
+    }
+}
+
+/// Every case on a fresh runtime; `PROPTEST_CASES` overrides the CI count.
+fn config(ci_cases: u32) -> ProptestConfig {
+    let mut config = ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = ci_cases;
+    }
+    config
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn arbitrary_graphs_build_or_explain_every_problem(input in graph_input()) {
+        check(&input)?;
+    }
+}
+
+
+/// The smallest graph the property found: docs/testing.md promises "The replaced provider is
+/// never built", and lazy `get`s keep that promise, but `Container::start()` builds every node
+/// in the graph's order, the replaced one included (`container/mod.rs`, `start`: `all` is
+/// `inner.order`, which holds every provider).
+#[test]
+#[ignore = "bug: Container::start() builds a provider that an override replaced"]
+fn start_does_not_build_a_replaced_provider() {
+    let log = Log::default();
+    let real = log.clone();
+    let container = Container::builder()
+        .provider(ProviderFn::new("a_b", move |_| {
+            let real = real.clone();
+            async move {
+                real.push("provide", 0);
+                Ok(0_u32)
+            }
+        }))
+        .override_value("a_b", 1_u32)
+        .build()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        container.start().await.unwrap();
+        assert_eq!(*container.get::<u32>("a_b").await.unwrap(), 1);
+        container.close().await.unwrap();
+    });
+    assert_eq!(log.of("provide"), Vec::<usize>::new(), "the real provider was built");
+}
