@@ -61,7 +61,10 @@ impl Orders {
 }
 
 /// The orders app over billing at `settings.url`, guarded by `breaker`.
-pub(crate) fn app(settings: &BillingSettings, breaker: CircuitBreaker) -> Result<App, green_tea::BuildError> {
+pub(crate) fn app(
+    settings: &BillingSettings,
+    breaker: CircuitBreaker,
+) -> Result<App, green_tea::BuildError> {
     App::builder()
         .provider(BillingApi::with_settings(settings.clone()))
         .provider(Billing::with_breaker(breaker))

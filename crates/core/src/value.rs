@@ -24,13 +24,38 @@ pub(crate) fn downcast<T: Send + Sync + 'static>(value: &AnyValue) -> Option<Arc
 /// ```
 #[derive(Clone, Default)]
 pub struct Provided {
-    values: Vec<AnyValue>,
+    values: Values,
+}
+
+/// Most providers and steps provide one value: keep it inline rather than in a `Vec`, which
+/// saves an allocation per step per request.
+#[derive(Clone)]
+enum Values {
+    One(AnyValue),
+    Many(Vec<AnyValue>),
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values::Many(Vec::new())
+    }
+}
+
+impl Values {
+    fn as_slice(&self) -> &[AnyValue] {
+        match self {
+            Values::One(value) => std::slice::from_ref(value),
+            Values::Many(values) => values,
+        }
+    }
 }
 
 impl Provided {
     /// Nothing yet; add values with [`with`](Self::with) in the order the keys were declared.
     pub fn new() -> Self {
-        Provided { values: Vec::new() }
+        Provided {
+            values: Values::default(),
+        }
     }
 
     /// A single value.
@@ -45,47 +70,59 @@ impl Provided {
 
     /// Adds a value that is already in an `Arc` (no second allocation).
     pub fn with_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        self.values.push(value);
+        self.values = match self.values {
+            Values::Many(values) if values.is_empty() => Values::One(value),
+            Values::One(first) => Values::Many(vec![first, value]),
+            Values::Many(mut values) => {
+                values.push(value);
+                Values::Many(values)
+            }
+        };
         self
     }
 
     /// How many values there are.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.values.as_slice().len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.as_slice().is_empty()
     }
 
     /// The value at `index` (declaration order), if it is a `T`.
     ///
     /// `dispose` uses this to reach what its provider handed out.
     pub fn get<T: Send + Sync + 'static>(&self, index: usize) -> Option<Arc<T>> {
-        self.values.get(index).and_then(downcast)
+        self.values.as_slice().get(index).and_then(downcast)
     }
 
     pub(crate) fn values(&self) -> &[AnyValue] {
-        &self.values
+        self.values.as_slice()
     }
 
-    /// The values, type-erased, in order (for layers that store them, like the HTTP steps).
-    pub fn into_values(self) -> Vec<Arc<dyn Any + Send + Sync>> {
-        self.values
+    /// Appends the values, type-erased and in order, to `out` (for layers that store them,
+    /// like the HTTP steps).
+    pub fn append_to(self, out: &mut Vec<Arc<dyn Any + Send + Sync>>) {
+        match self.values {
+            Values::One(value) => out.push(value),
+            Values::Many(mut values) => out.append(&mut values),
+        }
     }
 
     /// Checks that these are one value per spec, each of the spec's type; says what differs.
     /// A hand-written provider or step could return anything; the graph relies on this.
     pub fn check_against(&self, specs: &[KeySpec]) -> Result<(), String> {
-        if self.values.len() != specs.len() {
+        let values = self.values.as_slice();
+        if values.len() != specs.len() {
             return Err(format!(
                 "{} value(s), but its descriptor declares {}",
-                self.values.len(),
+                values.len(),
                 specs.len()
             ));
         }
-        for (value, spec) in self.values.iter().zip(specs) {
+        for (value, spec) in values.iter().zip(specs) {
             if (**value).type_id() != spec.ty.id() {
                 return Err(format!(
                     "a value of another type than `{}` for `{}`",
@@ -100,7 +137,7 @@ impl Provided {
 impl std::fmt::Debug for Provided {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Provided")
-            .field("len", &self.values.len())
+            .field("len", &self.len())
             .finish()
     }
 }

@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use green_tea_core::{
-    BoxError, BuildError, Container, ContainerBuilder, Declaration, NodeKind, Needs, Provided,
-    Provider, ProviderDescriptor, ProviderFn, ProvideError, Source,
+    BoxError, BuildError, Container, ContainerBuilder, Declaration, Needs, NodeKind, ProvideError,
+    Provided, Provider, ProviderDescriptor, ProviderFn, Source,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -150,32 +150,36 @@ pub(crate) struct GraphInput {
     start_all: bool,
 }
 
+// No `prop_oneof!` here: its unchosen branches fork the RNG, which under the fuzz targets'
+// pass-through RNG halves the fuzzer's bytes at every choice. A range mapped to the choices
+// draws from one stream.
+
 fn ty() -> impl Strategy<Value = Ty> {
-    prop_oneof![
-        6 => Just(Ty::U32),
-        1 => Just(Ty::U8),
-        1 => Just(Ty::Text),
-        1 => Just(Ty::Marker),
-    ]
+    (0_u8..9).prop_map(|n| match n {
+        0..=5 => Ty::U32,
+        6 => Ty::U8,
+        7 => Ty::Text,
+        _ => Ty::Marker,
+    })
 }
 
+/// Mostly the first three keys, sometimes a near-miss.
 fn spec() -> impl Strategy<Value = Spec> {
-    (
-        prop_oneof![4 => 0_usize..3, 1 => 3_usize..KEYS.len()],
-        ty(),
-    )
-        .prop_map(|(key, ty)| Spec { key, ty })
+    (0_usize..15, ty()).prop_map(|(n, ty)| Spec {
+        key: if n < 12 { n % 3 } else { 3 + n % 3 },
+        ty,
+    })
 }
 
 fn decl() -> impl Strategy<Value = DeclInput> {
-    let kind = prop_oneof![
-        4 => Just(Kind::Provider),
-        2 => Just(Kind::Value),
-        1 => Just(Kind::OverrideValue),
-        1 => Just(Kind::OverrideProvider),
-        2 => Just(Kind::Step),
-        2 => Just(Kind::Route),
-    ];
+    let kind = (0_u8..12).prop_map(|n| match n {
+        0..=3 => Kind::Provider,
+        4 | 5 => Kind::Value,
+        6 => Kind::OverrideValue,
+        7 => Kind::OverrideProvider,
+        8 | 9 => Kind::Step,
+        _ => Kind::Route,
+    });
     (
         kind,
         0..NAMES.len(),
@@ -226,7 +230,8 @@ fn repaired(decls: Vec<DeclInput>) -> Vec<DeclInput> {
     for mut d in decls {
         let overrides = matches!(d.kind, Kind::OverrideValue | Kind::OverrideProvider);
         let request = d.kind.is_request_scoped();
-        d.needs.retain(|n| matches!(provided.get(&n.key), Some(&(_, step, _)) if request || !step));
+        d.needs
+            .retain(|n| matches!(provided.get(&n.key), Some(&(_, step, _)) if request || !step));
         for n in &mut d.needs {
             n.ty = provided[&n.key].0;
         }
@@ -250,7 +255,8 @@ fn repaired(decls: Vec<DeclInput>) -> Vec<DeclInput> {
                 provided.insert(s.key, (s.ty, request, false));
             }
         }
-        let empty_value = matches!(d.kind, Kind::Value | Kind::OverrideValue) && d.provides.is_empty();
+        let empty_value =
+            matches!(d.kind, Kind::Value | Kind::OverrideValue) && d.provides.is_empty();
         if !empty_value {
             valid.push(d);
         }
@@ -269,7 +275,11 @@ impl Log {
     /// The declarations of every `event`, in order.
     fn of(&self, event: &str) -> Vec<usize> {
         let events = self.0.lock().unwrap();
-        events.iter().filter(|e| e.0 == event).map(|e| e.1).collect()
+        events
+            .iter()
+            .filter(|e| e.0 == event)
+            .map(|e| e.1)
+            .collect()
     }
 }
 
@@ -283,9 +293,10 @@ fn check_needs(needs: &Needs, specs: &[Spec]) -> Result<(), BoxError> {
 }
 
 fn made(decl: usize, specs: &[Spec]) -> Provided {
-    specs.iter().fold(Provided::new(), |provided, spec| {
-        with_type!(spec.ty, T => provided.with(T::made_by(decl)))
-    })
+    specs.iter().fold(
+        Provided::new(),
+        |provided, spec| with_type!(spec.ty, T => provided.with(T::made_by(decl))),
+    )
 }
 
 /// A hand-written provider of any number of keys.
@@ -300,9 +311,10 @@ struct AnyProvider {
 #[green_tea_core::async_trait]
 impl Provider for AnyProvider {
     fn descriptor(&self) -> ProviderDescriptor {
-        let d = self.provides.iter().fold(ProviderDescriptor::new(self.name), |d, s| {
-            with_type!(s.ty, T => d.provides::<T>(s.key()))
-        });
+        let d = self.provides.iter().fold(
+            ProviderDescriptor::new(self.name),
+            |d, s| with_type!(s.ty, T => d.provides::<T>(s.key())),
+        );
         self.needs
             .iter()
             .fold(d, |d, s| with_type!(s.ty, T => d.needs::<T>(s.key())))
@@ -322,7 +334,12 @@ impl Provider for AnyProvider {
 }
 
 /// A `ProviderFn` of one key of type `T`.
-fn provider_fn<T: Made>(decl: usize, name: &'static str, d: &DeclInput, log: &Log) -> impl Provider {
+fn provider_fn<T: Made>(
+    decl: usize,
+    name: &'static str,
+    d: &DeclInput,
+    log: &Log,
+) -> impl Provider {
     let (specs, log) = (d.needs.clone(), log.clone());
     let provider = ProviderFn::new(d.provides[0].key(), move |needs: Needs| {
         let (specs, log) = (specs.clone(), log.clone());
@@ -333,9 +350,10 @@ fn provider_fn<T: Made>(decl: usize, name: &'static str, d: &DeclInput, log: &Lo
         }
     })
     .named(name);
-    d.needs
-        .iter()
-        .fold(provider, |p, s| with_type!(s.ty, N => p.needs::<N>(s.key())))
+    d.needs.iter().fold(
+        provider,
+        |p, s| with_type!(s.ty, N => p.needs::<N>(s.key())),
+    )
 }
 
 /// The graph as `build_with` receives it: app-scoped declarations first (container order),
@@ -399,9 +417,10 @@ impl<'a> Layout<'a> {
                 } else {
                     NodeKind::Route
                 };
-                let decl = d.provides.iter().fold(Declaration::new(kind, NAMES[d.name]), |x, s| {
-                    with_type!(s.ty, T => x.provides::<T>(s.key()))
-                });
+                let decl = d.provides.iter().fold(
+                    Declaration::new(kind, NAMES[d.name]),
+                    |x, s| with_type!(s.ty, T => x.provides::<T>(s.key())),
+                );
                 d.needs
                     .iter()
                     .fold(decl, |x, s| with_type!(s.ty, T => x.needs::<T>(s.key())))
@@ -425,7 +444,8 @@ struct Expected {
 impl Expected {
     fn of(layout: &Layout<'_>) -> Self {
         let decls = &layout.decls;
-        let is_override = |d: &DeclInput| matches!(d.kind, Kind::OverrideValue | Kind::OverrideProvider);
+        let is_override =
+            |d: &DeclInput| matches!(d.kind, Kind::OverrideValue | Kind::OverrideProvider);
         let mut codes: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut count = |code| *codes.entry(code).or_default() += 1;
         let mut keys: HashMap<usize, (usize, usize)> = HashMap::new();
@@ -546,7 +566,9 @@ fn check_error(error: &BuildError, expected: &Expected) -> Result<(), TestCaseEr
     for problem in error.problems() {
         let code = problem.code();
         prop_assert!(
-            code.len() == 6 && code.starts_with("GT") && code[2..].bytes().all(|b| b.is_ascii_digit()),
+            code.len() == 6
+                && code.starts_with("GT")
+                && code[2..].bytes().all(|b| b.is_ascii_digit()),
             "code {code:?}"
         );
         let rendered = problem.to_string();
@@ -558,7 +580,10 @@ fn check_error(error: &BuildError, expected: &Expected) -> Result<(), TestCaseEr
         *codes.entry(code).or_default() += 1;
     }
     prop_assert!(
-        error.problems().windows(2).all(|w| w[0].code() <= w[1].code()),
+        error
+            .problems()
+            .windows(2)
+            .all(|w| w[0].code() <= w[1].code()),
         "problems are sorted by code"
     );
     prop_assert!(text.ends_with("nothing was built"), "{text}");
@@ -576,7 +601,11 @@ fn check_wiring(
     prop_assert_eq!(wiring.needs.len(), requests);
     let mut order = wiring.order.clone();
     order.sort_unstable();
-    prop_assert_eq!(order, (0..requests).collect::<Vec<_>>(), "order is a permutation");
+    prop_assert_eq!(
+        order,
+        (0..requests).collect::<Vec<_>>(),
+        "order is a permutation"
+    );
     let position = |d: usize| wiring.order.iter().position(|&x| x == d).unwrap();
     for r in 0..requests {
         let decl = layout.app + r;
@@ -589,9 +618,15 @@ fn check_wiring(
                     let key = layout.decls[decl].needs[j].key();
                     prop_assert_eq!(container.app_value(key), Some(at));
                 }
-                Source::Request { decl: step, index: i } => {
+                Source::Request {
+                    decl: step,
+                    index: i,
+                } => {
                     prop_assert_eq!((layout.app + step, i), (p, index));
-                    prop_assert!(position(step) < position(r), "a step runs before who needs it");
+                    prop_assert!(
+                        position(step) < position(r),
+                        "a step runs before who needs it"
+                    );
                 }
             }
         }
@@ -606,7 +641,10 @@ fn check_wiring(
         .map(|(&k, _)| KEYS[k])
         .collect();
     let keys: Vec<String> = container.keys().iter().map(|k| k.to_string()).collect();
-    prop_assert_eq!(keys, app_keys.iter().map(|k| k.to_string()).collect::<Vec<_>>());
+    prop_assert_eq!(
+        keys,
+        app_keys.iter().map(|k| k.to_string()).collect::<Vec<_>>()
+    );
     Ok(())
 }
 
@@ -668,15 +706,25 @@ async fn check_lifecycle(
         let explain = container
             .explain_key(KEYS[key])
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let _ = (explain.to_string(), explain.to_dot(), explain.to_mermaid(), explain.to_json());
+        let _ = (
+            explain.to_string(),
+            explain.to_dot(),
+            explain.to_mermaid(),
+            explain.to_json(),
+        );
     }
 
     // Values log nothing; `ProviderFn`s log their builds but have no dispose to log.
-    let logs_provide = |d: &usize| !matches!(layout.decls[*d].kind, Kind::Value | Kind::OverrideValue);
+    let logs_provide =
+        |d: &usize| !matches!(layout.decls[*d].kind, Kind::Value | Kind::OverrideValue);
     let logs_dispose = |d: &usize| is_any_provider(layout.decls[*d]);
     let provided = log.of("provide");
     let built: BTreeSet<usize> = provided.iter().copied().collect();
-    prop_assert_eq!(built.len(), provided.len(), "each provider is built at most once");
+    prop_assert_eq!(
+        built.len(),
+        provided.len(),
+        "each provider is built at most once"
+    );
     let required: BTreeSet<usize> = required.into_iter().filter(logs_provide).collect();
     prop_assert!(
         built.is_superset(&required) && built.difference(&required).all(|d| tolerated.contains(d)),
@@ -687,7 +735,10 @@ async fn check_lifecycle(
     );
     for (pos, &d) in provided.iter().enumerate() {
         for &dep in &provided[pos + 1..] {
-            prop_assert!(!depends_on[d][dep], "#{d} was built before its dependency #{dep}");
+            prop_assert!(
+                !depends_on[d][dep],
+                "#{d} was built before its dependency #{dep}"
+            );
         }
     }
 
@@ -697,7 +748,11 @@ async fn check_lifecycle(
         .map_err(|e| TestCaseError::fail(format!("close: {e}")))?;
     let disposed = log.of("dispose");
     let disposed_once: BTreeSet<usize> = disposed.iter().copied().collect();
-    prop_assert_eq!(disposed_once.len(), disposed.len(), "each provider is disposed once");
+    prop_assert_eq!(
+        disposed_once.len(),
+        disposed.len(),
+        "each provider is disposed once"
+    );
     let should: BTreeSet<usize> = built.into_iter().filter(logs_dispose).collect();
     prop_assert_eq!(disposed_once, should, "every built provider is disposed");
     for (pos, &d) in disposed.iter().enumerate() {
@@ -711,7 +766,9 @@ async fn check_lifecycle(
     let after = container.get::<u32>(KEYS[0]).await;
     let refused = matches!(
         after,
-        Err(ProvideError::Closed | ProvideError::UnknownKey { .. } | ProvideError::WrongType { .. })
+        Err(ProvideError::Closed
+            | ProvideError::UnknownKey { .. }
+            | ProvideError::WrongType { .. })
     );
     prop_assert!(refused, "get after close: {:?}", after.map(|_| ()));
     Ok(())
@@ -747,7 +804,6 @@ proptest! {
     }
 }
 
-
 /// The smallest graph the property found: docs/testing.md promises "The replaced provider is
 /// never built", and lazy `get`s keep that promise, but `Container::start()` builds every node
 /// in the graph's order, the replaced one included (`container/mod.rs`, `start`: `all` is
@@ -777,5 +833,9 @@ fn start_does_not_build_a_replaced_provider() {
         assert_eq!(*container.get::<u32>("a_b").await.unwrap(), 1);
         container.close().await.unwrap();
     });
-    assert_eq!(log.of("provide"), Vec::<usize>::new(), "the real provider was built");
+    assert_eq!(
+        log.of("provide"),
+        Vec::<usize>::new(),
+        "the real provider was built"
+    );
 }

@@ -2,7 +2,9 @@
 //! limit), the values it needs, and axum-core extractors.
 
 use std::any::Any;
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum_core::body::Body;
@@ -105,24 +107,34 @@ impl RequestContext {
         let body = self.body.take().ok_or_else(HttpError::internal)?;
         let collect = async {
             match body {
-                RequestBody::Hyper(body) => Limited::new(body, self.body_limit)
-                    .collect()
-                    .await
-                    .map(|c| c.to_bytes()),
-                RequestBody::Boxed(body) => Limited::new(body, self.body_limit)
-                    .collect()
-                    .await
-                    .map(|c| c.to_bytes()),
+                RequestBody::Hyper(body) => {
+                    let collected = Limited::new(body, self.body_limit).collect().await;
+                    collected.map(|c| c.to_bytes())
+                }
+                RequestBody::Boxed(body) => {
+                    let collected = Limited::new(body, self.body_limit).collect().await;
+                    collected.map(|c| c.to_bytes())
+                }
             }
         };
-        let Ok(collected) = tokio::time::timeout(self.body_read_timeout, collect).await else {
-            return Err(HttpError::with_status(
-                http::StatusCode::REQUEST_TIMEOUT,
-                format!(
-                    "the request body did not arrive within {} s",
-                    self.body_read_timeout.as_secs_f64()
-                ),
-            ));
+        // A small body has usually arrived with the head: try once before arming the timer.
+        let mut collect = std::pin::pin!(collect);
+        let collected = match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx)))
+            .await
+        {
+            Poll::Ready(collected) => collected,
+            Poll::Pending => match tokio::time::timeout(self.body_read_timeout, collect).await {
+                Ok(collected) => collected,
+                Err(_elapsed) => {
+                    return Err(HttpError::with_status(
+                        http::StatusCode::REQUEST_TIMEOUT,
+                        format!(
+                            "the request body did not arrive within {} s",
+                            self.body_read_timeout.as_secs_f64()
+                        ),
+                    ));
+                }
+            },
         };
         match collected {
             Ok(bytes) => Ok(bytes),
@@ -169,12 +181,14 @@ fn has_json_content_type(parts: &Parts) -> bool {
     else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = value.split(';').next().unwrap_or("").trim();
+    let Some((kind, subtype)) = essence.split_once('/') else {
+        return false;
+    };
+    kind.eq_ignore_ascii_case("application")
+        && (subtype.eq_ignore_ascii_case("json")
+            || subtype.len() > 5
+                && subtype
+                    .get(subtype.len() - 5..)
+                    .is_some_and(|suffix| suffix.eq_ignore_ascii_case("+json")))
 }

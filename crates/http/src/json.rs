@@ -1,6 +1,7 @@
 //! `Json<T>`: a JSON response.
 
 use axum_core::response::{IntoResponse, Response};
+use bytes::BufMut;
 use http::header::{CONTENT_TYPE, HeaderValue};
 use serde::Serialize;
 
@@ -20,9 +21,12 @@ pub struct Json<T>(pub T);
 
 impl<T: Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
-        match serde_json::to_vec(&self.0) {
-            Ok(body) => {
-                let mut response = body.into_response();
+        // Written into a BytesMut and frozen: no copy and no shrinking reallocation, as turning
+        // a Vec with spare capacity into Bytes would.
+        let mut body = bytes::BytesMut::with_capacity(128).writer();
+        match serde_json::to_writer(&mut body, &self.0) {
+            Ok(()) => {
+                let mut response = body.into_inner().freeze().into_response();
                 response
                     .headers_mut()
                     .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -32,6 +32,14 @@ pub trait Step: Send + Sync + 'static {
 
     /// Runs for one request: one value per declared key, or the response that rejects it.
     async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response>;
+
+    /// The same, at once, for a step that never waits; `None` (the default) means "call
+    /// [`run`](Self::run)". The app tries this first, so a synchronous step costs no boxed
+    /// future per request.
+    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
+        let _ = (parts, needs);
+        None
+    }
 }
 
 /// A step from a synchronous closure of the request head and the needs.
@@ -133,6 +141,14 @@ where
             .map(Provided::one)
             .map_err(IntoResponse::into_response)
     }
+
+    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
+        Some(
+            (self.run)(parts, needs)
+                .map(Provided::one)
+                .map_err(IntoResponse::into_response),
+        )
+    }
 }
 
 #[async_trait]
@@ -148,6 +164,14 @@ where
         (self.run)(parts, &needs)
             .map(|()| Provided::new())
             .map_err(IntoResponse::into_response)
+    }
+
+    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
+        Some(
+            (self.run)(parts, needs)
+                .map(|()| Provided::new())
+                .map_err(IntoResponse::into_response),
+        )
     }
 }
 

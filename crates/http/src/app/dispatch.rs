@@ -59,15 +59,20 @@ impl AppInner {
             }
         };
 
-        let span = tracing::info_span!(
+        // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
+        let span = tracing::debug_span!(
             "request",
             method = %parts.method,
             route = %route.template,
             status = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        let started = Instant::now();
-        let response = AssertUnwindSafe(self.run(route, parts, body))
+        // Timing is for the span; without a subscriber that wants it, skip the clock.
+        let started = (!span.is_disabled()).then(Instant::now);
+        // Pinned where it is built, so the combinators below hold a pointer to it rather than
+        // moving the whole request future (over a kilobyte) at each layer.
+        let run = std::pin::pin!(self.run(route, parts, body));
+        let response = AssertUnwindSafe(run)
             .catch_unwind()
             .instrument(span.clone())
             .await
@@ -76,10 +81,12 @@ impl AppInner {
                 span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
                 HttpError::internal().into_response()
             });
-        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        span.record("status", response.status().as_u16());
-        span.record("micros", micros);
-        span.in_scope(|| tracing::debug!("finished"));
+        if let Some(started) = started {
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            span.record("status", response.status().as_u16());
+            span.record("micros", micros);
+            span.in_scope(|| tracing::debug!("finished"));
+        }
         (response, Some(in_flight))
     }
 
@@ -89,23 +96,30 @@ impl AppInner {
         for planned in route.steps.iter() {
             let info = &self.steps[planned.step];
             let mut values = Vec::with_capacity(planned.needs.len());
-            if let Err(error) = self.resolve(&planned.needs, &locals, &mut values).await {
-                return error.into_response();
+            for source in planned.needs.iter() {
+                match self.value_of(*source, &locals).await {
+                    Ok(value) => values.push(value),
+                    Err(error) => return error.into_response(),
+                }
             }
             let needs = Needs::new(Arc::clone(&info.need_specs), values);
-            let span = tracing::info_span!("step", step = %info.name);
-            match info
-                .step
-                .run(&mut parts, needs)
-                .instrument(span.clone())
-                .await
-            {
+            let span = tracing::debug_span!("step", step = %info.name);
+            let outcome = match span.in_scope(|| info.step.run_now(&mut parts, &needs)) {
+                Some(outcome) => outcome,
+                None => {
+                    info.step
+                        .run(&mut parts, needs)
+                        .instrument(span.clone())
+                        .await
+                }
+            };
+            match outcome {
                 Ok(provided) => {
                     if let Err(wrong) = provided.check_against(&info.provides) {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
                         return HttpError::internal().into_response();
                     }
-                    locals.extend(provided.into_values());
+                    provided.append_to(&mut locals);
                 }
                 Err(rejection) => {
                     span.in_scope(|| {
@@ -116,11 +130,12 @@ impl AppInner {
             }
         }
         let first_need = locals.len();
-        let mut needs = Vec::with_capacity(route.needs.len());
-        if let Err(error) = self.resolve(&route.needs, &locals, &mut needs).await {
-            return error.into_response();
+        for source in route.needs.iter() {
+            match self.value_of(*source, &locals).await {
+                Ok(value) => locals.push(value),
+                Err(error) => return error.into_response(),
+            }
         }
-        locals.append(&mut needs);
         let request = RequestContext::new(
             parts,
             body,
@@ -133,23 +148,18 @@ impl AppInner {
         route.handler.call(request).await
     }
 
-    /// Pushes the values for `sources` onto `values`: a provider's (built on first need,
-    /// single-flight) or an earlier step's.
-    async fn resolve(
+    /// One value: an earlier step's, or a provider's (built on first need, single-flight).
+    async fn value_of(
         &self,
-        sources: &[ValueSource],
+        source: ValueSource,
         locals: &[AnyValue],
-        values: &mut Vec<AnyValue>,
-    ) -> Result<(), HttpError> {
-        for source in sources {
-            values.push(match *source {
-                ValueSource::Local(index) => Arc::clone(&locals[index]),
-                ValueSource::App(at) => match self.container.try_value(at)? {
-                    Some(value) => value,
-                    None => self.container.value(at).await?,
-                },
-            });
-        }
-        Ok(())
+    ) -> Result<AnyValue, HttpError> {
+        Ok(match source {
+            ValueSource::Local(index) => Arc::clone(&locals[index]),
+            ValueSource::App(at) => match self.container.try_value(at)? {
+                Some(value) => value,
+                None => self.container.value(at).await?,
+            },
+        })
     }
 }

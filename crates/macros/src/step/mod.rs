@@ -145,6 +145,33 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             _ => None,
         })
         .collect();
+    // A synchronous step without extractors never waits: it also answers through `run_now`,
+    // which the app tries first, so it costs no boxed future per request.
+    let run_now = (sig.asyncness.is_none() && extractors.is_empty()).then(|| {
+        quote! {
+            fn run_now(
+                &self,
+                __parts: &mut ::green_tea::__private::Parts,
+                __needs: &::green_tea::__private::Needs,
+            ) -> ::std::option::Option<
+                ::std::result::Result<
+                    ::green_tea::__private::Provided,
+                    ::green_tea::__private::Response,
+                >,
+            > {
+                #uses
+                let __run = || -> ::std::result::Result<
+                    ::green_tea::__private::Provided,
+                    ::green_tea::__private::Response,
+                > {
+                    let _ = (&__parts, &__needs);
+                    #fetch
+                    #pack
+                };
+                ::std::option::Option::Some(__run())
+            }
+        }
+    });
     let checks = emit::checks(&checked, &extractors);
     let cfgs = emit::cfgs(&item.attrs);
     let fn_struct = emit::fn_struct(&item.vis, name, &cfgs, "step", "step");
@@ -184,6 +211,8 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
                     #pack
                 })
             }
+
+            #run_now
         }
 
         #(#cfgs)*
