@@ -20,3 +20,19 @@ ui-bless:
 
 run:
     cargo run --example orders
+
+# Criterion benches (resolve, build, explain, breaker); see docs/benchmarks.md.
+bench:
+    cargo bench --bench core --bench breaker
+
+# Throughput and latency against axum, actix-web and raw hyper (installs wrk).
+bench-http:
+    bench/http.sh
+
+# Instructions and allocations per request under valgrind (deterministic).
+bench-cg:
+    bench/callgrind.sh
+
+# Five minutes of orders under wrk while billing flips up and down every 10 s.
+soak:
+    bench/soak.sh

@@ -111,10 +111,12 @@ async fn the_breaker_opens_fails_fast_and_recovers_through_one_trial() {
 
     running.fake.set_mode(Mode::Down);
     for _ in 0..3 {
-        let (status, _, body) = running.order("u1").await;
+        // Billing was called and failed: the same outage to the client, but no Retry-After,
+        // since the breaker has not opened (yet).
+        let (status, retry_after, body) = running.order("u1").await;
         assert_eq!(
-            (status, body.as_str()),
-            (502, r#"{"error":"billing failed"}"#)
+            (status, retry_after, body.as_str()),
+            (503, None, r#"{"error":"billing is unavailable"}"#)
         );
     }
     assert_eq!(running.fake.hits(), 4);

@@ -158,8 +158,10 @@ pub struct GuardedBilling {
 
 impl GuardedBilling {
     /// Charges through the breaker. While it is open this fails fast with 503 "billing is
-    /// unavailable" and a `Retry-After`, without calling billing. An upstream failure is 502,
-    /// a timeout 504, and a client error from billing (a 404: unknown account) 422.
+    /// unavailable" and a `Retry-After`, without calling billing. A call that failed upstream
+    /// (5xx, 408, 429, unreachable, timed out) is also 503 "billing is unavailable", without a
+    /// `Retry-After`: to the client it is the same outage. A client error from billing (a
+    /// 404: unknown account) is 422.
     pub async fn charge(&self, user_id: &str, amount: u64) -> Result<Charge, HttpError> {
         let classify = |result: &Result<Charge, BillingError>| match result {
             Ok(_) => Outcome::Success,
@@ -186,13 +188,13 @@ fn to_http_error(error: BreakerError<BillingError>) -> HttpError {
             HttpError::unavailable("billing is unavailable")
                 .with_header("retry-after", seconds.to_string())
         }
-        BreakerError::Timeout(limit) => HttpError::new(
-            504,
-            format!("billing did not answer within {} ms", limit.as_millis()),
-        ),
+        BreakerError::Timeout(limit) => {
+            tracing::warn!(?limit, "billing did not answer in time");
+            HttpError::unavailable("billing is unavailable")
+        }
         BreakerError::Inner(error) if error.is_upstream_failure() => {
             tracing::warn!(%error, "billing failed");
-            HttpError::new(502, "billing failed")
+            HttpError::unavailable("billing is unavailable")
         }
         BreakerError::Inner(BillingError::Closed | BillingError::Settings(_)) => {
             HttpError::unavailable("the app is shutting down")
