@@ -1,0 +1,52 @@
+"""Summarises bench/http.sh and bench/callgrind.sh results into the tables of docs/benchmarks.md."""
+
+import csv
+import statistics
+import sys
+from collections import defaultdict
+
+OURS = "green-tea-server"
+
+
+def http(path):
+    rows = list(csv.DictReader(open(path), delimiter="\t"))
+    by_round = defaultdict(dict)
+    for row in rows:
+        by_round[row["round"]][row["server"]] = row
+    others = sorted({r["server"] for r in rows} - {OURS})
+    print(f"| green-tea / X (req/s, paired per round) | min | median | max |")
+    print("|---|---|---|---|")
+    for other in others:
+        ratios = [float(r[OURS]["req_per_s"]) / float(r[other]["req_per_s"]) for r in by_round.values() if OURS in r and other in r]
+        print(f"| vs {other} | {min(ratios):.3f} | {statistics.median(ratios):.3f} | {max(ratios):.3f} |")
+    print()
+    print("| server | median req/s | median p50 ms | median p99 ms |")
+    print("|---|---|---|---|")
+    for server in [OURS] + others:
+        mine = [r for r in rows if r["server"] == server]
+        med = lambda key: statistics.median(float(r[key]) for r in mine)
+        print(f"| {server} | {med('req_per_s'):.0f} | {med('p50_ms'):.3f} | {med('p99_ms'):.3f} |")
+
+
+def callgrind(path):
+    rows = list(csv.DictReader(open(path), delimiter="\t"))
+    totals = defaultdict(dict)
+    for row in rows:
+        totals[(row["server"], row["tool"])][int(row["n"])] = int(row["total"])
+    per_request = {}
+    for (server, tool), by_n in totals.items():
+        (n1, t1), (n2, t2) = sorted(by_n.items())
+        per_request[(server, tool)] = (t2 - t1) / (n2 - n1)
+    servers = sorted({s for s, _ in per_request}, key=lambda s: (s != OURS, s))
+    print("| server | instructions / request | allocations / request | instructions vs green-tea |")
+    print("|---|---|---|---|")
+    ours = per_request.get((OURS, "callgrind"))
+    for server in servers:
+        ir = per_request.get((server, "callgrind"), float("nan"))
+        allocs = per_request.get((server, "dhat"), float("nan"))
+        ratio = (ours / ir) if ours else float("nan")
+        print(f"| {server} | {ir:,.0f} | {allocs:.1f} | green-tea = {ratio:.2f}x |")
+
+
+if __name__ == "__main__":
+    {"http": http, "callgrind": callgrind}[sys.argv[1]](sys.argv[2])

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Throughput and latency, four servers side by side, in one run (see docs/benchmarks.md).
+#
+# Each server is pinned to core 0 with one worker; wrk (-t1 -c64) is pinned to core 1. After a
+# 1 s warm-up, ROUNDS rounds of DURATION seconds each, rotating the order every round, so each
+# round gives a paired ratio green-tea/X measured under the same machine conditions.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROUNDS=${ROUNDS:-8}
+DURATION=${DURATION:-5}
+PORT=${PORT:-3999}
+if ! command -v wrk >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+fi
+cargo build --release -q --bins
+servers=(green-tea-server axum-server actix-server hyper-server)
+out=results/http-$(date -u +%Y%m%dT%H%M%SZ).tsv
+mkdir -p results
+printf 'round\tserver\treq_per_s\tp50_ms\tp99_ms\n' > "$out"
+cat > /tmp/green-tea-post.lua <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"userId":"u1","amount":5}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-Request-Id"] = "bench"
+LUA
+
+to_ms() { # wrk prints 1.23ms, 812.00us or 1.01s
+    awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
+}
+
+run_one() {
+    local round=$1 server=$2
+    PORT=$PORT WORKERS=1 taskset -c 0 "target/release/$server" >/dev/null 2>&1 &
+    local pid=$!
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.05; done
+    taskset -c 1 wrk -t1 -c64 -d1s -s /tmp/green-tea-post.lua "http://127.0.0.1:$PORT/orders" >/dev/null
+    local report
+    report=$(taskset -c 1 wrk -t1 -c64 -d"${DURATION}s" --latency -s /tmp/green-tea-post.lua "http://127.0.0.1:$PORT/orders")
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+    local rps p50 p99
+    rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$report")
+    p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$report")")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$report")")
+    if grep -q 'Non-2xx' <<<"$report"; then echo "$server answered non-2xx: $report" >&2; exit 1; fi
+    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$rps" "$p50" "$p99" | tee -a "$out"
+}
+
+for round in $(seq "$ROUNDS"); do
+    shift_by=$(( (round - 1) % ${#servers[@]} ))
+    order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
+    for server in "${order[@]}"; do run_one "$round" "$server"; done
+done
+python3 analyze.py http "$out"
