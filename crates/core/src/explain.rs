@@ -113,14 +113,7 @@ impl Container {
                     kind: node.kind,
                     name: d.name.to_string(),
                     scope: Scope::App,
-                    provides: d
-                        .provides
-                        .iter()
-                        .map(|s| ExplainKey {
-                            key: s.key.to_string(),
-                            type_name: s.ty.short_name(),
-                        })
-                        .collect(),
+                    provides: node.explain_keys().to_vec(),
                     needs: d
                         .needs
                         .iter()

@@ -1,8 +1,8 @@
 //! Keys, the Rust types behind them, and where things were declared.
 
 use std::any::TypeId;
-use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// The name of a value in the graph, such as `"billing"`.
 ///
@@ -14,48 +14,86 @@ use std::fmt;
 /// assert_eq!(key.as_str(), "billingApi");
 /// assert_eq!(key.to_string(), "billingApi");
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key(Cow<'static, str>);
+#[derive(Clone)]
+pub struct Key(Name);
+
+/// A static name costs nothing; a built one is shared, so cloning a key (which the graph does
+/// for every need and every error) never copies the text.
+#[derive(Clone)]
+enum Name {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
 
 impl Key {
     /// A key from a static name, usable in `const` contexts.
     pub const fn from_static(name: &'static str) -> Self {
-        Key(Cow::Borrowed(name))
+        Key(Name::Static(name))
     }
 
     /// The key's name.
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Name::Static(name) => name,
+            Name::Shared(name) => name,
+        }
     }
 }
 
 impl From<&'static str> for Key {
     fn from(name: &'static str) -> Self {
-        Key(Cow::Borrowed(name))
+        Key(Name::Static(name))
     }
 }
 
 impl From<String> for Key {
     fn from(name: String) -> Self {
-        Key(Cow::Owned(name))
+        Key(Name::Shared(Arc::from(name)))
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As `str` hashes, so that `Borrow<str>` lookups find it.
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
     }
 }
 
 impl std::borrow::Borrow<str> for Key {
     fn borrow(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
 impl fmt::Display for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
+        write!(f, "{:?}", self.as_str())
     }
 }
 

@@ -193,6 +193,7 @@ impl ContainerBuilder {
                     dependencies: dependencies.into(),
                     dependents,
                     slot: Default::default(),
+                    explain_keys: Default::default(),
                 }
             })
             .collect();

@@ -72,6 +72,8 @@ pub(crate) struct Node {
     pub(crate) dependencies: Box<[usize]>,
     pub(crate) dependents: Box<[usize]>,
     pub(crate) slot: Slot,
+    /// The provided keys with their short type names, worked out on the first `explain`.
+    pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,
 }
 
 impl Container {
@@ -426,6 +428,19 @@ impl Drop for ResetFlight<'_> {
 }
 
 impl Node {
+    pub(crate) fn explain_keys(&self) -> &[crate::explain::ExplainKey] {
+        self.explain_keys.get_or_init(|| {
+            self.descriptor
+                .provides
+                .iter()
+                .map(|s| crate::explain::ExplainKey {
+                    key: s.key.to_string(),
+                    type_name: s.ty.short_name(),
+                })
+                .collect()
+        })
+    }
+
     fn keys_text(&self) -> String {
         let keys: Vec<&str> = self
             .descriptor

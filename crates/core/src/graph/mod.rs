@@ -117,21 +117,26 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
         });
     }
 
-    for component in tarjan_scc(&graph) {
-        let is_cycle = component.len() > 1 || graph.contains_edge(component[0], component[0]);
-        if is_cycle {
-            let members: Vec<usize> = component.iter().map(|&n| graph[n]).collect();
-            problems.push(Problem::Cycle {
-                ring: ring_through(&members, decls, &needs),
-            });
+    // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
+    // a pass over the strongly connected components to report every cycle.
+    let order = toposort(&graph, None).ok();
+    if order.is_none() {
+        for component in tarjan_scc(&graph) {
+            let is_cycle = component.len() > 1 || graph.contains_edge(component[0], component[0]);
+            if is_cycle {
+                let members: Vec<usize> = component.iter().map(|&n| graph[n]).collect();
+                problems.push(Problem::Cycle {
+                    ring: ring_through(&members, decls, &needs),
+                });
+            }
         }
     }
 
     if !problems.is_empty() {
         return Err(problems);
     }
-    let order = toposort(&graph, None)
-        .expect("cycles were reported above")
+    let order = order
+        .expect("no cycle was found")
         .into_iter()
         .map(|n| graph[n])
         .collect();

@@ -146,17 +146,15 @@ impl CircuitBreaker {
     }
 
     fn force(&self, hold: Option<BreakerState>) {
-        let now = self.shared.config.clock.now();
         let mut changes = Vec::new();
         self.machine()
-            .force(hold, now, &self.shared.config, &mut changes);
+            .force(hold, &self.shared.config, &mut changes);
         self.announce(changes);
     }
 
     fn admit(&self) -> Result<Ticket, std::time::Duration> {
-        let now = self.shared.config.clock.now();
         let mut changes = Vec::new();
-        let admitted = self.machine().admit(now, &self.shared.config, &mut changes);
+        let admitted = self.machine().admit(&self.shared.config, &mut changes);
         self.announce(changes);
         admitted
     }
@@ -205,13 +203,9 @@ impl Permit<'_> {
         if let Some(ticket) = self.ticket.take() {
             let config = &self.breaker.shared.config;
             let mut changes = Vec::new();
-            self.breaker.machine().record(
-                ticket,
-                outcome,
-                config.clock.now(),
-                config,
-                &mut changes,
-            );
+            self.breaker
+                .machine()
+                .record(ticket, outcome, config, &mut changes);
             self.breaker.announce(changes);
         }
     }

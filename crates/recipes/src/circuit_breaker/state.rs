@@ -121,12 +121,24 @@ impl Machine {
     }
 
     /// May a call go through now? `Err(retry_after)` if not.
+    /// The clock is read only when the answer depends on it (open or half-open), so a closed
+    /// breaker costs no clock read per call.
     pub(crate) fn admit(
         &mut self,
-        now: Duration,
         config: &Config,
         changes: &mut Vec<Transition>,
     ) -> Result<Ticket, Duration> {
+        if matches!(
+            self.state,
+            BreakerState::Closed | BreakerState::ForcedClosed
+        ) {
+            self.counters.admitted += 1;
+            return Ok(Ticket {
+                generation: self.generation,
+                trial: None,
+            });
+        }
+        let now = config.clock.now();
         if self.state == BreakerState::Open {
             let elapsed = now.saturating_sub(self.opened_at);
             if elapsed < self.open_for {
@@ -172,7 +184,6 @@ impl Machine {
         &mut self,
         ticket: Ticket,
         outcome: Outcome,
-        now: Duration,
         config: &Config,
         changes: &mut Vec<Transition>,
     ) {
@@ -193,7 +204,7 @@ impl Machine {
                 self.failures = 0;
                 self.openings = 0;
                 if self.state != BreakerState::Closed {
-                    self.set(BreakerState::Closed, now, config, changes);
+                    self.set(BreakerState::Closed, config.clock.now(), config, changes);
                 }
             }
             Outcome::Failure => {
@@ -204,7 +215,7 @@ impl Machine {
                 self.failures = self.failures.saturating_add(1);
                 // A failed trial re-opens at once: it just proved the upstream is still down.
                 if self.state == BreakerState::HalfOpen || self.failures >= config.threshold {
-                    self.open(now, config, changes);
+                    self.open(config.clock.now(), config, changes);
                 }
             }
         }
@@ -223,12 +234,12 @@ impl Machine {
     pub(crate) fn force(
         &mut self,
         hold: Option<BreakerState>,
-        now: Duration,
         config: &Config,
         changes: &mut Vec<Transition>,
     ) {
         self.failures = 0;
         self.openings = 0;
+        let now = config.clock.now();
         self.set(hold.unwrap_or(BreakerState::Closed), now, config, changes);
     }
 
