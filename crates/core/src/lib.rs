@@ -26,7 +26,7 @@ pub use graph::Scope;
 #[doc(hidden)]
 pub use graph::closest;
 pub use key::{Key, KeySpec, Location, TypeInfo};
-pub use provider::{Provider, ProviderDescriptor, Registration};
+pub use provider::{Provider, ProviderDescriptor, Registration, in_modules};
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
 pub use wiring::{AppValue, Declaration, Source, Wiring};

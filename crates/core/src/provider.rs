@@ -172,8 +172,26 @@ pub struct Registration {
 inventory::collect!(Registration);
 
 /// Every registered provider, sorted by module path and name (inventory's order is unspecified).
-pub(crate) fn discovered() -> Vec<Box<dyn Provider>> {
-    let mut regs: Vec<&Registration> = inventory::iter::<Registration>.into_iter().collect();
+pub(crate) fn discovered(modules: Option<&[&str]>) -> Vec<Box<dyn Provider>> {
+    let mut regs: Vec<&Registration> = inventory::iter::<Registration>
+        .into_iter()
+        .filter(|r| modules.is_none_or(|m| in_modules(r.module, m)))
+        .collect();
     regs.sort_by_key(|r| (r.module, r.name));
     regs.into_iter().map(|r| (r.make)()).collect()
+}
+
+/// Whether `module` (a `module_path!()`) is one of `modules` or inside one of them.
+///
+/// ```
+/// # use green_tea::in_modules;
+/// assert!(in_modules("shop::billing", &["shop"]));
+/// assert!(in_modules("shop", &["shop"]));
+/// assert!(!in_modules("shopping::cart", &["shop"]));
+/// ```
+#[doc(hidden)]
+pub fn in_modules(module: &str, modules: &[&str]) -> bool {
+    modules
+        .iter()
+        .any(|m| module == *m || (module.starts_with(m) && module[m.len()..].starts_with("::")))
 }

@@ -11,6 +11,7 @@
 //! CI runs a few hundred cases; `PROPTEST_CASES=200000` runs more. The cargo-fuzz target
 //! `graph` (in `fuzz/`) feeds fuzzer bytes through the same strategy into the same `check`.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -451,10 +452,11 @@ impl Expected {
         let mut keys: HashMap<usize, (usize, usize)> = HashMap::new();
         for (i, d) in decls.iter().enumerate().filter(|(_, d)| !is_override(d)) {
             for (index, s) in d.provides.iter().enumerate() {
-                if keys.contains_key(&s.key) {
-                    count("GT0003");
-                } else {
-                    keys.insert(s.key, (i, index));
+                match keys.entry(s.key) {
+                    Entry::Occupied(_) => count("GT0003"),
+                    Entry::Vacant(slot) => {
+                        slot.insert((i, index));
+                    }
                 }
             }
         }
@@ -520,14 +522,12 @@ impl Expected {
 /// Transitive closure (Floyd–Warshall over booleans): `reach[a][b]` if a path of one or more
 /// edges leads from `a` to `b`.
 fn closure(mut reach: Vec<Vec<bool>>) -> Vec<Vec<bool>> {
-    let n = reach.len();
-    for k in 0..n {
-        for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+    for k in 0..reach.len() {
+        let through = reach[k].clone();
+        for row in &mut reach {
+            if row[k] {
+                for (to, &via) in row.iter_mut().zip(&through) {
+                    *to |= via;
                 }
             }
         }

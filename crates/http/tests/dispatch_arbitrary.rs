@@ -3,11 +3,13 @@
 //!
 //! Two ways in. Raw bytes (pipelined HTTP/1 heads and bodies, cut, corrupted, or an HTTP/2
 //! preface) over an in-memory `tokio::io::duplex` connection, served by hyper-util's auto
-//! builder configured as `App::serve` configures it (`serve.rs`, `http_builder`: header read
-//! timeout, max headers, max buffer size; HTTP/2 header list size), with the client either
-//! half-closing after its bytes or staying silent, on a paused clock so that the server's
-//! timeouts pass in no time. And structured requests (arbitrary method, path, query, headers
-//! and body) straight into `App::handle`.
+//! builder configured as `App::serve` configures it (`serve.rs`: `http_builder`'s head read
+//! timeout, header count and buffer size, HTTP/2 header list size and keep-alive pings, and
+//! `spawn_connection`'s first-request deadline), with the client either half-closing after its
+//! bytes or staying silent, on a paused clock so that the server's timeouts pass in no time.
+//! (`App::serve` cannot take an in-memory stream and `http_builder` is private, so this copies
+//! them; requests go through `App::handle`, not the private `handle_hyper`.) And structured
+//! requests (arbitrary method, path, query, headers and body) straight into `App::handle`.
 //!
 //! CI runs a few hundred cases of each; `PROPTEST_CASES` runs more. The cargo-fuzz targets
 //! `dispatch` (raw bytes from the fuzzer) and `dispatch_structured` (in `fuzz/`) call the same

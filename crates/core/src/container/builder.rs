@@ -63,8 +63,20 @@ impl ContainerBuilder {
 
     /// Adds every provider registered with `#[provider]` in this binary, in a deterministic
     /// order (by module path, then name).
-    pub fn discover(mut self) -> Self {
-        for provider in discovered() {
+    pub fn discover(self) -> Self {
+        self.add_discovered(None)
+    }
+
+    /// Like [`discover`](Self::discover), but only providers declared in `modules` (crate or
+    /// module paths, such as `env!("CARGO_CRATE_NAME")` or `"my_app::billing"`) or inside
+    /// them: linking a crate that declares providers of its own (the recipes) does not add
+    /// them.
+    pub fn discover_in(self, modules: &[&str]) -> Self {
+        self.add_discovered(Some(modules))
+    }
+
+    fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
+        for provider in discovered(modules) {
             self = self.entry(Arc::from(provider), NodeKind::Provider);
         }
         self

@@ -9,7 +9,7 @@ use http::HeaderValue;
 
 use green_tea_core::{
     BuildError, ContainerBuilder, Declaration, Key, NodeKind, Origin, Problem, Provider, Source,
-    Wiring, closest,
+    Wiring, closest, in_modules,
 };
 
 use super::{App, AppInner, CompiledRoute, PathEntry, PlannedStep, StepInfo, ValueSource};
@@ -112,16 +112,34 @@ impl AppBuilder {
     }
 
     /// Adds every provider, step and route declared with the macros in this binary, in a
-    /// deterministic order.
-    pub fn discover(mut self) -> Self {
-        self.container = self.container.discover();
-        let mut steps: Vec<&StepRegistration> =
-            inventory::iter::<StepRegistration>.into_iter().collect();
+    /// deterministic order (by module path, then name).
+    pub fn discover(self) -> Self {
+        self.add_discovered(None)
+    }
+
+    /// Like [`discover`](Self::discover), but only what is declared in `modules` (crate or
+    /// module paths, such as `env!("CARGO_CRATE_NAME")`) or inside them.
+    pub fn discover_in(self, modules: &[&str]) -> Self {
+        self.add_discovered(Some(modules))
+    }
+
+    fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
+        let wanted = |module: &str| modules.is_none_or(|m| in_modules(module, m));
+        self.container = match modules {
+            Some(modules) => self.container.discover_in(modules),
+            None => self.container.discover(),
+        };
+        let mut steps: Vec<&StepRegistration> = inventory::iter::<StepRegistration>
+            .into_iter()
+            .filter(|r| wanted(r.module))
+            .collect();
         steps.sort_by_key(|r| (r.module, r.name));
         self.steps
             .extend(steps.into_iter().map(|r| Arc::from((r.make)())));
-        let mut routes: Vec<&RouteRegistration> =
-            inventory::iter::<RouteRegistration>.into_iter().collect();
+        let mut routes: Vec<&RouteRegistration> = inventory::iter::<RouteRegistration>
+            .into_iter()
+            .filter(|r| wanted(r.module))
+            .collect();
         routes.sort_by_key(|r| (r.module, r.name));
         self.routes.extend(routes.into_iter().map(|r| (r.make)()));
         self
