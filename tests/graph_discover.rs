@@ -3,7 +3,7 @@
 use green_tea::Container;
 use green_tea::provider;
 // Linked for its registrations: the recipes declare `billingApi` and `billing` themselves.
-use green_tea_recipes::billing::BillingApi as _;
+extern crate green_tea_recipes as _;
 
 mod mine {
     use green_tea::provider;

@@ -160,6 +160,8 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
                 >,
             > {
                 #uses
+                // The error is a response: large, and returned once per request at most.
+                #[allow(clippy::result_large_err)]
                 let __run = || -> ::std::result::Result<
                     ::green_tea::__private::Provided,
                     ::green_tea::__private::Response,
