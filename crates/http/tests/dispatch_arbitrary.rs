@@ -38,6 +38,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Paths whose routes are built to fail: a handler that returns 500, one that panics.
 const BUILT_TO_FAIL: [&str; 2] = ["/fail", "/panic"];
+/// What `/panic` panics with (the fuzz targets let this one panic through libFuzzer's hook).
+pub(crate) const BUILT_TO_PANIC: &str = "this route is built to panic";
 /// The most response bytes read from one connection.
 const MAX_OUTPUT: u64 = 1 << 20;
 /// Virtual time a connection may take; every server timeout is well within it.
@@ -185,7 +187,7 @@ pub(crate) fn app() -> App {
         }))
         .route(Route::get("/panic", |_request: RequestContext| async {
             if true {
-                panic!("this route is built to panic");
+                std::panic::panic_any(BUILT_TO_PANIC);
             }
             StatusCode::OK
         }))
