@@ -809,7 +809,6 @@ proptest! {
 /// in the graph's order, the replaced one included (`container/mod.rs`, `start`: `all` is
 /// `inner.order`, which holds every provider).
 #[test]
-#[ignore = "bug: Container::start() builds a provider that an override replaced"]
 fn start_does_not_build_a_replaced_provider() {
     let log = Log::default();
     let real = log.clone();

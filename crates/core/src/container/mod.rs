@@ -128,8 +128,16 @@ impl Container {
     /// If one fails, nothing more is started, everything built so far is disposed (dependents
     /// first), the container is closed, and the error is returned.
     pub async fn start(&self) -> Result<(), ProvideError> {
-        let all: Vec<usize> = self.inner.order.to_vec();
-        self.start_nodes(all).await
+        // Every provider that some key resolves to: one whose keys were all taken over by
+        // overrides is never built.
+        let mut roots: Vec<usize> = self.inner.keys.values().map(|at| at.node).collect();
+        roots.extend(
+            (0..self.inner.nodes.len())
+                .filter(|&id| self.inner.nodes[id].descriptor.provides.is_empty()),
+        );
+        roots.sort_unstable();
+        roots.dedup();
+        self.start_nodes(roots).await
     }
 
     /// Like [`start`](Self::start), but builds only the slices of `keys`.

@@ -161,7 +161,8 @@ impl Machine {
             }
             let id = self.next_trial;
             self.next_trial += 1;
-            self.trials.push((id, now + lease(config)));
+            // Saturating: `call_timeout(Duration::MAX)` is a fair way to say "no timeout".
+            self.trials.push((id, now.saturating_add(lease(config))));
             self.counters.admitted += 1;
             return Ok(Ticket {
                 generation: self.generation,
