@@ -509,8 +509,9 @@ pub enum DisposeCause {
     TimedOut(Duration),
 }
 
-/// The text of a panic payload.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The text of a panic payload. Shared with the HTTP layer; not a public API.
+#[doc(hidden)]
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -148,12 +148,12 @@ impl Explain {
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
-            quote(&self.target)
+            dot_quote(&self.target)
         );
         for (i, node) in self.nodes.iter().enumerate() {
             let style = if node.built { "solid" } else { "dashed" };
             let label = format!("{}\n{} {}", node.heading(), node.kind, node.name);
-            let _ = writeln!(out, "  n{i} [label={} style={style}];", quote(&label));
+            let _ = writeln!(out, "  n{i} [label={} style={style}];", dot_quote(&label));
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for need in &node.needs {
@@ -161,7 +161,7 @@ impl Explain {
                     out,
                     "  n{} -> n{i} [label={}];",
                     need.from,
-                    quote(&need.key)
+                    dot_quote(&need.key)
                 );
             }
         }
@@ -237,7 +237,9 @@ impl fmt::Display for Explain {
     }
 }
 
-fn quote(text: &str) -> String {
+/// A Graphviz string literal. Shared with the HTTP layer's explain; not a public API.
+#[doc(hidden)]
+pub fn dot_quote(text: &str) -> String {
     format!(
         "\"{}\"",
         text.replace('\\', "\\\\")

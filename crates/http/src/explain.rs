@@ -5,7 +5,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use green_tea_core::{Explain, closest};
+use green_tea_core::{Explain, closest, dot_quote};
 
 use crate::app::{App, CompiledRoute};
 
@@ -182,14 +182,14 @@ impl PathExplain {
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
-            quote(&self.path)
+            dot_quote(&self.path)
         );
         for (r, route) in self.routes.iter().enumerate() {
             for (id, label, style) in route.graph_nodes(r) {
-                let _ = writeln!(out, "  {id} [label={} style={style}];", quote(&label));
+                let _ = writeln!(out, "  {id} [label={} style={style}];", dot_quote(&label));
             }
             for (from, to, key) in route.graph_edges(r) {
-                let _ = writeln!(out, "  {from} -> {to} [label={}];", quote(&key));
+                let _ = writeln!(out, "  {from} -> {to} [label={}];", dot_quote(&key));
             }
         }
         out.push_str("}\n");
@@ -354,13 +354,4 @@ impl fmt::Display for AppExplain {
         }
         Ok(())
     }
-}
-
-fn quote(text: &str) -> String {
-    format!(
-        "\"{}\"",
-        text.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    )
 }

@@ -27,12 +27,3 @@ pub use plugin::Plugin;
 pub use route::{Handler, Route, RouteRegistration, join_paths};
 pub use step::{Guard, Step, StepDescriptor, StepFn, StepRegistration};
 pub use test_client::{TestClient, TestRequest, TestResponse};
-
-/// The text of a panic payload.
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned())
-}

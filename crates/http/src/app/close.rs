@@ -70,7 +70,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
                 continue;
             }
             Ok(Ok(Err(error))) => DisposeCause::Error(Arc::new(error)),
-            Ok(Err(panic)) => DisposeCause::Panicked(crate::panic_text(&*panic)),
+            Ok(Err(panic)) => DisposeCause::Panicked(green_tea_core::panic_message(&*panic)),
             Err(_) => DisposeCause::TimedOut(inner.dispose_timeout),
         };
         tracing::error!(plugin = %name, %cause, "plugin on_shutdown failed");

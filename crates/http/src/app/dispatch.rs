@@ -77,7 +77,7 @@ impl AppInner {
             .instrument(span.clone())
             .await
             .unwrap_or_else(|panic| {
-                let message = crate::panic_text(&*panic);
+                let message = green_tea_core::panic_message(&*panic);
                 span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
                 HttpError::internal().into_response()
             });
