@@ -32,7 +32,8 @@ struct Search {
 }
 
 /// `GET /health`; `POST /echo` (JSON, needs `db`); `POST /text`; `POST /small` (JSON, 64-byte
-/// limit); `GET /items/{id}` (`Path<u64>`); `GET /search` (`Query`).
+/// limit); `GET /items/{id}` (`Path<u64>`); `GET /slow` (answers after `SLOWER`);
+/// `GET /search` (`Query`).
 fn app(log: &Log) -> App {
     let mut limits = Limits::default();
     limits.body_read_timeout = BODY_READ_TIMEOUT;
@@ -69,6 +70,11 @@ fn app(log: &Log) -> App {
                 Ok::<_, Response>(id.to_string())
             },
         ))
+        .route(Route::get("/slow", |_: RequestContext| async {
+            // Slower than the head read timeout: busy, not idle.
+            tokio::time::sleep(SLOWER).await;
+            "slow but answered"
+        }))
         .route(Route::get(
             "/search",
             |mut request: RequestContext| async move {
@@ -871,4 +877,23 @@ async fn silent_connections_do_not_hold_up_shutdown() {
         closed_by_server(&mut half_preface).await,
         "the half-preface one too"
     );
+}
+
+/// The head read timeout is about idle connections: a handler slower than it is not cut off,
+/// over either protocol, and the connection serves the next request.
+#[tokio::test]
+async fn a_handler_slower_than_the_header_read_timeout_is_answered() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    for client in [support::http::http1_client(), support::http::http2_client()] {
+        for _ in 0..2 {
+            let reply = within("GET /slow", support::http::get(&client, &server.url("/slow")))
+                .await
+                .expect("an answer, not a closed connection");
+            assert_eq!(reply.status, 200);
+            assert_eq!(reply.text(), "slow but answered");
+        }
+    }
+    server.stop().await.unwrap();
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 /// |---|---|---|
 /// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`) |
 /// | `body_read_timeout` | 30 s | 408, and the connection is freed |
-/// | `header_read_timeout` | 10 s | connection closed (also: a new connection that starts no request, an HTTP/2 peer that stops answering pings) |
+/// | `header_read_timeout` | 10 s | connection closed (it applies to any connection with no request in flight: a new one that starts no request, an HTTP/1 head not finished in time, an idle keep-alive or HTTP/2 connection; also an HTTP/2 peer that stops answering pings) |
 /// | `max_headers` | 100 | 431 (HTTP/1) |
 /// | `max_header_bytes` | 64 KiB, at least 8 KiB | 431 (HTTP/1), stream reset (HTTP/2) |
 ///
@@ -28,7 +28,10 @@ pub struct Limits {
     pub body_bytes: usize,
     /// How long reading a whole request body may take.
     pub body_read_timeout: Duration,
-    /// How long a client may take to send a request head (HTTP/1).
+    /// How long a connection may go without a request in flight: the time a client has to
+    /// start and finish its next request head, and the idle timeout of keep-alive and HTTP/2
+    /// connections. Enforced by a sweeper ticking at an eighth of it (at most 1 s), so a
+    /// connection is closed between this and about this plus three ticks.
     pub header_read_timeout: Duration,
     /// The most headers a request may have (HTTP/1).
     pub max_headers: usize,

@@ -3,12 +3,14 @@
 //!
 //! Two ways in. Raw bytes (pipelined HTTP/1 heads and bodies, cut, corrupted, or an HTTP/2
 //! preface) over an in-memory `tokio::io::duplex` connection, served by hyper-util's auto
-//! builder configured as `App::serve` configures it (`serve.rs`: `http_builder`'s head read
-//! timeout, header count and buffer size, HTTP/2 header list size and keep-alive pings, and
-//! `spawn_connection`'s first-request deadline), with the client either half-closing after its
-//! bytes or staying silent, on a paused clock so that the server's timeouts pass in no time.
-//! (`App::serve` cannot take an in-memory stream and `http_builder` is private, so this copies
-//! them; requests go through `App::handle`, not the private `handle_hyper`.) And structured
+//! builder with `App::serve`'s limits (`serve/mod.rs`, `http_builder`: header count and buffer
+//! size, HTTP/2 header list size and keep-alive pings), with the client either half-closing
+//! after its bytes or staying silent, on a paused clock so that the server's timeouts pass in
+//! no time. `App::serve` cannot take an in-memory stream and its pieces are private, so this
+//! copies them, with one stand-in: the server ends idle connections with its own sweeper
+//! (`serve/connections.rs`, tested there and over loopback in tests/http_hostile.rs); here
+//! hyper's HTTP/1 head-read timer and a first-request deadline end them at the same timeout.
+//! Requests go through `App::handle`, not the private `handle_hyper`. And structured
 //! requests (arbitrary method, path, query, headers and body) straight into `App::handle`.
 //!
 //! CI runs a few hundred cases of each; `PROPTEST_CASES` runs more. The cargo-fuzz targets
@@ -195,7 +197,8 @@ pub(crate) fn app() -> App {
         .expect("a valid app")
 }
 
-/// hyper-util's auto builder as `App::serve` configures it (`serve.rs`, `http_builder`).
+/// hyper-util's auto builder with `App::serve`'s limits (`serve/mod.rs`, `http_builder`), and
+/// hyper's head-read timer standing in for the server's idle-connection sweeper.
 fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
     let mut http = auto::Builder::new(TokioExecutor::new());
     http.http1()
@@ -245,8 +248,8 @@ pub(crate) async fn exchange(app: &App, bytes: &[u8], half_close: bool) -> Excha
     let connection = http_builder(&limits)
         .serve_connection_with_upgrades(TokioIo::new(server), service)
         .into_owned();
-    // As `serve.rs` (`spawn_connection`) does: a connection that starts no request within the
-    // head read timeout is dropped.
+    // As the server's sweeper does (`serve/connections.rs`): a connection that starts no
+    // request within the head read timeout is dropped.
     let mut server = tokio::spawn(async move {
         tokio::pin!(connection);
         tokio::select! {

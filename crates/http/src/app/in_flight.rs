@@ -10,6 +10,8 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
+use crate::serve::Busy;
+
 /// Requests enter before they touch any provider and leave when their response body has been
 /// sent or dropped (a streaming body may still read a provider after the handler returned).
 ///
@@ -68,10 +70,12 @@ impl Drop for Entered {
     }
 }
 
-/// A response body that keeps its request in flight until it is finished or dropped.
+/// A response body that keeps its request in flight until it is finished or dropped: in the
+/// app (for the drain) and, when served, on its connection (which is not idle meanwhile).
 pub(crate) struct InFlightBody {
     body: Body,
     _entered: Option<Entered>,
+    _connection: Option<Busy>,
 }
 
 impl InFlightBody {
@@ -79,7 +83,14 @@ impl InFlightBody {
         InFlightBody {
             body,
             _entered: entered,
+            _connection: None,
         }
+    }
+
+    /// Also keeps `connection` busy until the body is done.
+    pub(crate) fn holding(mut self, connection: Busy) -> Self {
+        self._connection = Some(connection);
+        self
     }
 }
 

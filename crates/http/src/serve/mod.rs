@@ -1,20 +1,21 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
 
+mod connections;
+
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use crate::app::App;
 use crate::error::Error;
+pub(crate) use connections::Busy;
+use connections::{Connections, Ended};
 
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
@@ -39,10 +40,12 @@ impl App {
         let local = listener.local_addr()?;
         tracing::info!(%local, "serving");
         let mut closing = self.inner.shutdown.subscribe();
-        let connections = GracefulShutdown::new();
+        let connections = Connections::new(self.inner.limits.header_read_timeout);
         let mut tasks = JoinSet::new();
         let http = self.http_builder();
         tokio::pin!(signal);
+        let sweeping = connections.sweep_forever();
+        tokio::pin!(sweeping);
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
@@ -60,26 +63,34 @@ impl App {
                 () = closed(&mut closing) => break,
                 // Reap finished connections so the set does not grow with the server's age.
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                () = &mut sweeping => {}
             }
         }
         drop(listener);
         tracing::info!(%local, "stopped accepting");
         // Connections finish their requests in flight and then end; close() waits for those
         // same requests before it disposes anything.
-        let drain = tokio::time::timeout(self.inner.drain_timeout, connections.shutdown());
+        connections.drain();
+        let drain = tokio::time::timeout(self.inner.drain_timeout, async {
+            tokio::select! {
+                () = async { while tasks.join_next().await.is_some() {} } => {}
+                () = &mut sweeping => {}
+            }
+        });
         let (closed, _) = tokio::join!(self.close(), drain);
         // Whatever is still connected after the drain timeout is cut off, not left running.
         tasks.abort_all();
         closed.map_err(Error::from)
     }
 
-    /// HTTP/1 and HTTP/2 with the app's limits on request heads.
+    /// HTTP/1 and HTTP/2 with the app's limits on request heads. The head read timeout is
+    /// enforced by [`Connections`], not by hyper's HTTP/1 timer (which arms a timer per
+    /// request); HTTP/2 keeps hyper's timer for its keep-alive pings (one per connection).
     fn http_builder(&self) -> auto::Builder<TokioExecutor> {
         let limits = &self.inner.limits;
         let mut http = auto::Builder::new(TokioExecutor::new());
         http.http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read_timeout)
+            .header_read_timeout(None)
             .max_headers(limits.max_headers)
             .max_buf_size(limits.max_header_bytes.max(8192));
         http.http2()
@@ -94,43 +105,42 @@ impl App {
     fn spawn_connection(
         &self,
         http: &auto::Builder<TokioExecutor>,
-        connections: &GracefulShutdown,
+        connections: &Connections,
         tasks: &mut JoinSet<()>,
         stream: tokio::net::TcpStream,
         peer: SocketAddr,
     ) {
         let app = self.clone();
-        let served = Arc::new(AtomicBool::new(false));
+        let connection = connections.open();
         let service = hyper::service::service_fn({
-            let served = Arc::clone(&served);
+            let connection = std::sync::Arc::clone(&connection);
             move |request: http::Request<Incoming>| {
-                served.store(true, Ordering::Relaxed);
+                // Counted from here until the response body is done: the connection is busy,
+                // not idle, however long the handler or the body takes.
+                let busy = connection.begin();
                 let app = app.clone();
-                async move { Ok::<_, std::convert::Infallible>(app.handle_hyper(request).await) }
+                async move {
+                    let response = app.handle_hyper(request).await;
+                    Ok::<_, std::convert::Infallible>(response.map(|body| body.holding(busy)))
+                }
             }
         });
-        let connection = http
+        let served = http
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
             .into_owned();
-        let connection = connections.watch(connection);
-        // Until the first request, nothing bounds the wait: hyper-util's HTTP/1-or-2 detection
-        // and the HTTP/2 handshake have no timeout of their own. A connection that has not
-        // started a request within the head read timeout is dropped.
-        let first_request_deadline = self.inner.limits.header_read_timeout;
         tasks.spawn(async move {
-            tokio::pin!(connection);
-            let result = tokio::select! {
-                result = &mut connection => result,
-                () = tokio::time::sleep(first_request_deadline) => {
-                    if !served.load(Ordering::Relaxed) {
-                        tracing::debug!(%peer, "no request within the head read timeout; connection dropped");
-                        return;
-                    }
-                    connection.await
-                }
+            tokio::pin!(served);
+            let graceful = |served: std::pin::Pin<&mut _>| {
+                auto::UpgradeableConnection::graceful_shutdown(served);
             };
-            if let Err(error) = result {
-                tracing::debug!(%peer, %error, "connection ended with an error");
+            match connection.serve(served, graceful).await {
+                Ended::Served(Ok(())) => {}
+                Ended::Served(Err(error)) => {
+                    tracing::debug!(%peer, %error, "connection ended with an error");
+                }
+                Ended::Idle => {
+                    tracing::debug!(%peer, "no request within the head read timeout; connection closed");
+                }
             }
         });
     }

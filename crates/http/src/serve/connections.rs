@@ -1,0 +1,360 @@
+//! The served connections: how long one may sit without a request, and how they all wind down.
+//!
+//! One registry per `serve_until` replaces three per-connection mechanisms that cost time on
+//! every request: hyper's HTTP/1 head-read timer (a boxed sleep, a clock read and a timer-wheel
+//! insert and removal per request), a first-request deadline (a second sleep polled on every
+//! wake-up of the connection) and hyper-util's graceful-shutdown watcher (a watch channel
+//! polled on every wake-up).
+//!
+//! Instead, a connection counts its requests in flight and, when the count drops to zero,
+//! notes the time from a coarse clock that one sweeper ticks for the whole server. The sweeper
+//! wakes the connections that have been idle for longer than the head read timeout; each one
+//! then checks, in its own task and after hyper has had its turn to read, whether it is still
+//! idle, and if so ends (the socket is closed, as hyper's own head timeout would). Per request
+//! this is two atomic counts and a store; no timer, no allocation.
+//!
+//! "Idle" covers what the three mechanisms covered: a new connection that starts no request
+//! (whatever its protocol), an HTTP/1 client that does not finish its next head, and a
+//! keep-alive connection left open. It also closes an HTTP/2 connection that carries no
+//! stream for that long.
+
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
+
+use futures_util::task::AtomicWaker;
+use tokio::time::Instant;
+
+/// The connections of one server.
+pub(crate) struct Connections {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// Milliseconds since `start`, advanced by [`Connections::sweep`].
+    clock: AtomicU64,
+    start: Instant,
+    /// A connection idle for this many milliseconds (by the coarse clock) has been idle for
+    /// at least the head read timeout in real time, whatever the clock's lag.
+    expire_after: u64,
+    tick: Duration,
+    draining: AtomicBool,
+    live: Mutex<Vec<Arc<Connection>>>,
+}
+
+/// One connection's state, shared by its task, its requests and the sweeper.
+pub(crate) struct Connection {
+    shared: Arc<Shared>,
+    in_flight: AtomicUsize,
+    /// The coarse clock when `in_flight` last fell to zero (or when the connection opened).
+    idle_since: AtomicU64,
+    waker: AtomicWaker,
+}
+
+/// One request in flight on a connection; dropping it (when the response body is done or
+/// dropped) may leave the connection idle.
+pub(crate) struct Busy(Arc<Connection>);
+
+/// How a connection's task ended.
+pub(crate) enum Ended<T> {
+    /// hyper finished serving it.
+    Served(T),
+    /// It sat without a request for longer than the head read timeout.
+    Idle,
+}
+
+impl Connections {
+    /// `idle_timeout`: how long a connection may go without a request in flight. The sweeper
+    /// ticks at an eighth of it (between 1 ms and 1 s), so a connection is closed between
+    /// `idle_timeout` and about `idle_timeout` plus three ticks after it fell idle.
+    pub(crate) fn new(idle_timeout: Duration) -> Self {
+        let tick = (idle_timeout / 8).clamp(Duration::from_millis(1), Duration::from_secs(1));
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        Connections {
+            shared: Arc::new(Shared {
+                clock: AtomicU64::new(0),
+                start: Instant::now(),
+                expire_after: millis(idle_timeout).saturating_add(millis(tick)),
+                tick,
+                draining: AtomicBool::new(false),
+                live: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Registers a new connection, idle from now.
+    pub(crate) fn open(&self) -> Arc<Connection> {
+        let connection = Arc::new(Connection {
+            shared: Arc::clone(&self.shared),
+            in_flight: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(self.shared.now()),
+            waker: AtomicWaker::new(),
+        });
+        self.shared.live().push(Arc::clone(&connection));
+        connection
+    }
+
+    /// Advances the clock, forgets connections that ended and wakes those idle for too long.
+    pub(crate) fn sweep(&self) {
+        let now = self.shared.start.elapsed().as_millis();
+        self.shared
+            .clock
+            .store(u64::try_from(now).unwrap_or(u64::MAX), Ordering::Release);
+        let mut live = self.shared.live();
+        // The registry's reference is the last one once the connection's task has ended.
+        live.retain(|connection| Arc::strong_count(connection) > 1);
+        for connection in live.iter().filter(|c| c.is_expired()) {
+            connection.waker.wake();
+        }
+    }
+
+    /// Sweeps every tick, forever (run it beside the accept loop and the drain).
+    pub(crate) async fn sweep_forever(&self) {
+        let mut ticker = tokio::time::interval(self.shared.tick);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticker.tick().await;
+            self.sweep();
+        }
+    }
+
+    /// Asks every connection to finish its requests in flight and then end (HTTP/1: no more
+    /// keep-alive; HTTP/2: GOAWAY).
+    pub(crate) fn drain(&self) {
+        self.shared.draining.store(true, Ordering::SeqCst);
+        for connection in self.shared.live().iter() {
+            connection.waker.wake();
+        }
+    }
+
+    /// How many connections have not ended yet.
+    #[cfg(test)]
+    fn live_count(&self) -> usize {
+        self.shared.live().len()
+    }
+}
+
+impl Shared {
+    fn now(&self) -> u64 {
+        self.clock.load(Ordering::Acquire)
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Connection>>> {
+        // The registry holds no invariant a panic could break half-way.
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Connection {
+    /// A request has started on this connection.
+    pub(crate) fn begin(self: &Arc<Self>) -> Busy {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        Busy(Arc::clone(self))
+    }
+
+    fn is_expired(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) == 0
+            && self
+                .shared
+                .now()
+                .saturating_sub(self.idle_since.load(Ordering::Acquire))
+                >= self.shared.expire_after
+    }
+
+    /// Drives `connection` until it ends, asking it to shut down gracefully once the server
+    /// drains, and dropping it if it stays idle for too long.
+    pub(crate) async fn serve<C, T>(
+        &self,
+        connection: Pin<&mut C>,
+        mut graceful_shutdown: impl FnMut(Pin<&mut C>),
+    ) -> Ended<T>
+    where
+        C: Future<Output = T>,
+    {
+        let mut connection = connection;
+        let mut shutting_down = false;
+        poll_fn(|cx| {
+            loop {
+                if let Poll::Ready(output) = connection.as_mut().poll(cx) {
+                    return Poll::Ready(Ended::Served(output));
+                }
+                // Register before reading the flags: a sweep or drain that sets them after
+                // this point wakes the waker registered here.
+                self.waker.register(cx.waker());
+                if !shutting_down && self.shared.draining.load(Ordering::SeqCst) {
+                    shutting_down = true;
+                    graceful_shutdown(connection.as_mut());
+                    continue; // an idle connection ends at once: poll it again
+                }
+                if self.is_expired() {
+                    return Poll::Ready(Ended::Idle);
+                }
+                return Poll::Pending;
+            }
+        })
+        .await
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let connection = &self.0;
+        // The time first, then the count: whoever sees the count at zero also sees this time,
+        // not the one from before the request (which would end the connection at once).
+        // Storing it while other requests are still in flight is harmless: the count guards it.
+        connection
+            .idle_since
+            .store(connection.shared.now(), Ordering::Release);
+        connection.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::{Context, Waker};
+
+    use super::*;
+
+    const TIMEOUT: Duration = Duration::from_millis(800);
+
+    /// A connection that stays open until asked to shut down, counting the requests to.
+    struct Open {
+        shutdowns: Arc<AtomicUsize>,
+    }
+
+    impl Future for Open {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<()> {
+            if self.shutdowns.load(Ordering::SeqCst) > 0 {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }
+    }
+
+    fn shut_down(open: Pin<&mut Open>) {
+        open.shutdowns.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Polls `serve` once: `Some` if it ended, with whether it ended idle.
+    fn poll_once<F: Future<Output = Ended<()>>>(serve: Pin<&mut F>) -> Option<bool> {
+        match serve.poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(Ended::Idle) => Some(true),
+            Poll::Ready(Ended::Served(())) => Some(false),
+            Poll::Pending => None,
+        }
+    }
+
+    /// Moves the paused clock by `by` and sweeps.
+    async fn pass(connections: &Connections, by: Duration) {
+        tokio::time::advance(by).await;
+        connections.sweep();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_starts_no_request_is_closed_after_the_timeout_not_before() {
+        let connections = Connections::new(TIMEOUT);
+        let connection = connections.open();
+        let shutdowns = Arc::new(AtomicUsize::new(0));
+        let mut open = pin!(Open {
+            shutdowns: Arc::clone(&shutdowns)
+        });
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        assert_eq!(poll_once(serve.as_mut()), None);
+        pass(&connections, TIMEOUT - Duration::from_millis(1)).await;
+        assert_eq!(poll_once(serve.as_mut()), None, "closed before the timeout");
+        // Within three ticks (an eighth of the timeout each) past it.
+        pass(&connections, TIMEOUT * 3 / 8 + Duration::from_millis(1)).await;
+        assert_eq!(poll_once(serve.as_mut()), Some(true));
+        assert_eq!(
+            shutdowns.load(Ordering::SeqCst),
+            0,
+            "not a graceful shutdown"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_busy_connection_is_never_idle_and_its_idle_time_starts_when_the_request_ends() {
+        let connections = Connections::new(TIMEOUT);
+        let connection = connections.open();
+        let shutdowns = Arc::new(AtomicUsize::new(0));
+        let mut open = pin!(Open {
+            shutdowns: Arc::clone(&shutdowns)
+        });
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let (first, second) = (connection.begin(), connection.begin());
+        pass(&connections, TIMEOUT * 10).await;
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "closed with requests in flight"
+        );
+        drop(first);
+        pass(&connections, TIMEOUT * 10).await;
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "closed with one request in flight"
+        );
+        drop(second);
+        pass(&connections, TIMEOUT / 2).await;
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "idle time counted from before the request"
+        );
+        pass(&connections, TIMEOUT).await;
+        assert_eq!(poll_once(serve.as_mut()), Some(true));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn draining_asks_each_connection_once_to_shut_down_gracefully() {
+        let connections = Connections::new(TIMEOUT);
+        let connection = connections.open();
+        let shutdowns = Arc::new(AtomicUsize::new(0));
+        let mut open = pin!(Open {
+            shutdowns: Arc::clone(&shutdowns)
+        });
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let busy = connection.begin();
+        assert_eq!(poll_once(serve.as_mut()), None);
+        connections.drain();
+        // The fake ends once asked; hyper's connections end once their requests are done.
+        assert_eq!(poll_once(serve.as_mut()), Some(false));
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
+        drop(busy);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_drain_or_an_expiry_wakes_the_connection_task() {
+        let connections = Connections::new(TIMEOUT);
+        let connection = connections.open();
+        let task = tokio::spawn(async move {
+            let shutdowns = Arc::new(AtomicUsize::new(0));
+            let open = pin!(Open { shutdowns });
+            matches!(connection.serve(open, shut_down).await, Ended::Idle)
+        });
+        // Nothing polls the task but the wake-up from the sweeper.
+        tokio::select! {
+            () = connections.sweep_forever() => unreachable!("the sweeper runs forever"),
+            idle = task => assert!(idle.unwrap()),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_sweeper_forgets_connections_that_ended() {
+        let connections = Connections::new(TIMEOUT);
+        let (kept, ended) = (connections.open(), connections.open());
+        assert_eq!(connections.live_count(), 2);
+        drop(ended);
+        connections.sweep();
+        assert_eq!(connections.live_count(), 1);
+        drop(kept);
+    }
+}
