@@ -295,12 +295,22 @@ async fn json_bodies_accept_every_json_media_type() {
         "application/json; charset=utf-8",
         "application/vnd.api+json",
         "Application/Problem+JSON",
+        " application/json ;charset=utf-8",
     ] {
         let response = post(accepted).await;
         assert_eq!(response.status(), 200, "{accepted}: {}", response.text());
         assert_eq!(response.json::<Value>(), json!({ "tea": "matcha" }));
     }
-    for refused in ["text/json", "application/jsonx", "text/plain"] {
+    for refused in [
+        "text/json",
+        "application/jsonx",
+        "text/plain",
+        "application/+json",
+        "application",
+        "json",
+        "",
+        "application/ json",
+    ] {
         assert_eq!(post(refused).await.status(), 415, "{refused}");
     }
 }

@@ -104,10 +104,10 @@ impl Provided {
 
     /// Appends the values, type-erased and in order, to `out` (for layers that store them,
     /// like the HTTP steps).
-    pub fn append_to(self, out: &mut Vec<Arc<dyn Any + Send + Sync>>) {
+    pub fn append_to(self, out: &mut impl Extend<Arc<dyn Any + Send + Sync>>) {
         match self.values {
-            Values::One(value) => out.push(value),
-            Values::Many(mut values) => out.append(&mut values),
+            Values::One(value) => out.extend([value]),
+            Values::Many(values) => out.extend(values),
         }
     }
 

@@ -15,10 +15,15 @@ use http::header::CONTENT_TYPE;
 use http::request::Parts;
 use http_body_util::{BodyExt, Limited};
 use serde::de::DeserializeOwned;
+use smallvec::SmallVec;
 
 use green_tea_core::KeySpec;
 
 use crate::error::HttpError;
+
+/// One request's values: its steps' outputs, then its handler's needs. Inline up to four (the
+/// common case), so that holding them costs no allocation per request.
+pub(crate) type RequestValues = SmallVec<[Arc<dyn Any + Send + Sync>; 4]>;
 
 /// A request body as the app holds it: hyper's own on the serving path (no boxing), any other
 /// body from tower or `TestClient`.
@@ -34,7 +39,7 @@ pub struct RequestContext {
     body_limit: usize,
     body_read_timeout: Duration,
     /// The request's values; the handler's needs start at `first_need`.
-    values: Vec<Arc<dyn Any + Send + Sync>>,
+    values: RequestValues,
     first_need: usize,
     need_specs: Arc<[KeySpec]>,
 }
@@ -45,7 +50,7 @@ impl RequestContext {
         body: RequestBody,
         body_limit: usize,
         body_read_timeout: Duration,
-        values: Vec<Arc<dyn Any + Send + Sync>>,
+        values: RequestValues,
         first_need: usize,
         need_specs: Arc<[KeySpec]>,
     ) -> Self {
@@ -172,23 +177,27 @@ impl RequestContext {
     }
 }
 
-/// `application/json`, or any `application/*+json`, with any parameters.
+/// `application/json`, or any `application/*+json`, with any parameters. On the header's
+/// bytes: no UTF-8 pass, no `char` searches (this runs on every JSON request).
 fn has_json_content_type(parts: &Parts) -> bool {
-    let Some(value) = parts
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
+    let Some(value) = parts.headers.get(CONTENT_TYPE) else {
         return false;
     };
-    let essence = value.split(';').next().unwrap_or("").trim();
-    let Some((kind, subtype)) = essence.split_once('/') else {
+    let value = value.as_bytes();
+    if value == b"application/json" {
+        return true; // nearly every JSON request
+    }
+    let essence = match value.iter().position(|&b| b == b';') {
+        Some(end) => &value[..end],
+        None => value,
+    }
+    .trim_ascii();
+    let Some(slash) = essence.iter().position(|&b| b == b'/') else {
         return false;
     };
-    kind.eq_ignore_ascii_case("application")
-        && (subtype.eq_ignore_ascii_case("json")
-            || subtype.len() > 5
-                && subtype
-                    .get(subtype.len() - 5..)
-                    .is_some_and(|suffix| suffix.eq_ignore_ascii_case("+json")))
+    let (kind, subtype) = (&essence[..slash], &essence[slash + 1..]);
+    kind.eq_ignore_ascii_case(b"application")
+        && subtype.is_ascii()
+        && (subtype.eq_ignore_ascii_case(b"json")
+            || subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"))
 }

@@ -16,7 +16,7 @@ use green_tea_core::Needs;
 
 use super::in_flight::{Entered, InFlight};
 use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
-use crate::context::{RequestBody, RequestContext};
+use crate::context::{RequestBody, RequestContext, RequestValues};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 
@@ -92,7 +92,7 @@ impl AppInner {
 
     async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: RequestBody) -> Response {
         // One vector per request: the steps' values in run order, then the handler's needs.
-        let mut locals: Vec<AnyValue> = Vec::with_capacity(route.local_count + route.needs.len());
+        let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
         for planned in route.steps.iter() {
             let info = &self.steps[planned.step];
             let mut values = Vec::with_capacity(planned.needs.len());
