@@ -8,6 +8,9 @@
 //!
 //! Instead, a connection counts its requests in flight and, when the count drops to zero,
 //! notes the time from a coarse clock that one sweeper ticks for the whole server. The sweeper
+//! is a thread of its own, not a task with a timer: a timer in the runtime's wheel would make
+//! every park of every worker compute the next deadline and read the clock, which on a busy
+//! server is once per request. The sweeper
 //! wakes the connections that have been idle for longer than the head read timeout; each one
 //! then checks, in its own task and after hyper has had its turn to read, whether it is still
 //! idle, and if so ends (the socket is closed, as hyper's own head timeout would). Per request
@@ -21,12 +24,11 @@
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::task::Poll;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::task::AtomicWaker;
-use tokio::time::Instant;
 
 /// The connections of one server.
 pub(crate) struct Connections {
@@ -34,7 +36,7 @@ pub(crate) struct Connections {
 }
 
 struct Shared {
-    /// Milliseconds since `start`, advanced by [`Connections::sweep`].
+    /// Milliseconds since `start`, advanced by [`Connections::sweep_at`].
     clock: AtomicU64,
     start: Instant,
     /// A connection idle for this many milliseconds (by the coarse clock) has been idle for
@@ -52,6 +54,11 @@ pub(crate) struct Connection {
     /// The coarse clock when `in_flight` last fell to zero (or when the connection opened).
     idle_since: AtomicU64,
     waker: AtomicWaker,
+}
+
+/// Stops the sweeper thread when dropped.
+pub(crate) struct Sweeper {
+    _stop: mpsc::Sender<()>,
 }
 
 /// One request in flight on a connection; dropping it (when the response body is done or
@@ -97,28 +104,27 @@ impl Connections {
         connection
     }
 
-    /// Advances the clock, forgets connections that ended and wakes those idle for too long.
-    pub(crate) fn sweep(&self) {
-        let now = self.shared.start.elapsed().as_millis();
-        self.shared
-            .clock
-            .store(u64::try_from(now).unwrap_or(u64::MAX), Ordering::Release);
-        let mut live = self.shared.live();
-        // The registry's reference is the last one once the connection's task has ended.
-        live.retain(|connection| Arc::strong_count(connection) > 1);
-        for connection in live.iter().filter(|c| c.is_expired()) {
-            connection.waker.wake();
-        }
+    /// Advances the clock to `elapsed` since the registry was made, forgets connections that
+    /// ended and wakes those idle for too long. (The sweeper thread does this; tests make time
+    /// pass with it.)
+    #[cfg(test)]
+    fn sweep_at(&self, elapsed: Duration) {
+        self.shared.sweep_at(elapsed);
     }
 
-    /// Sweeps every tick, forever (run it beside the accept loop and the drain).
-    pub(crate) async fn sweep_forever(&self) {
-        let mut ticker = tokio::time::interval(self.shared.tick);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticker.tick().await;
-            self.sweep();
-        }
+    /// Sweeps every tick on a thread of its own, until the returned guard is dropped.
+    pub(crate) fn start_sweeper(&self) -> std::io::Result<Sweeper> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let shared = Arc::clone(&self.shared);
+        std::thread::Builder::new()
+            .name("green-tea-sweeper".into())
+            .spawn(move || {
+                // Ticks until the guard drops its sender.
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(shared.tick) {
+                    shared.sweep_at(shared.start.elapsed());
+                }
+            })?;
+        Ok(Sweeper { _stop: stop })
     }
 
     /// Asks every connection to finish its requests in flight and then end (HTTP/1: no more
@@ -137,7 +143,26 @@ impl Connections {
     }
 }
 
+impl Drop for Connections {
+    /// Connections refer to the registry and the registry to them: let go of them when the
+    /// server does. (A connection still running keeps its own state, not the list.)
+    fn drop(&mut self) {
+        self.shared.live().clear();
+    }
+}
+
 impl Shared {
+    fn sweep_at(&self, elapsed: Duration) {
+        let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        self.clock.store(millis, Ordering::Release);
+        let mut live = self.live();
+        // The registry's reference is the last one once the connection's task has ended.
+        live.retain(|connection| Arc::strong_count(connection) > 1);
+        for connection in live.iter().filter(|c| c.is_expired()) {
+            connection.waker.wake();
+        }
+    }
+
     fn now(&self) -> u64 {
         self.clock.load(Ordering::Acquire)
     }
@@ -251,26 +276,42 @@ mod tests {
         }
     }
 
-    /// Moves the paused clock by `by` and sweeps.
-    async fn pass(connections: &Connections, by: Duration) {
-        tokio::time::advance(by).await;
-        connections.sweep();
+    /// A registry and the time the tests make pass for it.
+    struct Clock {
+        connections: Connections,
+        elapsed: Duration,
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_connection_that_starts_no_request_is_closed_after_the_timeout_not_before() {
-        let connections = Connections::new(TIMEOUT);
-        let connection = connections.open();
+    impl Clock {
+        fn new() -> Self {
+            Clock {
+                connections: Connections::new(TIMEOUT),
+                elapsed: Duration::ZERO,
+            }
+        }
+
+        /// Lets `by` pass and sweeps.
+        fn pass(&mut self, by: Duration) {
+            self.elapsed += by;
+            self.connections.sweep_at(self.elapsed);
+        }
+    }
+
+    #[test]
+    fn a_connection_that_starts_no_request_is_closed_after_the_timeout_not_before() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
             shutdowns: Arc::clone(&shutdowns)
         });
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         assert_eq!(poll_once(serve.as_mut()), None);
-        pass(&connections, TIMEOUT - Duration::from_millis(1)).await;
+        // The clock may lag by a tick (an eighth of the timeout): never closed before the
+        // timeout plus that tick.
+        clock.pass(TIMEOUT + TIMEOUT / 8 - Duration::from_millis(1));
         assert_eq!(poll_once(serve.as_mut()), None, "closed before the timeout");
-        // Within three ticks (an eighth of the timeout each) past it.
-        pass(&connections, TIMEOUT * 3 / 8 + Duration::from_millis(1)).await;
+        clock.pass(Duration::from_millis(1));
         assert_eq!(poll_once(serve.as_mut()), Some(true));
         assert_eq!(
             shutdowns.load(Ordering::SeqCst),
@@ -279,44 +320,44 @@ mod tests {
         );
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_busy_connection_is_never_idle_and_its_idle_time_starts_when_the_request_ends() {
-        let connections = Connections::new(TIMEOUT);
-        let connection = connections.open();
+    #[test]
+    fn a_busy_connection_is_never_idle_and_its_idle_time_starts_when_the_request_ends() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
             shutdowns: Arc::clone(&shutdowns)
         });
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let (first, second) = (connection.begin(), connection.begin());
-        pass(&connections, TIMEOUT * 10).await;
+        clock.pass(TIMEOUT * 10);
         assert_eq!(
             poll_once(serve.as_mut()),
             None,
             "closed with requests in flight"
         );
         drop(first);
-        pass(&connections, TIMEOUT * 10).await;
+        clock.pass(TIMEOUT * 10);
         assert_eq!(
             poll_once(serve.as_mut()),
             None,
             "closed with one request in flight"
         );
         drop(second);
-        pass(&connections, TIMEOUT / 2).await;
+        clock.pass(TIMEOUT / 2);
         assert_eq!(
             poll_once(serve.as_mut()),
             None,
             "idle time counted from before the request"
         );
-        pass(&connections, TIMEOUT).await;
+        clock.pass(TIMEOUT);
         assert_eq!(poll_once(serve.as_mut()), Some(true));
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn draining_asks_each_connection_once_to_shut_down_gracefully() {
-        let connections = Connections::new(TIMEOUT);
-        let connection = connections.open();
+    #[test]
+    fn draining_asks_each_connection_once_to_shut_down_gracefully() {
+        let clock = Clock::new();
+        let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
             shutdowns: Arc::clone(&shutdowns)
@@ -324,36 +365,53 @@ mod tests {
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let busy = connection.begin();
         assert_eq!(poll_once(serve.as_mut()), None);
-        connections.drain();
+        clock.connections.drain();
         // The fake ends once asked; hyper's connections end once their requests are done.
         assert_eq!(poll_once(serve.as_mut()), Some(false));
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
         drop(busy);
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_drain_or_an_expiry_wakes_the_connection_task() {
-        let connections = Connections::new(TIMEOUT);
+    #[tokio::test]
+    async fn the_sweeper_thread_wakes_an_idle_connection_and_stops_with_its_guard() {
+        let connections = Connections::new(Duration::from_millis(8));
         let connection = connections.open();
         let task = tokio::spawn(async move {
             let shutdowns = Arc::new(AtomicUsize::new(0));
             let open = pin!(Open { shutdowns });
             matches!(connection.serve(open, shut_down).await, Ended::Idle)
         });
-        // Nothing polls the task but the wake-up from the sweeper.
-        tokio::select! {
-            () = connections.sweep_forever() => unreachable!("the sweeper runs forever"),
-            idle = task => assert!(idle.unwrap()),
+        let sweeper = connections.start_sweeper().expect("a thread");
+        // Nothing polls the task again but the sweeper's wake-up.
+        assert!(task.await.unwrap(), "ended idle");
+        drop(sweeper);
+        // The thread holds the registry until it stops; the ended connection until a sweep.
+        connections.sweep_at(Duration::ZERO);
+        while Arc::strong_count(&connections.shared) > 1 {
+            tokio::task::yield_now().await;
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn the_sweeper_forgets_connections_that_ended() {
+    #[test]
+    fn dropping_the_registry_lets_go_of_its_connections() {
+        let connections = Connections::new(TIMEOUT);
+        let running = connections.open();
+        drop(connections);
+        assert_eq!(
+            Arc::strong_count(&running),
+            1,
+            "no cycle through the registry"
+        );
+        assert!(Arc::strong_count(&running.shared) == 1);
+    }
+
+    #[test]
+    fn the_sweeper_forgets_connections_that_ended() {
         let connections = Connections::new(TIMEOUT);
         let (kept, ended) = (connections.open(), connections.open());
         assert_eq!(connections.live_count(), 2);
         drop(ended);
-        connections.sweep();
+        connections.sweep_at(Duration::ZERO);
         assert_eq!(connections.live_count(), 1);
         drop(kept);
     }

@@ -43,9 +43,8 @@ impl App {
         let connections = Connections::new(self.inner.limits.header_read_timeout);
         let mut tasks = JoinSet::new();
         let http = self.http_builder();
+        let _sweeper = connections.start_sweeper()?;
         tokio::pin!(signal);
-        let sweeping = connections.sweep_forever();
-        tokio::pin!(sweeping);
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
@@ -63,7 +62,6 @@ impl App {
                 () = closed(&mut closing) => break,
                 // Reap finished connections so the set does not grow with the server's age.
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-                () = &mut sweeping => {}
             }
         }
         drop(listener);
@@ -72,10 +70,7 @@ impl App {
         // same requests before it disposes anything.
         connections.drain();
         let drain = tokio::time::timeout(self.inner.drain_timeout, async {
-            tokio::select! {
-                () = async { while tasks.join_next().await.is_some() {} } => {}
-                () = &mut sweeping => {}
-            }
+            while tasks.join_next().await.is_some() {}
         });
         let (closed, _) = tokio::join!(self.close(), drain);
         // Whatever is still connected after the drain timeout is cut off, not left running.
