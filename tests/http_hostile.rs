@@ -888,9 +888,12 @@ async fn a_handler_slower_than_the_header_read_timeout_is_answered() {
     let server = Server::start(&app).await;
     for client in [support::http::http1_client(), support::http::http2_client()] {
         for _ in 0..2 {
-            let reply = within("GET /slow", support::http::get(&client, &server.url("/slow")))
-                .await
-                .expect("an answer, not a closed connection");
+            let reply = within(
+                "GET /slow",
+                support::http::get(&client, &server.url("/slow")),
+            )
+            .await
+            .expect("an answer, not a closed connection");
             assert_eq!(reply.status, 200);
             assert_eq!(reply.text(), "slow but answered");
         }
