@@ -33,6 +33,10 @@ bench-http:
 bench-cg:
     bench/callgrind.sh
 
+# The same, with each app called in process (no socket): the framework's own cost per request.
+bench-cg-inproc:
+    MODE=inproc bench/callgrind.sh
+
 # Five minutes of orders under wrk while billing flips up and down every 10 s.
 soak:
     bench/soak.sh

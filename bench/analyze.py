@@ -28,6 +28,12 @@ def http(path):
         print(f"| {server} | {med('req_per_s'):.0f} | {med('p50_ms'):.3f} | {med('p99_ms'):.3f} |")
 
 
+def same_mode_green_tea(server):
+    """The green-tea row measured the same way as `server`: `X-server` (loopback) is compared
+    with green-tea-server, `X-inproc` (in process, no socket) with green-tea-inproc."""
+    return "green-tea-" + server.rsplit("-", 1)[-1]
+
+
 def callgrind(path):
     rows = list(csv.DictReader(open(path), delimiter="\t"))
     totals = defaultdict(dict)
@@ -37,11 +43,12 @@ def callgrind(path):
     for (server, tool), by_n in totals.items():
         (n1, t1), (n2, t2) = sorted(by_n.items())
         per_request[(server, tool)] = (t2 - t1) / (n2 - n1)
-    servers = sorted({s for s, _ in per_request}, key=lambda s: (s != OURS, s))
+    # Loopback servers first, then in-process drivers; green-tea first within each.
+    servers = sorted({s for s, _ in per_request}, key=lambda s: (s.endswith("-inproc"), s != same_mode_green_tea(s), s))
     print("| server | instructions / request | allocations / request | instructions vs green-tea |")
     print("|---|---|---|---|")
-    ours = per_request.get((OURS, "callgrind"))
     for server in servers:
+        ours = per_request.get((same_mode_green_tea(server), "callgrind"))
         ir = per_request.get((server, "callgrind"), float("nan"))
         allocs = per_request.get((server, "dhat"), float("nan"))
         ratio = (ours / ir) if ours else float("nan")

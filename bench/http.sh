@@ -12,8 +12,9 @@ PORT=${PORT:-3999}
 if ! command -v wrk >/dev/null; then
     apt-get update -qq && apt-get install -y -qq wrk >/dev/null
 fi
-cargo build --release -q --bins
 servers=(green-tea-server axum-server actix-server hyper-server)
+source ./build.sh
+build_servers "${servers[@]}"
 out=results/http-$(date -u +%Y%m%dT%H%M%SZ).tsv
 mkdir -p results
 printf 'round\tserver\treq_per_s\tp50_ms\tp99_ms\n' > "$out"

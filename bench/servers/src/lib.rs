@@ -1,8 +1,26 @@
 //! What the four benchmark servers share: the order, the fake billing upstream, the settings.
+//!
+//! Each framework's app is built in one module here (behind that framework's feature), so that
+//! its server (`X-server`, over loopback) and its in-process driver (`X-inproc`, no socket) serve
+//! exactly the same route.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bytes::Bytes;
+use http_body_util::Full;
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "actix")]
+pub mod actix_app;
+#[cfg(feature = "axum")]
+pub mod axum_app;
+#[cfg(feature = "green-tea")]
+pub mod green_tea_app;
+#[cfg(feature = "hyper")]
+pub mod hyper_app;
+
+/// The body `loadgen` and the in-process drivers send to `POST /orders`.
+pub const ORDER_JSON: &[u8] = br#"{"userId":"u1","amount":5}"#;
 
 /// The body of `POST /orders`.
 #[derive(Debug, Deserialize)]
@@ -66,4 +84,30 @@ pub fn request_id(headers: &http::HeaderMap) -> String {
         .and_then(|v| v.to_str().ok())
         .unwrap_or("-")
         .to_owned()
+}
+
+/// A current-thread tokio runtime: the in-process drivers answer one request after another.
+pub fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime")
+}
+
+/// N, the in-process drivers' first argument: how many requests to answer.
+pub fn request_count() -> u64 {
+    std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("usage: X-inproc N")
+}
+
+/// Request `i` of an in-process run, as `loadgen` sends it over the socket: `POST /orders`, a
+/// JSON content type, the request id `i`, the order. The static parts are `from_static`, so that
+/// building the request (which the in-process figures include) costs as little as it can: the
+/// header map and the id are its only allocations.
+pub fn order_request(i: u64) -> http::Request<Full<Bytes>> {
+    use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+    http::Request::post(http::Uri::from_static("/orders"))
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .header(HeaderName::from_static("x-request-id"), i)
+        .body(Full::new(Bytes::from_static(ORDER_JSON)))
+        .expect("a request")
 }

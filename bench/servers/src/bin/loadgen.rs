@@ -2,12 +2,11 @@
 //! connection, one after another, and exits non-zero if any answer is not 200. With the server
 //! under callgrind, two runs of different N give the cost of one request by difference.
 
+use bench_servers::ORDER_JSON;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-
-const BODY: &[u8] = br#"{"userId":"u1","amount":5}"#;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -20,7 +19,7 @@ fn main() {
             let request = http::Request::post(format!("{base}/orders"))
                 .header("content-type", "application/json")
                 .header("x-request-id", i.to_string())
-                .body(Full::new(Bytes::from_static(BODY)))
+                .body(Full::new(Bytes::from_static(ORDER_JSON)))
                 .expect("a request");
             let response = client.request(request).await.expect("the server answers");
             let status = response.status();
