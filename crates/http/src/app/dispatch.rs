@@ -97,7 +97,12 @@ impl AppInner {
             let info = &self.steps[planned.step];
             let mut values = Vec::with_capacity(planned.needs.len());
             for source in planned.needs.iter() {
-                match self.value_of(*source, &locals).await {
+                let value = match self.ready_value(*source, &locals) {
+                    Ok(Some(value)) => Ok(value),
+                    Ok(None) => self.value_of(*source, &locals).await,
+                    Err(error) => Err(error),
+                };
+                match value {
                     Ok(value) => values.push(value),
                     Err(error) => return error.into_response(),
                 }
@@ -131,7 +136,12 @@ impl AppInner {
         }
         let first_need = locals.len();
         for source in route.needs.iter() {
-            match self.value_of(*source, &locals).await {
+            let value = match self.ready_value(*source, &locals) {
+                Ok(Some(value)) => Ok(value),
+                Ok(None) => self.value_of(*source, &locals).await,
+                Err(error) => Err(error),
+            };
+            match value {
                 Ok(value) => locals.push(value),
                 Err(error) => return error.into_response(),
             }
@@ -154,12 +164,24 @@ impl AppInner {
         source: ValueSource,
         locals: &[AnyValue],
     ) -> Result<AnyValue, HttpError> {
-        Ok(match source {
-            ValueSource::Local(index) => Arc::clone(&locals[index]),
-            ValueSource::App(at) => match self.container.try_value(at)? {
-                Some(value) => value,
-                None => self.container.value(at).await?,
+        match self.ready_value(source, locals)? {
+            Some(value) => Ok(value),
+            None => match source {
+                ValueSource::App(at) => Ok(self.container.value(at).await?),
+                ValueSource::Local(_) => unreachable!("a step's value is always ready"),
             },
+        }
+    }
+
+    /// The value if it is there already (always, once the providers are built): no future.
+    fn ready_value(
+        &self,
+        source: ValueSource,
+        locals: &[AnyValue],
+    ) -> Result<Option<AnyValue>, HttpError> {
+        Ok(match source {
+            ValueSource::Local(index) => Some(Arc::clone(&locals[index])),
+            ValueSource::App(at) => self.container.try_value(at)?,
         })
     }
 }

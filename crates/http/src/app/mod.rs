@@ -131,15 +131,6 @@ impl App {
         }
     }
 
-    /// Answers one request from hyper, without boxing either body (the serving path).
-    pub(crate) async fn handle_hyper(
-        &self,
-        request: Request<hyper::body::Incoming>,
-    ) -> http::Response<InFlightBody> {
-        let (response, in_flight) = self.inner.dispatch(request.map(RequestBody::Hyper)).await;
-        response.map(|body| InFlightBody::new(body, in_flight))
-    }
-
     /// The app's container of providers.
     pub fn container(&self) -> &Container {
         &self.inner.container

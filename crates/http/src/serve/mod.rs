@@ -12,7 +12,8 @@ use hyper_util::server::conn::auto;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
-use crate::app::App;
+use crate::app::{App, InFlightBody};
+use crate::context::RequestBody;
 use crate::error::Error;
 pub(crate) use connections::Busy;
 use connections::{Connections, Ended};
@@ -115,8 +116,12 @@ impl App {
                 let busy = connection.begin();
                 let app = app.clone();
                 async move {
-                    let response = app.handle_hyper(request).await;
-                    Ok::<_, std::convert::Infallible>(response.map(|body| body.holding(busy)))
+                    // hyper's body goes in unboxed, and the response body comes out unboxed.
+                    let request = request.map(RequestBody::Hyper);
+                    let (response, entered) = app.inner.dispatch(request).await;
+                    let response =
+                        response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                    Ok::<_, std::convert::Infallible>(response)
                 }
             }
         });
