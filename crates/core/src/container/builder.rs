@@ -1,10 +1,11 @@
 //! `ContainerBuilder`: declare providers, values and overrides; `build()` checks them all.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Container, Inner, Node};
-use crate::error::{BuildError, NodeKind, Origin};
+use crate::error::{BuildError, NodeKind};
 use crate::graph::{self, Decl, Scope};
 use crate::key::{Key, Location};
 use crate::provider::{Provider, ValueProvider, discovered};
@@ -144,24 +145,20 @@ impl ContainerBuilder {
             .iter()
             .zip(&descriptors)
             .map(|(entry, d)| Decl {
-                origin: Origin {
-                    kind: entry.kind,
-                    name: d.name.to_string(),
-                    location: d.location,
-                },
+                kind: entry.kind,
+                name: Cow::Borrowed(&d.name),
+                location: d.location,
                 scope: Scope::App,
-                provides: d.provides.clone(),
-                needs: d.needs.clone(),
+                provides: Cow::Borrowed(&d.provides),
+                needs: Cow::Borrowed(&d.needs),
             })
-            .chain(request_scoped.into_iter().map(|d| Decl {
-                origin: Origin {
-                    kind: d.kind,
-                    name: d.name.into_owned(),
-                    location: d.location,
-                },
+            .chain(request_scoped.iter().map(|d| Decl {
+                kind: d.kind,
+                name: Cow::Borrowed(&d.name),
+                location: d.location,
                 scope: Scope::Request,
-                provides: d.provides,
-                needs: d.needs,
+                provides: Cow::Borrowed(&d.provides),
+                needs: Cow::Borrowed(&d.needs),
             }))
             .collect();
         let analysis = graph::analyze(&decls).map_err(BuildError::from_problems)?;
@@ -230,11 +227,15 @@ impl ContainerBuilder {
                 .filter_map(|&d| d.checked_sub(providers))
                 .collect(),
         };
-        let keys = analysis
-            .keys
-            .into_iter()
-            .filter(|(_, at)| at.node < providers)
-            .collect();
+        let keys = if request_scoped.is_empty() {
+            analysis.keys
+        } else {
+            analysis
+                .keys
+                .into_iter()
+                .filter(|(_, at)| at.node < providers)
+                .collect()
+        };
 
         tracing::debug!(
             providers,

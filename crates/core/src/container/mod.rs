@@ -5,7 +5,6 @@ mod builder;
 mod close;
 mod slot;
 
-use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -51,7 +50,7 @@ pub struct Container {
 
 pub(crate) struct Inner {
     pub(crate) nodes: Box<[Node]>,
-    pub(crate) keys: HashMap<Key, ValueRef>,
+    pub(crate) keys: crate::graph::KeyMap<ValueRef>,
     /// Node ids, dependencies first.
     pub(crate) order: Box<[usize]>,
     /// For each node, its position in `order`.

@@ -3,13 +3,14 @@
 
 mod suggest;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use petgraph::algo::{tarjan_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::error::{NodeKind, Origin, Problem};
-use crate::key::{Key, KeySpec};
+use crate::key::{Key, KeySpec, Location};
 
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -33,14 +34,37 @@ impl std::fmt::Display for Scope {
     }
 }
 
-/// One declaration as the graph sees it.
+/// One declaration as the graph sees it, borrowed from the builder's own descriptors (the
+/// analysis copies nothing per declaration; an [`Origin`] is made only for a problem).
 #[derive(Clone, Debug)]
-pub(crate) struct Decl {
-    pub(crate) origin: Origin,
+pub(crate) struct Decl<'a> {
+    pub(crate) kind: NodeKind,
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) location: Location,
     pub(crate) scope: Scope,
-    pub(crate) provides: Vec<KeySpec>,
-    pub(crate) needs: Vec<KeySpec>,
+    pub(crate) provides: Cow<'a, [KeySpec]>,
+    pub(crate) needs: Cow<'a, [KeySpec]>,
 }
+
+impl Decl<'_> {
+    /// Who this is, for an error.
+    pub(crate) fn origin(&self) -> Origin {
+        Origin {
+            kind: self.kind,
+            name: self.name.clone().into_owned(),
+            location: self.location,
+        }
+    }
+
+    /// The order of origins (kind, name, location), without making them.
+    fn cmp_origin(&self, other: &Decl<'_>) -> std::cmp::Ordering {
+        (self.kind, &*self.name, self.location).cmp(&(other.kind, &*other.name, other.location))
+    }
+}
+
+/// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
+/// (foldhash, randomly seeded) is enough.
+pub(crate) type KeyMap<V> = HashMap<Key, V, foldhash::fast::RandomState>;
 
 /// A provided value: the `index`-th value of declaration `node`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +77,7 @@ pub(crate) struct ValueRef {
 #[derive(Debug)]
 pub(crate) struct Analysis {
     /// Which value each key resolves to, after overrides.
-    pub(crate) keys: HashMap<Key, ValueRef>,
+    pub(crate) keys: KeyMap<ValueRef>,
     /// For each declaration, its needs resolved, in declaration order.
     pub(crate) needs: Vec<Vec<ValueRef>>,
     /// For each declaration, the declarations that need one of its values.
@@ -75,7 +99,7 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
 
     for (i, decl) in decls.iter().enumerate() {
         let mut resolved = Vec::with_capacity(decl.needs.len());
-        for need in &decl.needs {
+        for need in decl.needs.iter() {
             let Some(&target) = keys.get(&need.key) else {
                 missing.push((i, need.key.clone()));
                 continue;
@@ -85,17 +109,17 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
             if provided != need.ty {
                 problems.push(Problem::TypeMismatch {
                     key: need.key.clone(),
-                    consumer: decl.origin.clone(),
+                    consumer: decl.origin(),
                     expected: need.ty,
-                    provider: provider.origin.clone(),
+                    provider: provider.origin(),
                     provided,
                 });
             }
             if decl.scope == Scope::App && provider.scope == Scope::Request {
                 problems.push(Problem::ScopeViolation {
                     key: need.key.clone(),
-                    consumer: decl.origin.clone(),
-                    provider: provider.origin.clone(),
+                    consumer: decl.origin(),
+                    provider: provider.origin(),
                 });
             }
             // Needs are walked per consumer, so a repeat can only be the consumer just added.
@@ -149,17 +173,18 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
 }
 
 /// Decides which declaration provides each key: the first one, unless an override replaces it.
-fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, ValueRef> {
-    let mut keys: HashMap<Key, ValueRef> = HashMap::with_capacity(decls.len());
-    let is_override = |d: &Decl| d.origin.kind == NodeKind::Override;
+fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
+    let mut keys: KeyMap<ValueRef> =
+        KeyMap::with_capacity_and_hasher(decls.len(), Default::default());
+    let is_override = |d: &Decl| d.kind == NodeKind::Override;
 
     for (node, decl) in decls.iter().enumerate().filter(|(_, d)| !is_override(d)) {
         for (index, spec) in decl.provides.iter().enumerate() {
             match keys.get(&spec.key) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: spec.key.clone(),
-                    first: decls[first.node].origin.clone(),
-                    second: decl.origin.clone(),
+                    first: decls[first.node].origin(),
+                    second: decl.origin(),
                 }),
                 None => {
                     keys.insert(spec.key.clone(), ValueRef { node, index });
@@ -173,7 +198,7 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, Value
             let Some(base) = keys.get(&spec.key).copied() else {
                 problems.push(Problem::OverrideReplacesNothing {
                     key: spec.key.clone(),
-                    by: decl.origin.clone(),
+                    by: decl.origin(),
                     suggestion: closest_key(&spec.key, keys.keys())
                         .map(|k| suggest::suggestion(k, &keys, decls)),
                 });
@@ -183,8 +208,8 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, Value
             if is_override(original) {
                 problems.push(Problem::DuplicateProvider {
                     key: spec.key.clone(),
-                    first: original.origin.clone(),
-                    second: decl.origin.clone(),
+                    first: original.origin(),
+                    second: decl.origin(),
                 });
                 continue;
             }
@@ -192,9 +217,9 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, Value
             if declared != spec.ty {
                 problems.push(Problem::TypeMismatch {
                     key: spec.key.clone(),
-                    consumer: decl.origin.clone(),
+                    consumer: decl.origin(),
                     expected: declared,
-                    provider: original.origin.clone(),
+                    provider: original.origin(),
                     provided: spec.ty,
                 });
             }
@@ -208,7 +233,7 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> HashMap<Key, Value
 /// choosing the first dependent by name at each step so the text is deterministic.
 fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) -> Vec<Origin> {
     const MAX_CHAIN: usize = 16;
-    let mut chain = vec![decls[start].origin.clone()];
+    let mut chain = vec![decls[start].origin()];
     let mut seen = vec![start];
     let mut current = start;
     while chain.len() < MAX_CHAIN {
@@ -216,9 +241,9 @@ fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) 
             .iter()
             .copied()
             .filter(|d| !seen.contains(d))
-            .min_by(|&a, &b| decls[a].origin.cmp(&decls[b].origin));
+            .min_by(|&a, &b| decls[a].cmp_origin(&decls[b]));
         let Some(next) = next else { break };
-        chain.push(decls[next].origin.clone());
+        chain.push(decls[next].origin());
         seen.push(next);
         current = next;
     }
@@ -234,7 +259,7 @@ fn ring_through(
 ) -> Vec<(Origin, Key)> {
     let start = *members
         .iter()
-        .min_by(|&&a, &&b| decls[a].origin.cmp(&decls[b].origin))
+        .min_by(|&&a, &&b| decls[a].cmp_origin(&decls[b]))
         .expect("a component has members");
     // Breadth-first over "needs" edges, staying inside the component.
     let mut parent: HashMap<usize, (usize, Key)> = HashMap::new();
@@ -257,7 +282,7 @@ fn ring_through(
     let mut node = start;
     loop {
         let (prev, key) = parent[&node].clone();
-        ring.push((decls[prev].origin.clone(), key));
+        ring.push((decls[prev].origin(), key));
         node = prev;
         if node == start {
             break;

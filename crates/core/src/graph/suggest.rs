@@ -1,8 +1,6 @@
 //! "Did you mean": the closest existing key to one that is missing.
 
-use std::collections::HashMap;
-
-use super::{Decl, ValueRef};
+use super::{Decl, KeyMap, ValueRef};
 use crate::error::Suggestion;
 use crate::key::Key;
 
@@ -51,9 +49,9 @@ fn normalize(key: &str) -> String {
         .collect()
 }
 
-pub(super) fn suggestion(key: &Key, keys: &HashMap<Key, ValueRef>, decls: &[Decl]) -> Suggestion {
+pub(super) fn suggestion(key: &Key, keys: &KeyMap<ValueRef>, decls: &[Decl]) -> Suggestion {
     Suggestion {
         key: key.clone(),
-        location: decls[keys[key].node].origin.location,
+        location: decls[keys[key].node].location,
     }
 }

@@ -7,28 +7,26 @@ fn decl(
     line: u32,
     provides: &[(&'static str, TypeInfo)],
     needs: &[(&'static str, TypeInfo)],
-) -> Decl {
+) -> Decl<'static> {
     let spec = |(key, ty): &(&'static str, TypeInfo)| KeySpec {
         key: Key::from(*key),
         ty: *ty,
     };
     Decl {
-        origin: Origin {
-            kind,
-            name: name.to_owned(),
-            location: Location::new("src/app.rs", line, 1),
-        },
+        kind,
+        name: name.to_owned().into(),
+        location: Location::new("src/app.rs", line, 1),
         scope: if kind == NodeKind::Step {
             Scope::Request
         } else {
             Scope::App
         },
-        provides: provides.iter().map(spec).collect(),
-        needs: needs.iter().map(spec).collect(),
+        provides: provides.iter().map(spec).collect::<Vec<_>>().into(),
+        needs: needs.iter().map(spec).collect::<Vec<_>>().into(),
     }
 }
 
-fn provider(name: &'static str, needs: &[&'static str]) -> Decl {
+fn provider(name: &'static str, needs: &[&'static str]) -> Decl<'static> {
     let u = TypeInfo::of::<u32>();
     let needs: Vec<_> = needs.iter().map(|k| (*k, u)).collect();
     decl(NodeKind::Provider, name, 1, &[(name, u)], &needs)
@@ -161,7 +159,7 @@ fn two_separate_cycles_are_both_reported() {
 #[test]
 fn a_key_provided_twice_is_a_duplicate() {
     let mut second = provider("billing", &[]);
-    second.origin.name = "billing_again".into();
+    second.name = "billing_again".into();
     let found = problems(&[provider("billing", &[]), second]);
     let Problem::DuplicateProvider { key, first, second } = &found[0] else {
         panic!("{:?}", found[0])
