@@ -25,10 +25,9 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
-use std::task::Poll;
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use futures_util::task::AtomicWaker;
 
 /// The connections of one server.
 pub(crate) struct Connections {
@@ -53,7 +52,9 @@ pub(crate) struct Connection {
     in_flight: AtomicUsize,
     /// The coarse clock when `in_flight` last fell to zero (or when the connection opened).
     idle_since: AtomicU64,
-    waker: AtomicWaker,
+    /// The connection task's waker, kept (not taken) by a wake-up: a task's waker does not
+    /// change between polls, so the task stores it once instead of on every poll.
+    waker: Mutex<Option<Waker>>,
 }
 
 /// Stops the sweeper thread when dropped.
@@ -98,7 +99,7 @@ impl Connections {
             shared: Arc::clone(&self.shared),
             in_flight: AtomicUsize::new(0),
             idle_since: AtomicU64::new(self.shared.now()),
-            waker: AtomicWaker::new(),
+            waker: Mutex::new(None),
         });
         self.shared.live().push(Arc::clone(&connection));
         connection
@@ -132,7 +133,7 @@ impl Connections {
     pub(crate) fn drain(&self) {
         self.shared.draining.store(true, Ordering::SeqCst);
         for connection in self.shared.live().iter() {
-            connection.waker.wake();
+            connection.wake();
         }
     }
 
@@ -159,7 +160,7 @@ impl Shared {
         // The registry's reference is the last one once the connection's task has ended.
         live.retain(|connection| Arc::strong_count(connection) > 1);
         for connection in live.iter().filter(|c| c.is_expired()) {
-            connection.waker.wake();
+            connection.wake();
         }
     }
 
@@ -201,6 +202,8 @@ impl Connection {
     {
         let mut connection = connection;
         let mut shutting_down = false;
+        // The waker registered last; a task's waker normally never changes.
+        let mut registered: Option<Waker> = None;
         poll_fn(|cx| {
             loop {
                 if let Poll::Ready(output) = connection.as_mut().poll(cx) {
@@ -208,7 +211,10 @@ impl Connection {
                 }
                 // Register before reading the flags: a sweep or drain that sets them after
                 // this point wakes the waker registered here.
-                self.waker.register(cx.waker());
+                if !registered.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    self.register(cx.waker());
+                    registered = Some(cx.waker().clone());
+                }
                 if !shutting_down && self.shared.draining.load(Ordering::SeqCst) {
                     shutting_down = true;
                     graceful_shutdown(connection.as_mut());
@@ -221,6 +227,18 @@ impl Connection {
             }
         })
         .await
+    }
+}
+
+impl Connection {
+    fn register(&self, waker: &Waker) {
+        *self.waker.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
+    }
+
+    fn wake(&self) {
+        if let Some(waker) = &*self.waker.lock().unwrap_or_else(PoisonError::into_inner) {
+            waker.wake_by_ref();
+        }
     }
 }
 
