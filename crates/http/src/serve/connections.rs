@@ -28,7 +28,6 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-
 /// The connections of one server.
 pub(crate) struct Connections {
     shared: Arc<Shared>,

@@ -10,6 +10,11 @@
 //! timeout; a fixed or exponential open duration; transitions as `tracing` events and to a
 //! callback; counters; operator holds.
 //!
+//! A closed breaker takes no lock per call: an atomic word mirrors the state and holds the
+//! failure count, and calls admit and settle with a load and, when the count changes, a
+//! compare-exchange on it. Open, half-open, trials, holds and every transition stay with a
+//! state machine under one lock.
+//!
 //! ```
 //! use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};
 //! use std::time::Duration;
@@ -31,17 +36,23 @@
 
 mod clock;
 mod config;
+mod counters;
 mod error;
+mod fast_path;
 mod state;
+mod word;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, OnTransition, OpenDuration, Outcome};
+pub use counters::Counters;
 pub use error::BreakerError;
-pub use state::{BreakerState, Counters, Transition};
+pub use state::{BreakerState, Transition};
 
+use fast_path::FastPath;
 use state::{Machine, Ticket};
 
 /// A circuit breaker. Cheap to clone: clones share one state, so it lives on a provider and is
@@ -51,18 +62,29 @@ pub struct CircuitBreaker {
     shared: Arc<Shared>,
 }
 
+/// A closed breaker's calls touch only `fast`: an atomic word that mirrors the machine's state
+/// (and holds the failure count while closed) and atomic counters. Everything else (open,
+/// half-open, trials, holds, transitions) is decided by the machine under its lock.
 struct Shared {
     config: Config,
+    fast: FastPath,
     machine: Mutex<Machine>,
+    /// How many times the lock was taken, so tests can tell the fast path from the machine.
+    #[cfg(test)]
+    locks: std::sync::atomic::AtomicU64,
 }
 
 impl CircuitBreaker {
     /// A breaker with `config`.
     pub fn new(config: Config) -> Self {
+        let machine = Machine::new(&config);
         CircuitBreaker {
             shared: Arc::new(Shared {
-                machine: Mutex::new(Machine::new(&config)),
+                fast: FastPath::new(machine.word()),
+                machine: Mutex::new(machine),
                 config,
+                #[cfg(test)]
+                locks: Default::default(),
             }),
         }
     }
@@ -73,8 +95,12 @@ impl CircuitBreaker {
     }
 
     /// What it has seen so far.
+    ///
+    /// Read without the lock, one counter at a time: each counter is exact, but a snapshot
+    /// taken while calls are running may mix moments (a call already counted in `admitted`
+    /// whose outcome is not yet counted, say). Once the calls are done, it adds up.
     pub fn counters(&self) -> Counters {
-        self.machine().counters()
+        self.shared.fast.counters.snapshot()
     }
 
     /// Its settings.
@@ -120,7 +146,7 @@ impl CircuitBreaker {
             Some(limit) => match tokio::time::timeout(limit, operation()).await {
                 Ok(result) => result,
                 Err(_elapsed) => {
-                    self.machine().note_timeout();
+                    self.shared.fast.counters.timeouts.bump();
                     permit.settle(Outcome::Failure);
                     return Err(BreakerError::Timeout(limit));
                 }
@@ -146,20 +172,55 @@ impl CircuitBreaker {
     }
 
     fn force(&self, hold: Option<BreakerState>) {
+        let Shared { config, fast, .. } = &*self.shared;
         let mut changes = Vec::new();
-        self.machine()
-            .force(hold, &self.shared.config, &mut changes);
+        self.machine().force(hold, config, fast, &mut changes);
         self.announce(changes);
     }
 
-    fn admit(&self) -> Result<Ticket, std::time::Duration> {
+    /// A closed breaker admits without its lock; otherwise the machine decides.
+    #[inline]
+    fn admit(&self) -> Result<Ticket, Duration> {
+        match self.shared.fast.admit() {
+            Some(ticket) => Ok(ticket),
+            None => self.admit_locked(),
+        }
+    }
+
+    // Out of line (and cold): the closed breaker's path is the one kept short.
+    #[cold]
+    fn admit_locked(&self) -> Result<Ticket, Duration> {
+        let Shared { config, fast, .. } = &*self.shared;
         let mut changes = Vec::new();
-        let admitted = self.machine().admit(&self.shared.config, &mut changes);
+        let admitted = self.machine().admit(config, fast, &mut changes);
         self.announce(changes);
         admitted
     }
 
+    /// Settles a call: a closed breaker's without its lock, the rest by the machine.
+    #[inline]
+    fn settle(&self, ticket: Ticket, outcome: Outcome) {
+        let Shared { config, fast, .. } = &*self.shared;
+        if !fast.settle(ticket, outcome, config.threshold) {
+            self.settle_locked(ticket, outcome);
+        }
+    }
+
+    // Out of line (and cold): the closed breaker's path is the one kept short.
+    #[cold]
+    fn settle_locked(&self, ticket: Ticket, outcome: Outcome) {
+        let Shared { config, fast, .. } = &*self.shared;
+        let mut changes = Vec::new();
+        self.machine()
+            .record(ticket, outcome, config, fast, &mut changes);
+        self.announce(changes);
+    }
+
     fn machine(&self) -> MutexGuard<'_, Machine> {
+        #[cfg(test)]
+        self.shared
+            .locks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // The machine is never left half-updated by a panic (nothing in it panics).
         self.shared
             .machine
@@ -199,21 +260,19 @@ struct Permit<'a> {
 }
 
 impl Permit<'_> {
+    #[inline]
     fn settle(&mut self, outcome: Outcome) {
         if let Some(ticket) = self.ticket.take() {
-            let config = &self.breaker.shared.config;
-            let mut changes = Vec::new();
-            self.breaker
-                .machine()
-                .record(ticket, outcome, config, &mut changes);
-            self.breaker.announce(changes);
+            self.breaker.settle(ticket, outcome);
         }
     }
 }
 
 impl Drop for Permit<'_> {
+    #[inline]
     fn drop(&mut self) {
-        if let Some(ticket) = self.ticket.take() {
+        // Only a trial holds anything to free; a closed breaker's call leaves without the lock.
+        if let Some(ticket) = self.ticket.take().filter(|ticket| ticket.trial.is_some()) {
             self.breaker.machine().abandon(ticket);
         }
     }

@@ -1,10 +1,14 @@
-//! The breaker's state machine: plain data under one lock, no I/O, no time of its own.
+//! The breaker's state machine: plain data under one lock, no I/O, no time of its own. It
+//! publishes its state to the [`FastPath`] with every change, and while it is closed the
+//! failure count lives there.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::config::{Config, OpenDuration, Outcome};
+use super::fast_path::FastPath;
+use super::word::{Word, next_generation};
 
 /// Where the breaker is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,48 +52,31 @@ pub struct Transition {
     pub failures: u32,
 }
 
-/// A snapshot of what the breaker has seen since it was made.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Calls admitted (the operation ran).
-    pub admitted: u64,
-    /// Calls refused while open or with every trial slot taken.
-    pub rejected: u64,
-    /// Outcomes classified as success.
-    pub successes: u64,
-    /// Outcomes classified as failure (timeouts included).
-    pub failures: u64,
-    /// Outcomes classified as ignored.
-    pub ignored: u64,
-    /// Calls cut off by the call timeout.
-    pub timeouts: u64,
-    /// Outcomes that arrived after the breaker had moved on (an earlier generation); ignored.
-    pub stale: u64,
-    /// Times it opened.
-    pub opened: u64,
-}
-
-/// The right to make one call, issued by `admit` and settled by `record` or `abandon`.
+/// The right to make one call, issued by `admit` (the machine's or the fast path's) and settled
+/// by `record` or `abandon` (or the fast path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Ticket {
-    generation: u64,
-    trial: Option<u64>,
+    /// The generation that admitted it, modulo 2³⁰ like every generation.
+    pub(crate) generation: u32,
+    /// Its half-open trial slot, if it is a trial.
+    pub(crate) trial: Option<u64>,
 }
 
 /// The state machine. Every state change bumps `generation` when it must invalidate the calls
 /// in flight, so a late result from before the change is recognised and ignored.
 pub(crate) struct Machine {
     state: BreakerState,
+    /// Consecutive failures, except while closed: then the word holds them and this stays 0.
     failures: u32,
-    generation: u64,
+    /// Counted modulo 2³⁰, as the word holds it.
+    generation: u32,
     opened_at: Duration,
     open_for: Duration,
-    /// Openings since it last closed, for the exponential open duration.
+    /// Openings since it last closed, for the exponential open duration (so 0 while closed).
     openings: u32,
     /// Half-open trials in flight: (id, lease deadline).
     trials: Vec<(u64, Duration)>,
     next_trial: u64,
-    counters: Counters,
     rng: fastrand::Rng,
 }
 
@@ -104,7 +91,6 @@ impl Machine {
             openings: 0,
             trials: Vec::new(),
             next_trial: 0,
-            counters: Counters::default(),
             rng: config
                 .jitter_seed
                 .map(fastrand::Rng::with_seed)
@@ -116,23 +102,31 @@ impl Machine {
         self.state
     }
 
-    pub(crate) fn counters(&self) -> Counters {
-        self.counters
+    /// The word that publishes this state to the fast path.
+    pub(crate) fn word(&self) -> Word {
+        match self.state {
+            BreakerState::Closed => Word::closed(self.generation, self.failures),
+            BreakerState::ForcedClosed => Word::forced_closed(self.generation),
+            _ => Word::locked(self.generation),
+        }
     }
 
     /// May a call go through now? `Err(retry_after)` if not.
     /// The clock is read only when the answer depends on it (open or half-open), so a closed
-    /// breaker costs no clock read per call.
+    /// breaker costs no clock read per call. (A closed breaker's calls are usually admitted by
+    /// the fast path; they come here only if the state changed while they waited for the lock.)
     pub(crate) fn admit(
         &mut self,
         config: &Config,
+        fast: &FastPath,
         changes: &mut Vec<Transition>,
     ) -> Result<Ticket, Duration> {
+        let counters = &fast.counters;
         if matches!(
             self.state,
             BreakerState::Closed | BreakerState::ForcedClosed
         ) {
-            self.counters.admitted += 1;
+            counters.admitted.bump();
             return Ok(Ticket {
                 generation: self.generation,
                 trial: None,
@@ -142,20 +136,20 @@ impl Machine {
         if self.state == BreakerState::Open {
             let elapsed = now.saturating_sub(self.opened_at);
             if elapsed < self.open_for {
-                self.counters.rejected += 1;
+                counters.rejected.bump();
                 return Err(self.open_for - elapsed);
             }
-            self.set(BreakerState::HalfOpen, now, config, changes);
+            self.set(BreakerState::HalfOpen, now, config, fast, changes);
         }
         if self.state == BreakerState::HalfOpen {
             // A trial whose lease ran out is hung: it failed, and the upstream is still down.
             if self.trials.iter().any(|&(_, deadline)| deadline <= now) {
-                self.open(now, config, changes);
-                self.counters.rejected += 1;
+                self.open(now, config, fast, changes);
+                counters.rejected.bump();
                 return Err(self.open_for);
             }
             if self.trials.len() >= config.half_open_trials as usize {
-                self.counters.rejected += 1;
+                counters.rejected.bump();
                 let next_free = self.trials.iter().map(|&(_, d)| d).min().unwrap_or(now);
                 return Err(next_free.saturating_sub(now));
             }
@@ -163,60 +157,81 @@ impl Machine {
             self.next_trial += 1;
             // Saturating: `call_timeout(Duration::MAX)` is a fair way to say "no timeout".
             self.trials.push((id, now.saturating_add(lease(config))));
-            self.counters.admitted += 1;
+            counters.admitted.bump();
             return Ok(Ticket {
                 generation: self.generation,
                 trial: Some(id),
             });
         }
         if self.state == BreakerState::ForcedOpen {
-            self.counters.rejected += 1;
+            counters.rejected.bump();
             return Err(base_open_duration(config));
         }
-        self.counters.admitted += 1;
+        counters.admitted.bump();
         Ok(Ticket {
             generation: self.generation,
             trial: None,
         })
     }
 
-    /// Settles a call with its outcome.
+    /// Settles a call with its outcome: a trial's, or one the fast path could not settle.
     pub(crate) fn record(
         &mut self,
         ticket: Ticket,
         outcome: Outcome,
         config: &Config,
+        fast: &FastPath,
         changes: &mut Vec<Transition>,
     ) {
         if ticket.generation != self.generation {
-            self.counters.stale += 1;
+            fast.counters.stale.bump();
             return;
         }
         if let Some(id) = ticket.trial {
             self.trials.retain(|&(t, _)| t != id);
         }
-        match outcome {
-            Outcome::Ignored => self.counters.ignored += 1,
-            Outcome::Success => {
-                self.counters.successes += 1;
-                if self.state == BreakerState::ForcedClosed {
-                    return;
-                }
-                self.failures = 0;
-                self.openings = 0;
-                if self.state != BreakerState::Closed {
-                    self.set(BreakerState::Closed, config.clock.now(), config, changes);
+        fast.counters.outcome(outcome);
+        match (outcome, self.state) {
+            (Outcome::Ignored, _) | (_, BreakerState::ForcedClosed) => {}
+            // Closed: the count is in the word, and callers change it without the lock.
+            (Outcome::Success, BreakerState::Closed) => {
+                fast.update(|word| word.with_failures(0));
+            }
+            (Outcome::Failure, BreakerState::Closed) => {
+                // Count it in the word; if that reaches the threshold, seal the word instead
+                // (in the same exchange) so no caller counts past the failure that opens it.
+                let (threshold, generation) = (config.threshold, self.generation);
+                let seen = fast.update(|word| {
+                    debug_assert!(word.is_fast() && word.generation() == generation);
+                    let failures = word.failures().saturating_add(1);
+                    if failures < threshold {
+                        word.with_failures(failures)
+                    } else {
+                        Word::locked(generation)
+                    }
+                });
+                let failures = seen.failures().saturating_add(1);
+                if failures >= threshold {
+                    self.failures = failures;
+                    self.open(config.clock.now(), config, fast, changes);
                 }
             }
-            Outcome::Failure => {
-                self.counters.failures += 1;
-                if self.state == BreakerState::ForcedClosed {
-                    return;
-                }
+            (Outcome::Success, _) => {
+                self.failures = 0;
+                self.openings = 0;
+                self.set(
+                    BreakerState::Closed,
+                    config.clock.now(),
+                    config,
+                    fast,
+                    changes,
+                );
+            }
+            (Outcome::Failure, _) => {
                 self.failures = self.failures.saturating_add(1);
                 // A failed trial re-opens at once: it just proved the upstream is still down.
                 if self.state == BreakerState::HalfOpen || self.failures >= config.threshold {
-                    self.open(config.clock.now(), config, changes);
+                    self.open(config.clock.now(), config, fast, changes);
                 }
             }
         }
@@ -236,24 +251,36 @@ impl Machine {
         &mut self,
         hold: Option<BreakerState>,
         config: &Config,
+        fast: &FastPath,
         changes: &mut Vec<Transition>,
     ) {
         self.failures = 0;
         self.openings = 0;
         let now = config.clock.now();
-        self.set(hold.unwrap_or(BreakerState::Closed), now, config, changes);
+        self.set(
+            hold.unwrap_or(BreakerState::Closed),
+            now,
+            config,
+            fast,
+            changes,
+        );
+        // `set` published a change of state; a breaker that stays closed still loses its count.
+        let word = self.word();
+        fast.update(|_| word);
     }
 
-    pub(crate) fn note_timeout(&mut self) {
-        self.counters.timeouts += 1;
-    }
-
-    fn open(&mut self, now: Duration, config: &Config, changes: &mut Vec<Transition>) {
+    fn open(
+        &mut self,
+        now: Duration,
+        config: &Config,
+        fast: &FastPath,
+        changes: &mut Vec<Transition>,
+    ) {
         self.open_for = self.next_open_duration(config);
         self.openings = self.openings.saturating_add(1);
         self.opened_at = now;
-        self.counters.opened += 1;
-        self.set(BreakerState::Open, now, config, changes);
+        fast.counters.opened.bump();
+        self.set(BreakerState::Open, now, config, fast, changes);
     }
 
     fn next_open_duration(&mut self, config: &Config) -> Duration {
@@ -268,11 +295,13 @@ impl Machine {
         }
     }
 
+    /// Changes the state and publishes it: every change of state goes through here.
     fn set(
         &mut self,
         to: BreakerState,
         now: Duration,
         config: &Config,
+        fast: &FastPath,
         changes: &mut Vec<Transition>,
     ) {
         let from = self.state;
@@ -283,9 +312,14 @@ impl Machine {
         // Leaving open for half-open keeps the generation: the trials belong to it. Every
         // other change invalidates the calls in flight.
         if !(from == BreakerState::Open && to == BreakerState::HalfOpen) {
-            self.generation += 1;
+            self.generation = next_generation(self.generation);
             self.trials.clear();
         }
+        // Leaving closed, the word was sealed (opening) or its count is dropped (an operator's
+        // hold); `update` is still an exchange, so a caller's concurrent update fails and the
+        // caller decides again on the new word.
+        let word = self.word();
+        fast.update(|_| word);
         changes.push(Transition {
             breaker: Arc::clone(&config.name),
             from,

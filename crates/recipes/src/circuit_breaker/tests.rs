@@ -290,6 +290,143 @@ async fn operators_can_hold_it_open_or_closed() {
     assert_eq!(breaker.state(), BreakerState::Open);
 }
 
+/// How many times the breaker has taken its lock.
+fn locks(breaker: &CircuitBreaker) -> u64 {
+    breaker
+        .shared
+        .locks
+        .load(std::sync::atomic::Ordering::Relaxed)
+}
+
+async fn ignored(b: &CircuitBreaker) -> Result<(), BreakerError<u16>> {
+    b.call_classified(|| async { Err(404) }, |_| Outcome::Ignored)
+        .await
+}
+
+#[tokio::test]
+async fn a_closed_breaker_admits_and_settles_without_its_lock() {
+    let (breaker, _) = breaker(3, 1000);
+    succeed(&breaker).await.unwrap();
+    fail(&breaker).await.unwrap_err();
+    fail(&breaker).await.unwrap_err();
+    ignored(&breaker).await.unwrap_err();
+    succeed(&breaker).await.unwrap(); // resets the count
+    fail(&breaker).await.unwrap_err();
+    fail(&breaker).await.unwrap_err();
+    {
+        let dropped = breaker.call(std::future::pending::<Result<(), ()>>);
+        tokio::pin!(dropped);
+        assert!(futures_poll(dropped.as_mut()).is_none());
+    }
+    assert_eq!(locks(&breaker), 0, "every call so far took the fast path");
+    assert_eq!(
+        breaker.counters(),
+        Counters {
+            admitted: 8,
+            successes: 2,
+            failures: 4,
+            ignored: 1,
+            ..Counters::default()
+        }
+    );
+
+    fail(&breaker).await.unwrap_err(); // the third in a row opens it, under the lock
+    assert!(locks(&breaker) > 0);
+    assert_eq!(breaker.state(), BreakerState::Open);
+    assert_eq!(breaker.counters().opened, 1);
+}
+
+#[tokio::test]
+async fn a_forced_closed_breaker_only_counts_and_without_its_lock() {
+    let (breaker, _) = breaker(1, 1000);
+    breaker.force_closed();
+    let held = locks(&breaker);
+    for _ in 0..5 {
+        fail(&breaker).await.unwrap_err();
+    }
+    succeed(&breaker).await.unwrap();
+    assert_eq!(locks(&breaker), held);
+    assert_eq!(breaker.state(), BreakerState::ForcedClosed);
+    let counters = breaker.counters();
+    assert_eq!((counters.failures, counters.opened), (5, 0));
+
+    breaker.release();
+    assert_eq!(breaker.state(), BreakerState::Closed);
+    fail(&breaker).await.unwrap_err();
+    assert_eq!(
+        breaker.state(),
+        BreakerState::Open,
+        "released with no count"
+    );
+}
+
+#[tokio::test]
+async fn a_release_while_closed_resets_the_count() {
+    let (breaker, _) = breaker(3, 1000);
+    fail(&breaker).await.unwrap_err();
+    fail(&breaker).await.unwrap_err();
+    breaker.release();
+    fail(&breaker).await.unwrap_err();
+    fail(&breaker).await.unwrap_err();
+    assert_eq!(breaker.state(), BreakerState::Closed);
+    fail(&breaker).await.unwrap_err();
+    assert_eq!(breaker.state(), BreakerState::Open);
+}
+
+type Reply = Result<&'static str, &'static str>;
+
+/// A call that will finish with whatever is sent to it.
+fn in_flight(
+    breaker: &CircuitBreaker,
+) -> (
+    tokio::sync::oneshot::Sender<Reply>,
+    impl Future<Output = Result<&'static str, BreakerError<&'static str>>> + '_,
+) {
+    let (send, receive) = tokio::sync::oneshot::channel();
+    (send, breaker.call(|| async { receive.await.unwrap() }))
+}
+
+#[tokio::test]
+async fn results_of_calls_admitted_before_a_change_are_stale_and_change_nothing() {
+    let (breaker, clock) = breaker(1, 1000);
+    let (finish_a, a) = in_flight(&breaker);
+    let (finish_b, b) = in_flight(&breaker);
+    tokio::pin!(a, b);
+    assert!(futures_poll(a.as_mut()).is_none());
+    assert!(futures_poll(b.as_mut()).is_none());
+
+    fail(&breaker).await.unwrap_err(); // opens: a and b belong to the closed generation
+    finish_a.send(Ok("late")).unwrap();
+    finish_b.send(Err("late")).unwrap();
+    assert_eq!(futures_poll(a.as_mut()), Some(Ok("late")));
+    assert_eq!(
+        futures_poll(b.as_mut()),
+        Some(Err(BreakerError::Inner("late")))
+    );
+    assert_eq!(
+        breaker.state(),
+        BreakerState::Open,
+        "a late success does not close it"
+    );
+    let counters = breaker.counters();
+    assert_eq!(
+        (counters.stale, counters.successes, counters.failures),
+        (2, 0, 1)
+    );
+
+    clock.set(ms(1000));
+    succeed(&breaker).await.unwrap();
+    let (finish_c, c) = in_flight(&breaker);
+    tokio::pin!(c);
+    assert!(futures_poll(c.as_mut()).is_none());
+    breaker.force_closed(); // a hold starts a new generation too
+    finish_c.send(Err("late")).unwrap();
+    futures_poll(c.as_mut()).unwrap().unwrap_err();
+    assert_eq!(breaker.counters().stale, 3);
+    breaker.release();
+    assert_eq!(breaker.state(), BreakerState::Closed);
+}
+
 /// Polls a future once; `Some` if it finished.
 fn futures_poll<F: Future>(future: std::pin::Pin<&mut F>) -> Option<F::Output> {
     let waker = std::task::Waker::noop();
