@@ -900,3 +900,46 @@ async fn a_handler_slower_than_the_header_read_timeout_is_answered() {
     }
     server.stop().await.unwrap();
 }
+
+/// The frame types in what an HTTP/2 server sent (after its connection preface, which is a
+/// SETTINGS frame like any other): 9-byte headers, each followed by its payload.
+fn http2_frame_types(mut bytes: &[u8]) -> Vec<u8> {
+    let mut types = Vec::new();
+    while bytes.len() >= 9 {
+        let length =
+            usize::from(bytes[0]) << 16 | usize::from(bytes[1]) << 8 | usize::from(bytes[2]);
+        types.push(bytes[3]);
+        bytes = &bytes[(9 + length).min(bytes.len())..];
+    }
+    types
+}
+
+/// An idle HTTP/2 connection is closed politely: GOAWAY first (frame type 7), so a client
+/// opens a new connection rather than sending a request into one being closed.
+#[tokio::test]
+async fn an_idle_http2_connection_gets_a_goaway_before_it_is_closed() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let mut stream = connect(server.addr).await;
+    // Prior knowledge: the preface and an empty SETTINGS frame, then an acknowledgement of the
+    // server's SETTINGS, then nothing.
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let settings = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+    let settings_ack = b"\x00\x00\x00\x04\x01\x00\x00\x00\x00";
+    let hello = [&preface[..], settings, settings_ack].concat();
+    send(&mut stream, &[Part::Bytes(hello)]).await;
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(
+        READ_BOUND,
+        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut received),
+    )
+    .await;
+    assert!(read.is_ok(), "held past {READ_BOUND:?}");
+    let types = http2_frame_types(&received);
+    assert!(
+        types.contains(&7),
+        "no GOAWAY before the close; frame types sent: {types:?}"
+    );
+    server.stop().await.unwrap();
+}

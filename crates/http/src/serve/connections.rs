@@ -67,9 +67,10 @@ pub(crate) struct Busy(Arc<Connection>);
 
 /// How a connection's task ended.
 pub(crate) enum Ended<T> {
-    /// hyper finished serving it.
+    /// hyper finished serving it (also after a graceful shutdown for idleness).
     Served(T),
-    /// It sat without a request for longer than the head read timeout.
+    /// It sat without a request for longer than the head read timeout and did not end when
+    /// asked to: dropped.
     Idle,
 }
 
@@ -190,7 +191,8 @@ impl Connection {
     }
 
     /// Drives `connection` until it ends, asking it to shut down gracefully once the server
-    /// drains, and dropping it if it stays idle for too long.
+    /// drains or once it has been idle for too long, and dropping it if it is still idle a
+    /// sweep after that.
     pub(crate) async fn serve<C, T>(
         &self,
         connection: Pin<&mut C>,
@@ -200,7 +202,8 @@ impl Connection {
         C: Future<Output = T>,
     {
         let mut connection = connection;
-        let mut shutting_down = false;
+        // The clock when the connection was asked to shut down gracefully, if it was.
+        let mut asked_at: Option<u64> = None;
         // The waker registered last; a task's waker normally never changes.
         let mut registered: Option<Waker> = None;
         poll_fn(|cx| {
@@ -214,13 +217,27 @@ impl Connection {
                     self.register(cx.waker());
                     registered = Some(cx.waker().clone());
                 }
-                if !shutting_down && self.shared.draining.load(Ordering::SeqCst) {
-                    shutting_down = true;
+                let now = self.shared.now();
+                if asked_at.is_none() && self.shared.draining.load(Ordering::SeqCst) {
+                    asked_at = Some(now);
                     graceful_shutdown(connection.as_mut());
                     continue; // an idle connection ends at once: poll it again
                 }
                 if self.is_expired() {
-                    return Poll::Ready(Ended::Idle);
+                    match asked_at {
+                        // First gracefully: an idle HTTP/1 connection ends at once, an HTTP/2
+                        // one sends GOAWAY so its client opens a new one instead of racing the
+                        // close.
+                        None => {
+                            asked_at = Some(now);
+                            graceful_shutdown(connection.as_mut());
+                            continue;
+                        }
+                        // Still there a sweep later (a head trickling in keeps an HTTP/1
+                        // connection reading): cut off.
+                        Some(asked) if now > asked => return Poll::Ready(Ended::Idle),
+                        Some(_) => {}
+                    }
                 }
                 return Poll::Pending;
             }
@@ -264,15 +281,17 @@ mod tests {
 
     const TIMEOUT: Duration = Duration::from_millis(800);
 
-    /// A connection that stays open until asked to shut down, counting the requests to.
+    /// A connection that stays open until asked to shut down (or for good, if `stubborn`, as
+    /// an HTTP/1 connection with a head trickling in does), counting the requests to.
     struct Open {
         shutdowns: Arc<AtomicUsize>,
+        stubborn: bool,
     }
 
     impl Future for Open {
         type Output = ();
         fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<()> {
-            if self.shutdowns.load(Ordering::SeqCst) > 0 {
+            if !self.stubborn && self.shutdowns.load(Ordering::SeqCst) > 0 {
                 Poll::Ready(())
             } else {
                 Poll::Pending
@@ -320,7 +339,8 @@ mod tests {
         let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns)
+            shutdowns: Arc::clone(&shutdowns),
+            stubborn: false,
         });
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         assert_eq!(poll_once(serve.as_mut()), None);
@@ -329,12 +349,32 @@ mod tests {
         clock.pass(TIMEOUT + TIMEOUT / 8 - Duration::from_millis(1));
         assert_eq!(poll_once(serve.as_mut()), None, "closed before the timeout");
         clock.pass(Duration::from_millis(1));
-        assert_eq!(poll_once(serve.as_mut()), Some(true));
+        // Asked to shut down gracefully, which an idle connection does at once.
+        assert_eq!(poll_once(serve.as_mut()), Some(false));
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn an_idle_connection_that_does_not_shut_down_when_asked_is_dropped_a_sweep_later() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
+        let shutdowns = Arc::new(AtomicUsize::new(0));
+        let mut open = pin!(Open {
+            shutdowns: Arc::clone(&shutdowns),
+            stubborn: true,
+        });
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        clock.pass(TIMEOUT * 2);
+        assert_eq!(poll_once(serve.as_mut()), None, "first asked gracefully");
         assert_eq!(
-            shutdowns.load(Ordering::SeqCst),
-            0,
-            "not a graceful shutdown"
+            poll_once(serve.as_mut()),
+            None,
+            "not dropped before the next sweep"
         );
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1, "asked once");
+        clock.pass(TIMEOUT / 8);
+        assert_eq!(poll_once(serve.as_mut()), Some(true), "dropped");
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
     }
 
     #[test]
@@ -343,7 +383,8 @@ mod tests {
         let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns)
+            shutdowns: Arc::clone(&shutdowns),
+            stubborn: false,
         });
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let (first, second) = (connection.begin(), connection.begin());
@@ -367,8 +408,10 @@ mod tests {
             None,
             "idle time counted from before the request"
         );
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 0, "not asked while busy");
         clock.pass(TIMEOUT);
-        assert_eq!(poll_once(serve.as_mut()), Some(true));
+        assert_eq!(poll_once(serve.as_mut()), Some(false), "asked, and ended");
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
     }
 
     #[test]
@@ -377,7 +420,8 @@ mod tests {
         let connection = clock.connections.open();
         let shutdowns = Arc::new(AtomicUsize::new(0));
         let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns)
+            shutdowns: Arc::clone(&shutdowns),
+            stubborn: false,
         });
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let busy = connection.begin();
@@ -395,7 +439,10 @@ mod tests {
         let connection = connections.open();
         let task = tokio::spawn(async move {
             let shutdowns = Arc::new(AtomicUsize::new(0));
-            let open = pin!(Open { shutdowns });
+            let open = pin!(Open {
+                shutdowns,
+                stubborn: true,
+            });
             matches!(connection.serve(open, shut_down).await, Ended::Idle)
         });
         let sweeper = connections.start_sweeper().expect("a thread");
