@@ -25,5 +25,7 @@ pub use json::Json;
 pub use limits::Limits;
 pub use plugin::Plugin;
 pub use route::{Handler, Route, RouteRegistration, join_paths};
+#[doc(hidden)]
+pub use serve::http_builder;
 pub use step::{Guard, Step, StepDescriptor, StepFn, StepRegistration};
 pub use test_client::{TestClient, TestRequest, TestResponse};

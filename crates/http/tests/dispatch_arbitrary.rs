@@ -2,12 +2,12 @@
 //! built to fail, every error a JSON `{"error": ...}`, and every connection ends.
 //!
 //! Two ways in. Raw bytes (pipelined HTTP/1 heads and bodies, cut, corrupted, or an HTTP/2
-//! preface) over an in-memory `tokio::io::duplex` connection, served by hyper-util's auto
-//! builder with `App::serve`'s limits (`serve/mod.rs`, `http_builder`: header count and buffer
-//! size, HTTP/2 header list size and keep-alive pings), with the client either half-closing
-//! after its bytes or staying silent, on a paused clock so that the server's timeouts pass in
-//! no time. `App::serve` cannot take an in-memory stream and its pieces are private, so this
-//! copies them, with one stand-in: the server ends idle connections with its own sweeper
+//! preface) over an in-memory `tokio::io::duplex` connection, served by the server's own hyper
+//! builder (`green_tea_http::http_builder`: header count and buffer size, HTTP/2 header list
+//! size and keep-alive pings), with the client either half-closing after its bytes or staying
+//! silent, on a paused clock so that the server's timeouts pass in no time. `App::serve` cannot
+//! take an in-memory stream, so this drives the connection itself, with one stand-in: the
+//! server ends idle connections with its own sweeper
 //! (`serve/connections.rs`, tested there and over loopback in tests/http_hostile.rs); here
 //! hyper's HTTP/1 head-read timer and a first-request deadline end them at the same timeout.
 //! Requests go through `App::handle`, not the private `handle_hyper`. And structured
@@ -197,20 +197,13 @@ pub(crate) fn app() -> App {
         .expect("a valid app")
 }
 
-/// hyper-util's auto builder with `App::serve`'s limits (`serve/mod.rs`, `http_builder`), and
-/// hyper's head-read timer standing in for the server's idle-connection sweeper.
+/// The server's own builder (`green_tea_http::http_builder`), plus hyper's HTTP/1 head-read
+/// timer standing in for the server's idle-connection sweeper.
 fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
-    let mut http = auto::Builder::new(TokioExecutor::new());
+    let mut http = green_tea_http::http_builder(limits);
     http.http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .max_headers(limits.max_headers)
-        .max_buf_size(limits.max_header_bytes.max(8192));
-    http.http2()
-        .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-        .keep_alive_interval(Some(limits.header_read_timeout))
-        .keep_alive_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout);
     http
 }
 

@@ -49,6 +49,16 @@ fn breaker(threshold: u32) -> (CircuitBreaker, Arc<Mutex<Vec<Transition>>>) {
 }
 
 /// Runs `each` on `THREADS` threads released together.
+/// Every call was either refused or admitted, and every admitted one was settled exactly once.
+fn assert_every_call_accounted_for(breaker: &CircuitBreaker, calls: u64) {
+    let counters = breaker.counters();
+    assert_eq!(counters.admitted + counters.rejected, calls);
+    assert_eq!(
+        counters.admitted,
+        counters.successes + counters.failures + counters.ignored + counters.stale
+    );
+}
+
 fn race(each: impl Fn(usize) + Sync) {
     let barrier = Barrier::new(THREADS);
     thread::scope(|s| {
@@ -254,15 +264,8 @@ fn racing_outcomes_through_many_openings_leave_a_consistent_breaker() {
                 }
             }
         });
+        assert_every_call_accounted_for(&breaker, (THREADS * CALLS) as u64);
         let counters = breaker.counters();
-        assert_eq!(
-            counters.admitted + counters.rejected,
-            (THREADS * CALLS) as u64
-        );
-        assert_eq!(
-            counters.admitted,
-            counters.successes + counters.failures + counters.stale
-        );
         assert!(
             counters.opened > 0,
             "round {round}: it opened at least once"
@@ -321,15 +324,8 @@ fn under_mixed_load_every_call_is_accounted_for() {
             }
         }
     });
+    assert_every_call_accounted_for(&breaker, (THREADS * CALLS) as u64);
     let counters = breaker.counters();
-    assert_eq!(
-        counters.admitted + counters.rejected,
-        (THREADS * CALLS) as u64
-    );
-    assert_eq!(
-        counters.admitted,
-        counters.successes + counters.failures + counters.ignored + counters.stale
-    );
     assert_eq!(counters.opened, openings.load(Ordering::Relaxed));
 
     // Whatever happened, it still follows the reference semantics from here.

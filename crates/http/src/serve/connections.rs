@@ -288,6 +288,18 @@ mod tests {
         stubborn: bool,
     }
 
+    impl Open {
+        /// A fake connection, and the count of its shutdown requests.
+        fn new(stubborn: bool) -> (Open, Arc<AtomicUsize>) {
+            let shutdowns = Arc::new(AtomicUsize::new(0));
+            let open = Open {
+                shutdowns: Arc::clone(&shutdowns),
+                stubborn,
+            };
+            (open, shutdowns)
+        }
+    }
+
     impl Future for Open {
         type Output = ();
         fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<()> {
@@ -337,11 +349,8 @@ mod tests {
     fn a_connection_that_starts_no_request_is_closed_after_the_timeout_not_before() {
         let mut clock = Clock::new();
         let connection = clock.connections.open();
-        let shutdowns = Arc::new(AtomicUsize::new(0));
-        let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns),
-            stubborn: false,
-        });
+        let (open, shutdowns) = Open::new(false);
+        let mut open = pin!(open);
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         assert_eq!(poll_once(serve.as_mut()), None);
         // The clock may lag by a tick (an eighth of the timeout): never closed before the
@@ -358,11 +367,8 @@ mod tests {
     fn an_idle_connection_that_does_not_shut_down_when_asked_is_dropped_a_sweep_later() {
         let mut clock = Clock::new();
         let connection = clock.connections.open();
-        let shutdowns = Arc::new(AtomicUsize::new(0));
-        let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns),
-            stubborn: true,
-        });
+        let (open, shutdowns) = Open::new(true);
+        let mut open = pin!(open);
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         clock.pass(TIMEOUT * 2);
         assert_eq!(poll_once(serve.as_mut()), None, "first asked gracefully");
@@ -381,11 +387,8 @@ mod tests {
     fn a_busy_connection_is_never_idle_and_its_idle_time_starts_when_the_request_ends() {
         let mut clock = Clock::new();
         let connection = clock.connections.open();
-        let shutdowns = Arc::new(AtomicUsize::new(0));
-        let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns),
-            stubborn: false,
-        });
+        let (open, shutdowns) = Open::new(false);
+        let mut open = pin!(open);
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let (first, second) = (connection.begin(), connection.begin());
         clock.pass(TIMEOUT * 10);
@@ -418,11 +421,8 @@ mod tests {
     fn draining_asks_each_connection_once_to_shut_down_gracefully() {
         let clock = Clock::new();
         let connection = clock.connections.open();
-        let shutdowns = Arc::new(AtomicUsize::new(0));
-        let mut open = pin!(Open {
-            shutdowns: Arc::clone(&shutdowns),
-            stubborn: false,
-        });
+        let (open, shutdowns) = Open::new(false);
+        let mut open = pin!(open);
         let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
         let busy = connection.begin();
         assert_eq!(poll_once(serve.as_mut()), None);
@@ -438,11 +438,8 @@ mod tests {
         let connections = Connections::new(Duration::from_millis(8));
         let connection = connections.open();
         let task = tokio::spawn(async move {
-            let shutdowns = Arc::new(AtomicUsize::new(0));
-            let open = pin!(Open {
-                shutdowns,
-                stubborn: true,
-            });
+            let (open, _) = Open::new(true);
+            let open = pin!(open);
             matches!(connection.serve(open, shut_down).await, Ended::Idle)
         });
         let sweeper = connections.start_sweeper().expect("a thread");

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use crate::app::{App, InFlightBody};
 use crate::context::RequestBody;
 use crate::error::Error;
+use crate::limits::Limits;
 pub(crate) use connections::Busy;
 use connections::{Connections, Ended};
 
@@ -43,7 +44,7 @@ impl App {
         let mut closing = self.inner.shutdown.subscribe();
         let connections = Connections::new(self.inner.limits.header_read_timeout);
         let mut tasks = JoinSet::new();
-        let http = self.http_builder();
+        let http = http_builder(&self.inner.limits);
         let _sweeper = connections.start_sweeper()?;
         tokio::pin!(signal);
         loop {
@@ -77,25 +78,6 @@ impl App {
         // Whatever is still connected after the drain timeout is cut off, not left running.
         tasks.abort_all();
         closed.map_err(Error::from)
-    }
-
-    /// HTTP/1 and HTTP/2 with the app's limits on request heads. The head read timeout is
-    /// enforced by [`Connections`], not by hyper's HTTP/1 timer (which arms a timer per
-    /// request); HTTP/2 keeps hyper's timer for its keep-alive pings (one per connection).
-    fn http_builder(&self) -> auto::Builder<TokioExecutor> {
-        let limits = &self.inner.limits;
-        let mut http = auto::Builder::new(TokioExecutor::new());
-        http.http1()
-            .header_read_timeout(None)
-            .max_headers(limits.max_headers)
-            .max_buf_size(limits.max_header_bytes.max(8192));
-        http.http2()
-            .timer(TokioTimer::new())
-            .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-            // A peer that stops answering pings is gone: free its connection.
-            .keep_alive_interval(Some(limits.header_read_timeout))
-            .keep_alive_timeout(limits.header_read_timeout);
-        http
     }
 
     fn spawn_connection(
@@ -144,6 +126,27 @@ impl App {
             }
         });
     }
+}
+
+/// HTTP/1 and HTTP/2 with `limits` on request heads, as [`App::serve`] serves them. The head
+/// read timeout is enforced by the server's idle-connection sweeper, not by hyper's HTTP/1
+/// timer (which arms a timer per request); HTTP/2 keeps hyper's timer for its keep-alive pings
+/// (one per connection). Public but hidden for the tests and fuzz targets that drive one
+/// connection in memory, so that they use this configuration rather than a copy of it.
+#[doc(hidden)]
+pub fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
+    let mut http = auto::Builder::new(TokioExecutor::new());
+    http.http1()
+        .header_read_timeout(None)
+        .max_headers(limits.max_headers)
+        .max_buf_size(limits.max_header_bytes.max(8192));
+    http.http2()
+        .timer(TokioTimer::new())
+        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
+        // A peer that stops answering pings is gone: free its connection.
+        .keep_alive_interval(Some(limits.header_read_timeout))
+        .keep_alive_timeout(limits.header_read_timeout);
+    http
 }
 
 /// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the
