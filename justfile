@@ -1,6 +1,6 @@
 # The same commands CI runs (.ci/run), one recipe each.
 
-default: fmt clippy test doc
+default: fmt clippy test doc cg-check
 
 fmt:
     cargo fmt --all --check
@@ -13,6 +13,10 @@ test:
 
 doc:
     RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps
+
+# Instructions and allocations per request against bench/cg-baseline.tsv (installs valgrind).
+cg-check:
+    bench/cg-check.sh
 
 # Regenerates the trybuild .stderr files after a deliberate change to a diagnostic.
 ui-bless:

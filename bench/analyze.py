@@ -34,7 +34,8 @@ def same_mode_green_tea(server):
     return "green-tea-" + server.rsplit("-", 1)[-1]
 
 
-def callgrind(path):
+def per_request_costs(path):
+    """{(server, tool): cost of one request} from a callgrind.sh TSV (difference of two N)."""
     rows = list(csv.DictReader(open(path), delimiter="\t"))
     totals = defaultdict(dict)
     for row in rows:
@@ -43,6 +44,41 @@ def callgrind(path):
     for (server, tool), by_n in totals.items():
         (n1, t1), (n2, t2) = sorted(by_n.items())
         per_request[(server, tool)] = (t2 - t1) / (n2 - n1)
+    return per_request
+
+
+def check(path, baseline_path):
+    """Fails (exit 1) if a binary in `path` costs more than its baseline: instructions by more
+    than the baseline's tolerance, allocations by more than a tenth of one per request."""
+    measured = per_request_costs(path)
+    failed = False
+    compared = 0
+    for row in csv.DictReader(open(baseline_path), delimiter="\t"):
+        server = row["server"]
+        if not any(s == server for s, _ in measured):
+            continue  # not asked for this time
+        ir = measured.get((server, "callgrind"))
+        allocs = measured.get((server, "dhat"))
+        if ir is None or allocs is None:
+            print(f"{server}: measured by one tool only")
+            failed = True
+            continue
+        compared += 1
+        limit = float(row["instructions"]) * (1 + float(row["tolerance"]))
+        verdict = "ok"
+        if ir > limit or allocs > float(row["allocations"]) + 0.1:
+            verdict = "REGRESSION"
+            failed = True
+        print(f"{server}: {ir:,.0f} instructions (baseline {float(row['instructions']):,.0f}, limit {limit:,.0f}), "
+              f"{allocs:.1f} allocations (baseline {row['allocations']}): {verdict}")
+    if compared == 0:
+        print("nothing measured has a baseline")
+        failed = True
+    sys.exit(1 if failed else 0)
+
+
+def callgrind(path):
+    per_request = per_request_costs(path)
     # Loopback servers first, then in-process drivers; green-tea first within each.
     servers = sorted({s for s, _ in per_request}, key=lambda s: (s.endswith("-inproc"), s != same_mode_green_tea(s), s))
     print("| server | instructions / request | allocations / request | instructions vs green-tea |")
@@ -56,4 +92,4 @@ def callgrind(path):
 
 
 if __name__ == "__main__":
-    {"http": http, "callgrind": callgrind}[sys.argv[1]](sys.argv[2])
+    {"http": http, "callgrind": callgrind, "check": check}[sys.argv[1]](*sys.argv[2:])
