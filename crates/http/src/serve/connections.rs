@@ -10,11 +10,12 @@
 //! notes the time from a coarse clock that one sweeper ticks for the whole server. The sweeper
 //! is a thread of its own, not a task with a timer: a timer in the runtime's wheel would make
 //! every park of every worker compute the next deadline and read the clock, which on a busy
-//! server is once per request. The sweeper
-//! wakes the connections that have been idle for longer than the head read timeout; each one
-//! then checks, in its own task and after hyper has had its turn to read, whether it is still
-//! idle, and if so ends (the socket is closed, as hyper's own head timeout would). Per request
-//! this is two atomic counts and a store; no timer, no allocation.
+//! server is once per request. The sweeper wakes the connections that have been idle for
+//! longer than the head read timeout; each one then checks, in its own task and after hyper
+//! has had its turn to read, whether it is still idle. If so, it is asked to shut down
+//! gracefully (an idle HTTP/1 connection ends at once; HTTP/2 sends GOAWAY), and if it is still
+//! there a sweep later (an HTTP/1 head trickling in keeps hyper reading), it is dropped. Per
+//! request this is two atomic counts and a store; no timer, no allocation.
 //!
 //! "Idle" covers what the three mechanisms covered: a new connection that starts no request
 //! (whatever its protocol), an HTTP/1 client that does not finish its next head, and a
@@ -34,7 +35,7 @@ pub(crate) struct Connections {
 }
 
 struct Shared {
-    /// Milliseconds since `start`, advanced by [`Connections::sweep_at`].
+    /// Milliseconds since `start`, advanced by each sweep.
     clock: AtomicU64,
     start: Instant,
     /// A connection idle for this many milliseconds (by the coarse clock) has been idle for
@@ -244,9 +245,7 @@ impl Connection {
         })
         .await
     }
-}
 
-impl Connection {
     fn register(&self, waker: &Waker) {
         *self.waker.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
     }
