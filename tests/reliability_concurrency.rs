@@ -7,7 +7,7 @@ mod support;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -24,26 +24,6 @@ use support::http::{Gate, Server, http1_client, http2_client, send, until, withi
 use support::{Log, OnDispose, OnProvide, Probe, Service};
 use tokio::sync::Barrier;
 use tokio::task::JoinHandle;
-
-/// Panics that a test provokes on purpose (in `provide` or `dispose`) are expected; printing
-/// each of them would bury a real failure. Every other panic still prints.
-fn quiet_expected_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let message = info
-                .payload()
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| info.payload().downcast_ref::<&str>().copied())
-                .unwrap_or("");
-            if !message.contains("panicked in") {
-                default(info);
-            }
-        }));
-    });
-}
 
 /// Spawns `tasks` tasks that all start `work(i)` at once, and collects their results in order.
 async fn barrier_started<T, F, Fut>(tasks: usize, work: F) -> Vec<T>
@@ -529,7 +509,7 @@ fn faulty_chain(log: &Log) -> [Probe; 4] {
 async fn concurrent_closes_of_a_container_dispose_once_with_one_outcome() {
     const CLOSERS: usize = 16;
     const ROUNDS: usize = 100;
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     for round in 0..ROUNDS {
         let log = Log::default();
         let container = faulty_chain(&log)
@@ -564,7 +544,7 @@ async fn concurrent_closes_of_a_container_dispose_once_with_one_outcome() {
 async fn concurrent_closes_of_an_app_dispose_once_with_one_outcome() {
     const CLOSERS: usize = 16;
     const ROUNDS: usize = 50;
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     for round in 0..ROUNDS {
         let log = Log::default();
         let app = faulty_chain(&log)

@@ -4,8 +4,8 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use green_tea::http::{App, Error, HttpError, RequestContext, Route, StepFn, TestClient};
@@ -16,26 +16,6 @@ use green_tea::{
 use serde_json::json;
 use support::http::{Server, get, http1_client, within};
 use support::{Log, OnDispose, OnProvide, Probe, Service};
-
-/// Panics that a test provokes on purpose are expected; printing each would bury a real
-/// failure. Every other panic still prints.
-fn quiet_expected_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let message = info
-                .payload()
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| info.payload().downcast_ref::<&str>().copied())
-                .unwrap_or("");
-            if !message.contains("panicked in") {
-                default(info);
-            }
-        }));
-    });
-}
 
 /// A route at `path` that needs the services `keys` and answers with their names.
 fn route(path: &str, keys: &[&'static str]) -> Route {
@@ -255,7 +235,7 @@ impl Provider for PanicsOnce {
 
 #[tokio::test]
 async fn a_provider_panicking_in_a_request_is_a_500_and_the_next_request_rebuilds_it() {
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     let log = Log::default();
     let (db, db_builds) = PanicsOnce::new("db");
     let (audit, audit_builds) = PanicsOnce::new("audit");
@@ -324,7 +304,7 @@ async fn a_provider_panicking_in_a_request_is_a_500_and_the_next_request_rebuild
 async fn concurrent_requests_during_a_panicking_build_get_500_or_200_and_the_slot_recovers() {
     const REQUESTS: usize = 64;
     const ROUNDS: usize = 20;
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     for round in 0..ROUNDS {
         let (db, builds) = PanicsOnce::new("db");
         let app = App::builder()
@@ -457,7 +437,7 @@ const DISPOSED_IN_ORDER: [&str; 9] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failing_panicking_hanging_and_slow_disposes_after_requests_stop_nothing() {
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     let log = Log::default();
     let app = faulty_app(&log);
     let client = TestClient::new(app.clone());
@@ -503,7 +483,7 @@ async fn failing_panicking_hanging_and_slow_disposes_after_requests_stop_nothing
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_until_reports_the_three_failed_disposes_after_serving() {
-    quiet_expected_panics();
+    support::quiet_expected_panics();
     let log = Log::default();
     let app = faulty_app(&log);
     let server = Server::start(&app).await;

@@ -6,7 +6,7 @@ pub mod http;
 pub mod raw;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use green_tea::{BoxError, Needs, Provided, Provider, ProviderDescriptor};
@@ -164,4 +164,25 @@ impl Provider for Probe {
         service.disposed.store(true, Ordering::SeqCst);
         Ok(())
     }
+}
+
+/// Panics that a test provokes on purpose (their messages contain "panicked in", as the probes'
+/// do) are expected; printing each of them would bury a real failure. Every other panic still
+/// prints.
+pub fn quiet_expected_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| info.payload().downcast_ref::<&str>().copied())
+                .unwrap_or("");
+            if !message.contains("panicked in") {
+                default(info);
+            }
+        }));
+    });
 }

@@ -21,6 +21,24 @@ pub(crate) struct Declared<'a> {
     pub(crate) needs: Vec<(&'a LitStr, &'a Type)>,
 }
 
+impl<'a> Declared<'a> {
+    /// The descriptor of `name`: the attribute's `provides` keys with the output's value types,
+    /// its `needs` keys with the needed parameters' types.
+    pub(crate) fn new(
+        name: &'a str,
+        location: Span,
+        (provides, output): (&'a [LitStr], &'a Output),
+        (needs, needed): (&'a [LitStr], &'a [ValueParam]),
+    ) -> Self {
+        Declared {
+            name,
+            location,
+            provides: provides.iter().zip(&output.values).collect(),
+            needs: needs.iter().zip(needed.iter().map(|n| &n.ty)).collect(),
+        }
+    }
+}
+
 /// The traits that give `TypeProbe` its methods; every fn body that uses a probe starts so.
 pub(crate) fn probe_traits() -> TokenStream {
     quote! {

@@ -12,7 +12,7 @@ use http::request::Parts;
 use http::{Request, StatusCode};
 use tracing::Instrument;
 
-use green_tea_core::Needs;
+use green_tea_core::{AppValue, Needs};
 
 use super::in_flight::{Entered, InFlight};
 use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
@@ -98,8 +98,10 @@ impl AppInner {
             let mut values = Vec::with_capacity(planned.needs.len());
             for source in planned.needs.iter() {
                 let value = match self.ready_value(*source, &locals) {
-                    Ok(Some(value)) => Ok(value),
-                    Ok(None) => self.value_of(*source, &locals).await,
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(unbuilt)) => {
+                        self.container.value(unbuilt).await.map_err(HttpError::from)
+                    }
                     Err(error) => Err(error),
                 };
                 match value {
@@ -137,8 +139,8 @@ impl AppInner {
         let first_need = locals.len();
         for source in route.needs.iter() {
             let value = match self.ready_value(*source, &locals) {
-                Ok(Some(value)) => Ok(value),
-                Ok(None) => self.value_of(*source, &locals).await,
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(unbuilt)) => self.container.value(unbuilt).await.map_err(HttpError::from),
                 Err(error) => Err(error),
             };
             match value {
@@ -158,30 +160,17 @@ impl AppInner {
         route.handler.call(request).await
     }
 
-    /// One value: an earlier step's, or a provider's (built on first need, single-flight).
-    async fn value_of(
-        &self,
-        source: ValueSource,
-        locals: &[AnyValue],
-    ) -> Result<AnyValue, HttpError> {
-        match self.ready_value(source, locals)? {
-            Some(value) => Ok(value),
-            None => match source {
-                ValueSource::App(at) => Ok(self.container.value(at).await?),
-                ValueSource::Local(_) => unreachable!("a step's value is always ready"),
-            },
-        }
-    }
-
-    /// The value if it is there already (always, once the providers are built): no future.
+    /// One value, if it is there already: an earlier step's always is, a provider's once it is
+    /// built. `Ok(Err(at))`: provider `at` is not built yet; the caller awaits its build
+    /// (single-flight). No future for the values already there.
     fn ready_value(
         &self,
         source: ValueSource,
         locals: &[AnyValue],
-    ) -> Result<Option<AnyValue>, HttpError> {
+    ) -> Result<Result<AnyValue, AppValue>, HttpError> {
         Ok(match source {
-            ValueSource::Local(index) => Some(Arc::clone(&locals[index])),
-            ValueSource::App(at) => self.container.try_value(at)?,
+            ValueSource::Local(index) => Ok(Arc::clone(&locals[index])),
+            ValueSource::App(at) => self.container.try_value(at)?.ok_or(at),
         })
     }
 }

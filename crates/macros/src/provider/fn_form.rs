@@ -19,11 +19,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
     let args = errors.take(args);
     let sig = &item.sig;
 
-    if !sig.generics.params.is_empty() {
-        errors.spanned(&sig.generics, GENERIC);
-    } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.spanned(where_clause, GENERIC);
-    }
+    errors.reject_generics(&sig.generics, GENERIC);
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(unsafety, "a provider fn cannot be `unsafe`");
     }
@@ -44,16 +40,12 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
 
     let name = &sig.ident;
     let name_text = name.to_string();
-    let declared = Declared {
-        name: &name_text,
-        location: name.span(),
-        provides: args.provides.iter().zip(&output.values).collect(),
-        needs: args
-            .needs
-            .iter()
-            .zip(needed.iter().map(|n| &n.ty))
-            .collect(),
-    };
+    let declared = Declared::new(
+        &name_text,
+        name.span(),
+        (&args.provides, &output),
+        (&args.needs, &needed),
+    );
     let (fetch, pass) = emit::fetch_needs(&needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_call = sig.asyncness.map(|_| quote!(.await));

@@ -129,16 +129,12 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
     };
 
     let name_text = name.to_string();
-    let declared = Declared {
-        name: &name_text,
-        location: self_ty.span(),
-        provides: args.provides.iter().zip(&output.values).collect(),
-        needs: args
-            .needs
-            .iter()
-            .zip(needed.iter().map(|n| &n.ty))
-            .collect(),
-    };
+    let declared = Declared::new(
+        &name_text,
+        self_ty.span(),
+        (&args.provides, &output),
+        (&args.needs, &needed),
+    );
     let (fetch, pass) = emit::fetch_needs(&needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_provide = provide.sig.asyncness.map(|_| quote!(.await));

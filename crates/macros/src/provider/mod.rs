@@ -8,8 +8,9 @@ mod impl_form;
 mod signature;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 use syn::Item;
+
+use crate::errors;
 
 /// Expands `#[provider(attr)] item`. On error the item is emitted unchanged next to the
 /// errors, so one mistake is reported once instead of cascading through its uses.
@@ -22,19 +23,11 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = match parsed {
         Item::Fn(item) => fn_form::expand(args, item),
         Item::Impl(item) => impl_form::expand(args, item),
-        other => {
-            let mut error = syn::Error::new_spanned(
-                other,
-                "#[provider] goes on a `fn`, an `async fn` or an `impl` block",
-            );
-            if let Err(args_error) = args {
-                error.combine(args_error);
-            }
-            Err(error)
-        }
+        other => Err(errors::wrong_item(
+            other,
+            "#[provider] goes on a `fn`, an `async fn` or an `impl` block",
+            args,
+        )),
     };
-    expanded.unwrap_or_else(|error| {
-        let error = error.to_compile_error();
-        quote!(#item #error)
-    })
+    errors::or_item(expanded, item)
 }

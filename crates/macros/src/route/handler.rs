@@ -122,12 +122,8 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
     let args = errors.take(args);
 
     let sig = &method.sig;
-    if !sig.generics.params.is_empty() {
+    if errors.reject_generics(&sig.generics, GENERIC) {
         ok = false;
-        errors.spanned(&sig.generics, GENERIC);
-    } else if let Some(where_clause) = &sig.generics.where_clause {
-        ok = false;
-        errors.spanned(where_clause, GENERIC);
     }
     let mut params = Vec::new();
     // Where the body went, for a second `#[body]`: `` `order` ``, or a pattern's description.

@@ -12,7 +12,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ImplItem, Item, ItemImpl, Type};
 
 use crate::emit;
-use crate::errors::Errors;
+use crate::errors::{self, Errors};
 use crate::types;
 use handler::{BodyRead, Handler, Param};
 
@@ -26,16 +26,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     match parsed {
         Item::Impl(block) => expand_impl(args, block),
         other => {
-            let mut error = syn::Error::new_spanned(
+            let error = errors::wrong_item(
                 &other,
                 "#[route] goes on an inherent impl block whose methods are the handlers, like \
                  `#[route(\"/orders\")] impl Orders { #[get(\"/{id}\")] async fn show(...) }`",
+                args,
             );
-            if let Err(args_error) = args {
-                error.combine(args_error);
-            }
-            let error = error.to_compile_error();
-            quote!(#other #error)
+            errors::or_item(Err(error), item)
         }
     }
 }

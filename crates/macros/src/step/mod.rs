@@ -10,7 +10,7 @@ use quote::{format_ident, quote};
 use syn::{Item, ItemFn};
 
 use crate::emit::{self, Convert, Declared};
-use crate::errors::Errors;
+use crate::errors::{self, Errors};
 use crate::types::{self, Returns};
 use params::{Head, Param};
 
@@ -23,19 +23,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = attr::parse(attr);
     let expanded = match parsed {
         Item::Fn(item) => expand_fn(args, item),
-        other => {
-            let mut error =
-                syn::Error::new_spanned(other, "#[step] goes on a `fn` or an `async fn`");
-            if let Err(args_error) = args {
-                error.combine(args_error);
-            }
-            Err(error)
-        }
+        other => Err(errors::wrong_item(
+            other,
+            "#[step] goes on a `fn` or an `async fn`",
+            args,
+        )),
     };
-    expanded.unwrap_or_else(|error| {
-        let error = error.to_compile_error();
-        quote!(#item #error)
-    })
+    errors::or_item(expanded, item)
 }
 
 fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenStream> {
@@ -43,11 +37,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
     let mut errors = Errors::default();
     let args = errors.take(args);
     let sig = &item.sig;
-    if !sig.generics.params.is_empty() {
-        errors.spanned(&sig.generics, GENERIC);
-    } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.spanned(where_clause, GENERIC);
-    }
+    errors.reject_generics(&sig.generics, GENERIC);
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(unsafety, "a step fn cannot be `unsafe`");
     }
@@ -81,16 +71,12 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             _ => None,
         })
         .collect();
-    let declared = Declared {
-        name: &name_text,
-        location: name.span(),
-        provides: args.provides.iter().zip(&output.values).collect(),
-        needs: args
-            .needs
-            .iter()
-            .zip(needed.iter().map(|n| &n.ty))
-            .collect(),
-    };
+    let declared = Declared::new(
+        &name_text,
+        name.span(),
+        (&args.provides, &output),
+        (&args.needs, &needed),
+    );
 
     // Extractors run first, in order, while nothing borrows the head.
     let mut extract = TokenStream::new();
