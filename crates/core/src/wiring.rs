@@ -8,22 +8,21 @@ use std::sync::Arc;
 use crate::container::Container;
 use crate::error::{NodeKind, ProvideError};
 use crate::graph::ValueRef;
-use crate::key::{Key, KeySpec, Location};
+use crate::key::{Key, Location};
+use crate::provider::ProviderDescriptor;
 
 /// A request-scoped declaration: a step (which provides values per request) or a route's
 /// handler (which only needs). Passed to [`ContainerBuilder::build_with`](crate::ContainerBuilder::build_with).
+///
+/// It is described as a provider is: a name (for a route, `POST /orders -> Orders::create`),
+/// the keys it provides per request and the keys it needs (providers' or earlier steps'
+/// values), with their types, and where it was declared.
 #[derive(Clone, Debug)]
 pub struct Declaration {
     /// [`NodeKind::Step`] or [`NodeKind::Route`].
     pub kind: NodeKind,
-    /// The name shown in errors and `explain` (for a route, `POST /orders -> Orders::create`).
-    pub name: Cow<'static, str>,
-    /// The keys it provides per request, with their types.
-    pub provides: Vec<KeySpec>,
-    /// The keys it needs, with their types: providers' or other steps' values.
-    pub needs: Vec<KeySpec>,
-    /// Where it was declared.
-    pub location: Location,
+    /// Its name, keys and location.
+    pub descriptor: ProviderDescriptor,
 }
 
 impl Declaration {
@@ -32,29 +31,30 @@ impl Declaration {
     pub fn new(kind: NodeKind, name: impl Into<Cow<'static, str>>) -> Self {
         Declaration {
             kind,
-            name: name.into(),
-            provides: Vec::new(),
-            needs: Vec::new(),
-            location: Location::caller(),
+            descriptor: ProviderDescriptor::new(name),
         }
     }
 
-    /// Adds a provided key of type `T`.
-    pub fn provides<T: Send + Sync + 'static>(mut self, key: impl Into<Key>) -> Self {
-        self.provides.push(KeySpec::of::<T>(key));
-        self
+    /// Adds a provided key of type `T` (see [`ProviderDescriptor::provides`]).
+    pub fn provides<T: Send + Sync + 'static>(self, key: impl Into<Key>) -> Self {
+        self.map(|d| d.provides::<T>(key))
     }
 
-    /// Adds a needed key of type `T`.
-    pub fn needs<T: Send + Sync + 'static>(mut self, key: impl Into<Key>) -> Self {
-        self.needs.push(KeySpec::of::<T>(key));
-        self
+    /// Adds a needed key of type `T` (see [`ProviderDescriptor::needs`]).
+    pub fn needs<T: Send + Sync + 'static>(self, key: impl Into<Key>) -> Self {
+        self.map(|d| d.needs::<T>(key))
     }
 
     /// Sets where it was declared.
-    pub fn at(mut self, location: Location) -> Self {
-        self.location = location;
-        self
+    pub fn at(self, location: Location) -> Self {
+        self.map(|d| d.at(location))
+    }
+
+    fn map(self, change: impl FnOnce(ProviderDescriptor) -> ProviderDescriptor) -> Self {
+        Declaration {
+            kind: self.kind,
+            descriptor: change(self.descriptor),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use super::{Container, Inner, Node};
 use crate::error::{BuildError, NodeKind};
 use crate::graph::{self, Decl, Scope};
 use crate::key::{Key, Location};
-use crate::provider::{Provider, ValueProvider, discovered};
+use crate::provider::{Provider, ProviderDescriptor, ValueProvider, discovered};
 use crate::wiring::{AppValue, Declaration, Source, Wiring};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
@@ -144,22 +144,12 @@ impl ContainerBuilder {
             .entries
             .iter()
             .zip(&descriptors)
-            .map(|(entry, d)| Decl {
-                kind: entry.kind,
-                name: Cow::Borrowed(&d.name),
-                location: d.location,
-                scope: Scope::App,
-                provides: Cow::Borrowed(&d.provides),
-                needs: Cow::Borrowed(&d.needs),
-            })
-            .chain(request_scoped.iter().map(|d| Decl {
-                kind: d.kind,
-                name: Cow::Borrowed(&d.name),
-                location: d.location,
-                scope: Scope::Request,
-                provides: Cow::Borrowed(&d.provides),
-                needs: Cow::Borrowed(&d.needs),
-            }))
+            .map(|(entry, d)| decl(entry.kind, Scope::App, d))
+            .chain(
+                request_scoped
+                    .iter()
+                    .map(|r| decl(r.kind, Scope::Request, &r.descriptor)),
+            )
             .collect();
         let analysis = graph::analyze(&decls).map_err(BuildError::from_problems)?;
 
@@ -254,5 +244,17 @@ impl ContainerBuilder {
             }),
         };
         Ok((container, wiring))
+    }
+}
+
+/// How the graph sees a provider or a request-scoped declaration: borrowed, not copied.
+fn decl(kind: NodeKind, scope: Scope, d: &ProviderDescriptor) -> Decl<'_> {
+    Decl {
+        kind,
+        name: Cow::Borrowed(&d.name),
+        location: d.location,
+        scope,
+        provides: Cow::Borrowed(&d.provides),
+        needs: Cow::Borrowed(&d.needs),
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use http::HeaderValue;
 
 use green_tea_core::{
-    BuildError, ContainerBuilder, Declaration, Key, NodeKind, Origin, Problem, Provider, Source,
-    Wiring, closest, in_modules,
+    BuildError, ContainerBuilder, Declaration, Key, KeySpec, NodeKind, Origin, Problem, Provider,
+    ProviderDescriptor, Source, Wiring, closest, in_modules,
 };
 
 use super::{App, AppInner, CompiledRoute, PathEntry, PlannedStep, StepInfo, ValueSource};
@@ -187,23 +187,25 @@ impl AppBuilder {
                 }
             })
             .collect();
+        let declaration =
+            |kind, name: String, provides: &[KeySpec], needs: &[KeySpec], location| {
+                let mut descriptor = ProviderDescriptor::new(name).at(location);
+                descriptor.provides = provides.to_vec();
+                descriptor.needs = needs.to_vec();
+                Declaration { kind, descriptor }
+            };
         let mut declarations: Vec<Declaration> = steps
             .iter()
-            .map(|s| Declaration {
-                kind: NodeKind::Step,
-                name: s.name.clone().into(),
-                provides: s.provides.to_vec(),
-                needs: s.need_specs.to_vec(),
-                location: s.location,
+            .map(|s| {
+                let (provides, needs) = (&s.provides, &s.need_specs);
+                declaration(NodeKind::Step, s.name.clone(), provides, needs, s.location)
             })
             .collect();
-        declarations.extend(self.routes.iter().map(|r| Declaration {
-            kind: NodeKind::Route,
-            name: route_title(r).into(),
-            provides: Vec::new(),
-            needs: r.needs.clone(),
-            location: r.location,
-        }));
+        declarations.extend(
+            self.routes
+                .iter()
+                .map(|r| declaration(NodeKind::Route, route_title(r), &[], &r.needs, r.location)),
+        );
 
         let mut problems = Vec::new();
         let guards = resolve_guards(&self.routes, &steps, &mut problems);
