@@ -32,6 +32,18 @@ pub(crate) enum RequestBody {
     Boxed(Body),
 }
 
+impl From<hyper::body::Incoming> for RequestBody {
+    fn from(body: hyper::body::Incoming) -> Self {
+        RequestBody::Hyper(body)
+    }
+}
+
+impl From<Body> for RequestBody {
+    fn from(body: Body) -> Self {
+        RequestBody::Boxed(body)
+    }
+}
+
 /// One request as a handler sees it.
 pub struct RequestContext {
     parts: Parts,

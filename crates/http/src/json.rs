@@ -1,5 +1,6 @@
 //! `Json<T>`: a JSON response.
 
+use axum_core::body::Body;
 use axum_core::response::{IntoResponse, Response};
 use bytes::BufMut;
 use http::header::{CONTENT_TYPE, HeaderValue};
@@ -26,7 +27,9 @@ impl<T: Serialize> IntoResponse for Json<T> {
         let mut body = bytes::BytesMut::with_capacity(128).writer();
         match serde_json::to_writer(&mut body, &self.0) {
             Ok(()) => {
-                let mut response = body.into_inner().freeze().into_response();
+                // Built here rather than from `Bytes::into_response`, which would first set
+                // `application/octet-stream` only for it to be replaced.
+                let mut response = Response::new(Body::from(body.into_inner().freeze()));
                 response
                     .headers_mut()
                     .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

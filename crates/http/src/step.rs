@@ -40,6 +40,17 @@ pub trait Step: Send + Sync + 'static {
         let _ = (parts, needs);
         None
     }
+
+    /// Whether this step's type guarantees that `run` and `run_now` return exactly what the
+    /// descriptor declares: one value per provided key, of the key's type. `StepFn`, `Guard`
+    /// and `#[step]` build both from the same types and say `true`. A hand-written step keeps
+    /// the default, `false`, and the app checks its values on every request: one that returns
+    /// something else is answered with a 500 and an error in the log, at the step that
+    /// misbehaved rather than at whichever need later reads the wrong value. (Debug builds
+    /// check every step.)
+    fn returns_declared_types(&self) -> bool {
+        false
+    }
 }
 
 /// A step from a synchronous closure of the request head and the needs.
@@ -149,6 +160,11 @@ where
                 .map_err(IntoResponse::into_response),
         )
     }
+
+    /// One `T`, declared as one `T` by [`StepFn::new`].
+    fn returns_declared_types(&self) -> bool {
+        true
+    }
 }
 
 #[async_trait]
@@ -172,6 +188,11 @@ where
                 .map(|()| Provided::new())
                 .map_err(IntoResponse::into_response),
         )
+    }
+
+    /// Nothing, declared as nothing.
+    fn returns_declared_types(&self) -> bool {
+        true
     }
 }
 

@@ -230,6 +230,15 @@ fn the_descriptor_names_the_fn_and_points_at_it() {
 }
 
 #[test]
+fn a_macro_step_promises_its_declared_types() {
+    // `Provided` and the descriptor come from the same output types, so the app need not
+    // check each request's values (release builds skip the check for these steps).
+    assert!(auth {}.returns_declared_types());
+    assert!(greeting {}.returns_declared_types());
+    assert!(require_admin {}.returns_declared_types());
+}
+
+#[test]
 fn explain_shows_the_steps_a_route_runs() {
     let app = app();
     let explained = app.explain("/admin").unwrap();

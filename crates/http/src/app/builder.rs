@@ -183,6 +183,7 @@ impl AppBuilder {
                     provides: d.provides.into(),
                     need_specs: d.needs.into(),
                     location: d.location,
+                    checked: cfg!(debug_assertions) || !step.returns_declared_types(),
                     step,
                 }
             })

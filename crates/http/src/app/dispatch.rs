@@ -23,15 +23,18 @@ use crate::extract::PathParams;
 impl AppInner {
     /// Answers one request. The second half is the request's place in flight: whoever sends
     /// the response body must hold it until the body is done (see [`InFlightBody`]).
-    pub(crate) async fn dispatch(
-        self: &Arc<Self>,
-        request: Request<RequestBody>,
+    /// Owns the app, so that the server can hand hyper this future itself rather than one
+    /// more async block around it (each layer moves the request once more).
+    pub(crate) async fn dispatch<B: Into<RequestBody>>(
+        self: Arc<Self>,
+        request: Request<B>,
     ) -> (Response, Option<Entered>) {
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down");
             return (closing.into_response(), None);
         };
         let (mut parts, body) = request.into_parts();
+        let body = body.into();
         let route = match self.router.at(parts.uri.path()) {
             Ok(matched) => {
                 let path = &self.paths[*matched.value];
@@ -122,9 +125,11 @@ impl AppInner {
             };
             match outcome {
                 Ok(provided) => {
-                    if let Err(wrong) = provided.check_against(&info.provides) {
-                        span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                        return HttpError::internal().into_response();
+                    if info.checked {
+                        if let Err(wrong) = provided.check_against(&info.provides) {
+                            span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                            return HttpError::internal().into_response();
+                        }
                     }
                     provided.append_to(&mut locals);
                 }

@@ -19,8 +19,6 @@ pub use builder::AppBuilder;
 use in_flight::InFlight;
 pub(crate) use in_flight::InFlightBody;
 
-use crate::context::RequestBody;
-
 use crate::plugin::Plugin;
 use crate::route::Handler;
 use crate::step::Step;
@@ -82,6 +80,9 @@ pub(crate) struct StepInfo {
     pub(crate) provides: Arc<[KeySpec]>,
     pub(crate) need_specs: Arc<[KeySpec]>,
     pub(crate) location: Location,
+    /// Whether each request's values are checked against `provides` (see
+    /// [`Step::returns_declared_types`]).
+    pub(crate) checked: bool,
 }
 
 /// Where a value comes from while serving: a provider (by index) or an earlier step of the
@@ -122,7 +123,7 @@ impl App {
 
     /// Answers one request in-process: routing, steps, handler, errors as JSON.
     pub async fn handle(&self, request: Request<Body>) -> Response {
-        let (response, in_flight) = self.inner.dispatch(request.map(RequestBody::Boxed)).await;
+        let (response, in_flight) = Arc::clone(&self.inner).dispatch(request).await;
         match in_flight {
             Some(in_flight) => {
                 response.map(|body| Body::new(InFlightBody::new(body, Some(in_flight))))

@@ -4,8 +4,10 @@ mod connections;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -13,7 +15,6 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use crate::app::{App, InFlightBody};
-use crate::context::RequestBody;
 use crate::error::Error;
 use crate::limits::Limits;
 pub(crate) use connections::Busy;
@@ -91,20 +92,19 @@ impl App {
         let app = self.clone();
         let connection = connections.open();
         let service = hyper::service::service_fn({
-            let connection = std::sync::Arc::clone(&connection);
+            let connection = Arc::clone(&connection);
             move |request: http::Request<Incoming>| {
                 // Counted from here until the response body is done: the connection is busy,
                 // not idle, however long the handler or the body takes.
                 let busy = connection.begin();
-                let app = app.clone();
-                async move {
-                    // hyper's body goes in unboxed, and the response body comes out unboxed.
-                    let request = request.map(RequestBody::Hyper);
-                    let (response, entered) = app.inner.dispatch(request).await;
-                    let response =
-                        response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                    Ok::<_, std::convert::Infallible>(response)
-                }
+                // hyper's body goes in unboxed, and the response body comes out unboxed.
+                Arc::clone(&app.inner)
+                    .dispatch(request)
+                    .map(move |(response, entered)| {
+                        let response =
+                            response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                        Ok::<_, std::convert::Infallible>(response)
+                    })
             }
         });
         let served = http

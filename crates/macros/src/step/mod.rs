@@ -201,6 +201,12 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             }
 
             #run_now
+
+            // The descriptor's provided keys and `Provided` are both made from the fn's output
+            // types above.
+            fn returns_declared_types(&self) -> bool {
+                true
+            }
         }
 
         #(#cfgs)*
