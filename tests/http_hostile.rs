@@ -9,6 +9,8 @@ mod support;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use tokio::io::AsyncReadExt;
+
 use green_tea::http::{App, HttpError, Json, Limits, Path, Query, RequestContext, Response, Route};
 use serde::Deserialize;
 use serde_json::Value;
@@ -784,6 +786,30 @@ async fn held_after(addr: SocketAddr, sent: &[u8]) -> bool {
     let mut stream = connect(addr).await;
     send(&mut stream, &[Part::Bytes(sent.to_vec())]).await;
     !closed_by_server(&mut stream).await
+}
+
+#[tokio::test]
+async fn a_body_announced_past_the_limit_gets_413_without_100_continue() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let mut stream = connect(server.addr).await;
+    let head = "POST /small HTTP/1.1\r\nhost: test\r\ncontent-type: application/json\r\n\
+                expect: 100-continue\r\ncontent-length: 1000000\r\n\r\n";
+    send(&mut stream, &[Part::text(head)]).await;
+    // The first bytes back are the final answer: the client is never invited to send the
+    // megabyte it announced.
+    let mut first = [0_u8; 12];
+    within("the answer", stream.read_exact(&mut first))
+        .await
+        .expect("a response head");
+    assert_eq!(
+        &first,
+        b"HTTP/1.1 413",
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    server.stop().await.unwrap();
 }
 
 #[tokio::test]

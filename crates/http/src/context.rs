@@ -13,6 +13,7 @@ use axum_core::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::request::Parts;
+use http_body::Body as _;
 use http_body_util::{BodyExt, Limited};
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
@@ -122,6 +123,16 @@ impl RequestContext {
     /// once.
     pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
         let body = self.body.take().ok_or_else(HttpError::internal)?;
+        // A body announced (`content-length`) past the limit is refused before any of it is
+        // read: hyper sends `100 Continue` only once the body is polled, so a client that
+        // asked with `expect: 100-continue` gets its 413 at once and never sends the body.
+        let announced = match &body {
+            RequestBody::Hyper(body) => body.size_hint().lower(),
+            RequestBody::Boxed(body) => body.size_hint().lower(),
+        };
+        if announced > self.body_limit as u64 {
+            return Err(self.too_large());
+        }
         let collect = async {
             match body {
                 RequestBody::Hyper(body) => {
@@ -155,16 +166,18 @@ impl RequestContext {
         };
         match collected {
             Ok(bytes) => Ok(bytes),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-                Err(HttpError::with_status(
-                    http::StatusCode::PAYLOAD_TOO_LARGE,
-                    format!("the request body is larger than {} bytes", self.body_limit),
-                ))
-            }
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(self.too_large()),
             Err(error) => Err(HttpError::bad_request(format!(
                 "could not read the request body: {error}"
             ))),
         }
+    }
+
+    fn too_large(&self) -> HttpError {
+        HttpError::with_status(
+            http::StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than {} bytes", self.body_limit),
+        )
     }
 
     /// The body as UTF-8 text (400 if it is not).

@@ -7,7 +7,7 @@ use std::time::Duration;
 ///
 /// | limit | default | past it |
 /// |---|---|---|
-/// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`) |
+/// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`); a body whose `content-length` is past it is refused before it is read, so `expect: 100-continue` gets the 413 instead of `100 Continue` |
 /// | `body_read_timeout` | 30 s | 408, and the connection is freed |
 /// | `header_read_timeout` | 10 s | connection closed (it applies to any connection with no request in flight: a new one that starts no request, an HTTP/1 head not finished in time, an idle keep-alive or HTTP/2 connection; also an HTTP/2 peer that stops answering pings) |
 /// | `max_headers` | 100 | 431 (HTTP/1) |
