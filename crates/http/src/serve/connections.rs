@@ -21,6 +21,12 @@
 //! (whatever its protocol), an HTTP/1 client that does not finish its next head, and a
 //! keep-alive connection left open. It also closes an HTTP/2 connection that carries no
 //! stream for that long.
+//!
+//! The same sweep cuts a connection whose client stopped reading: its socket (see
+//! [`Watched`](super::watched::Watched)) notes when a write began to wait, and a connection
+//! whose writes have waited longer than the write timeout is dropped, response and all. A
+//! busy connection is never idle, so without this a client that never reads would hold its
+//! connection, and its request's place in flight, until the server closed.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -41,6 +47,8 @@ struct Shared {
     /// A connection idle for this many milliseconds (by the coarse clock) has been idle for
     /// at least the head read timeout in real time, whatever the clock's lag.
     expire_after: u64,
+    /// Likewise for a write that waits on the client (the write timeout).
+    stall_after: u64,
     tick: Duration,
     draining: AtomicBool,
     live: Mutex<Vec<Arc<Connection>>>,
@@ -52,6 +60,9 @@ pub(crate) struct Connection {
     in_flight: AtomicUsize,
     /// The coarse clock when `in_flight` last fell to zero (or when the connection opened).
     idle_since: AtomicU64,
+    /// One more than the coarse clock when a write began to wait on the client; 0 while
+    /// writes go through.
+    blocked_since: AtomicU64,
     /// The connection task's waker, kept (not taken) by a wake-up: a task's waker does not
     /// change between polls, so the task stores it once instead of on every poll.
     waker: Mutex<Option<Waker>>,
@@ -73,20 +84,26 @@ pub(crate) enum Ended<T> {
     /// It sat without a request for longer than the head read timeout and did not end when
     /// asked to: dropped.
     Idle,
+    /// Its client took none of the response for longer than the write timeout: dropped.
+    Stalled,
 }
 
 impl Connections {
-    /// `idle_timeout`: how long a connection may go without a request in flight. The sweeper
-    /// ticks at an eighth of it (between 1 ms and 1 s), so a connection is closed between
-    /// `idle_timeout` and about `idle_timeout` plus three ticks after it fell idle.
-    pub(crate) fn new(idle_timeout: Duration) -> Self {
-        let tick = (idle_timeout / 8).clamp(Duration::from_millis(1), Duration::from_secs(1));
+    /// `idle_timeout`: how long a connection may go without a request in flight;
+    /// `write_timeout`: how long a write may wait on a client that does not read. The sweeper
+    /// ticks at an eighth of the shorter (between 1 ms and 1 s), so a connection is closed
+    /// between the timeout and about the timeout plus three ticks after it fell idle (or its
+    /// writes began to wait).
+    pub(crate) fn new(idle_timeout: Duration, write_timeout: Duration) -> Self {
+        let tick = (idle_timeout.min(write_timeout) / 8)
+            .clamp(Duration::from_millis(1), Duration::from_secs(1));
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         Connections {
             shared: Arc::new(Shared {
                 clock: AtomicU64::new(0),
                 start: Instant::now(),
                 expire_after: millis(idle_timeout).saturating_add(millis(tick)),
+                stall_after: millis(write_timeout).saturating_add(millis(tick)),
                 tick,
                 draining: AtomicBool::new(false),
                 live: Mutex::new(Vec::new()),
@@ -100,6 +117,7 @@ impl Connections {
             shared: Arc::clone(&self.shared),
             in_flight: AtomicUsize::new(0),
             idle_since: AtomicU64::new(self.shared.now()),
+            blocked_since: AtomicU64::new(0),
             waker: Mutex::new(None),
         });
         self.shared.live().push(Arc::clone(&connection));
@@ -160,7 +178,7 @@ impl Shared {
         let mut live = self.live();
         // The registry's reference is the last one once the connection's task has ended.
         live.retain(|connection| Arc::strong_count(connection) > 1);
-        for connection in live.iter().filter(|c| c.is_expired()) {
+        for connection in live.iter().filter(|c| c.is_expired() || c.is_stalled()) {
             connection.wake();
         }
     }
@@ -180,6 +198,30 @@ impl Connection {
     pub(crate) fn begin(self: &Arc<Self>) -> Busy {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         Busy(Arc::clone(self))
+    }
+
+    /// A write is waiting for the client to read. Only the first of a run of waits stores.
+    pub(crate) fn writes_blocked(&self) {
+        if self.blocked_since.load(Ordering::Relaxed) == 0 {
+            let now = self.shared.now().saturating_add(1);
+            self.blocked_since.store(now, Ordering::Relaxed);
+        }
+    }
+
+    /// A write went through: whatever waited is over. (Relaxed, as `writes_blocked`: the
+    /// sweeper reads a coarse time and a race shifts the cut by a tick at most.)
+    pub(crate) fn writes_moved(&self) {
+        if self.blocked_since.load(Ordering::Relaxed) != 0 {
+            self.blocked_since.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a write has waited on the client for longer than the write timeout.
+    fn is_stalled(&self) -> bool {
+        match self.blocked_since.load(Ordering::Relaxed) {
+            0 => false,
+            since => self.shared.now().saturating_sub(since - 1) >= self.shared.stall_after,
+        }
     }
 
     fn is_expired(&self) -> bool {
@@ -217,6 +259,10 @@ impl Connection {
                 if !registered.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                     self.register(cx.waker());
                     registered = Some(cx.waker().clone());
+                }
+                // A client that takes none of the response: nothing graceful can reach it.
+                if self.is_stalled() {
+                    return Poll::Ready(Ended::Stalled);
                 }
                 let now = self.shared.now();
                 if asked_at.is_none() && self.shared.draining.load(Ordering::SeqCst) {
@@ -279,6 +325,8 @@ mod tests {
     use super::*;
 
     const TIMEOUT: Duration = Duration::from_millis(800);
+    /// Longer than `TIMEOUT`, so the sweeper ticks at `TIMEOUT / 8` either way.
+    const WRITE_TIMEOUT: Duration = Duration::from_millis(1600);
 
     /// A connection that stays open until asked to shut down (or for good, if `stubborn`, as
     /// an HTTP/1 connection with a head trickling in does), counting the requests to.
@@ -314,11 +362,12 @@ mod tests {
         open.shutdowns.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// Polls `serve` once: `Some` if it ended, with whether it ended idle.
-    fn poll_once<F: Future<Output = Ended<()>>>(serve: Pin<&mut F>) -> Option<bool> {
+    /// Polls `serve` once: `Some` if it ended, with how.
+    fn poll_once<F: Future<Output = Ended<()>>>(serve: Pin<&mut F>) -> Option<&'static str> {
         match serve.poll(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(Ended::Idle) => Some(true),
-            Poll::Ready(Ended::Served(())) => Some(false),
+            Poll::Ready(Ended::Idle) => Some("idle"),
+            Poll::Ready(Ended::Stalled) => Some("stalled"),
+            Poll::Ready(Ended::Served(())) => Some("served"),
             Poll::Pending => None,
         }
     }
@@ -332,7 +381,7 @@ mod tests {
     impl Clock {
         fn new() -> Self {
             Clock {
-                connections: Connections::new(TIMEOUT),
+                connections: Connections::new(TIMEOUT, WRITE_TIMEOUT),
                 elapsed: Duration::ZERO,
             }
         }
@@ -358,7 +407,7 @@ mod tests {
         assert_eq!(poll_once(serve.as_mut()), None, "closed before the timeout");
         clock.pass(Duration::from_millis(1));
         // Asked to shut down gracefully, which an idle connection does at once.
-        assert_eq!(poll_once(serve.as_mut()), Some(false));
+        assert_eq!(poll_once(serve.as_mut()), Some("served"));
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
     }
 
@@ -378,7 +427,7 @@ mod tests {
         );
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1, "asked once");
         clock.pass(TIMEOUT / 8);
-        assert_eq!(poll_once(serve.as_mut()), Some(true), "dropped");
+        assert_eq!(poll_once(serve.as_mut()), Some("idle"), "dropped");
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
     }
 
@@ -412,8 +461,60 @@ mod tests {
         );
         assert_eq!(shutdowns.load(Ordering::SeqCst), 0, "not asked while busy");
         clock.pass(TIMEOUT);
-        assert_eq!(poll_once(serve.as_mut()), Some(false), "asked, and ended");
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            Some("served"),
+            "asked, and ended"
+        );
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_busy_connection_whose_writes_wait_past_the_write_timeout_is_dropped() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
+        let (open, shutdowns) = Open::new(false);
+        let mut open = pin!(open);
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let busy = connection.begin();
+        connection.writes_blocked();
+        clock.pass(WRITE_TIMEOUT + TIMEOUT / 8 - Duration::from_millis(1));
+        connection.writes_blocked(); // still waiting: the wait began at the first
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "cut before the write timeout"
+        );
+        clock.pass(Duration::from_millis(1));
+        // No graceful shutdown: it could not reach a client that does not read.
+        assert_eq!(poll_once(serve.as_mut()), Some("stalled"));
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 0);
+        drop(busy);
+    }
+
+    #[test]
+    fn a_write_that_goes_through_starts_the_wait_over() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
+        let (open, _) = Open::new(false);
+        let mut open = pin!(open);
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let busy = connection.begin();
+        for _ in 0..4 {
+            // A slow reader: each wait shorter than the timeout, together far longer.
+            connection.writes_blocked();
+            clock.pass(WRITE_TIMEOUT - TIMEOUT / 8);
+            assert_eq!(
+                poll_once(serve.as_mut()),
+                None,
+                "a reader that reads was cut"
+            );
+            connection.writes_moved();
+        }
+        connection.writes_moved(); // a write that never waited changes nothing
+        clock.pass(WRITE_TIMEOUT * 4);
+        assert_eq!(poll_once(serve.as_mut()), None, "cut while no write waits");
+        drop(busy);
     }
 
     #[test]
@@ -427,14 +528,14 @@ mod tests {
         assert_eq!(poll_once(serve.as_mut()), None);
         clock.connections.drain();
         // The fake ends once asked; hyper's connections end once their requests are done.
-        assert_eq!(poll_once(serve.as_mut()), Some(false));
+        assert_eq!(poll_once(serve.as_mut()), Some("served"));
         assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
         drop(busy);
     }
 
     #[tokio::test]
     async fn the_sweeper_thread_wakes_an_idle_connection_and_stops_with_its_guard() {
-        let connections = Connections::new(Duration::from_millis(8));
+        let connections = Connections::new(Duration::from_millis(8), Duration::from_secs(60));
         let connection = connections.open();
         let task = tokio::spawn(async move {
             let (open, _) = Open::new(true);
@@ -454,7 +555,7 @@ mod tests {
 
     #[test]
     fn dropping_the_registry_lets_go_of_its_connections() {
-        let connections = Connections::new(TIMEOUT);
+        let connections = Connections::new(TIMEOUT, WRITE_TIMEOUT);
         let running = connections.open();
         drop(connections);
         assert_eq!(
@@ -467,7 +568,7 @@ mod tests {
 
     #[test]
     fn the_sweeper_forgets_connections_that_ended() {
-        let connections = Connections::new(TIMEOUT);
+        let connections = Connections::new(TIMEOUT, WRITE_TIMEOUT);
         let (kept, ended) = (connections.open(), connections.open());
         assert_eq!(connections.live_count(), 2);
         drop(ended);

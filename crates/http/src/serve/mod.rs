@@ -1,6 +1,7 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
 
 mod connections;
+mod watched;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -19,6 +20,7 @@ use crate::error::Error;
 use crate::limits::Limits;
 pub(crate) use connections::Busy;
 use connections::{Connections, Ended};
+use watched::Watched;
 
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
@@ -43,7 +45,9 @@ impl App {
         let local = listener.local_addr()?;
         tracing::info!(%local, "serving");
         let mut closing = self.inner.shutdown.subscribe();
-        let connections = Connections::new(self.inner.limits.header_read_timeout);
+        let limits = &self.inner.limits;
+        let connections =
+            Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let mut tasks = JoinSet::new();
         let http = http_builder(&self.inner.limits);
         let _sweeper = connections.start_sweeper()?;
@@ -108,7 +112,10 @@ impl App {
             }
         });
         let served = http
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .serve_connection_with_upgrades(
+                TokioIo::new(Watched::new(stream, Arc::clone(&connection))),
+                service,
+            )
             .into_owned();
         tasks.spawn(async move {
             tokio::pin!(served);
@@ -122,6 +129,9 @@ impl App {
                 }
                 Ended::Idle => {
                     tracing::debug!(%peer, "no request within the head read timeout; connection closed");
+                }
+                Ended::Stalled => {
+                    tracing::debug!(%peer, "the client took none of the response within the write timeout; connection closed");
                 }
             }
         });
