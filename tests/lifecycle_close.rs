@@ -156,3 +156,32 @@ async fn a_build_in_flight_when_close_begins_is_still_disposed() {
     assert!(matches!(getter.await.unwrap(), Err(ProvideError::Closed)));
     assert_eq!(log.events(), ["provide slow", "dispose slow"]);
 }
+
+/// `close()` bounds each dispose with tokio's timers. On a runtime built without them it
+/// cannot, and says so in its error rather than panicking in the caller (documented on
+/// `Container::close`).
+#[test]
+fn close_on_a_runtime_without_timers_is_an_error_that_says_so() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime without the time driver");
+    let log = Log::default();
+    let failure = runtime.block_on(async {
+        let container = Container::builder()
+            .provider(Probe::new("a", &[], &log))
+            .build()
+            .unwrap();
+        container.get::<Service>("a").await.unwrap();
+        container
+            .close()
+            .await
+            .expect_err("no timers to bound the disposes with")
+    });
+    let [failure] = &failure.failures[..] else {
+        panic!("one failure expected: {failure}");
+    };
+    assert!(
+        matches!(&failure.cause, DisposeCause::Panicked(message) if message.contains("timers are disabled")),
+        "{failure:?}"
+    );
+}

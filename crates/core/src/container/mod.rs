@@ -206,6 +206,10 @@ impl Container {
     /// disposed too. A dispose that fails, panics or hangs is reported in the [`CloseError`]
     /// and never stops another. Closing twice, or concurrently, disposes once and returns the
     /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`].
+    ///
+    /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
+    /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes
+    /// nothing and returns a `CloseError` whose failure quotes tokio's "timers are disabled".
     pub async fn close(&self) -> Result<(), CloseError> {
         let inner = Arc::clone(&self.inner);
         self.inner

@@ -16,7 +16,9 @@ impl App {
     /// first; then every built provider is disposed, dependents first.
     ///
     /// Every failure along the way lands in one [`CloseError`] and stops nothing else.
-    /// Idempotent: a second or concurrent call returns the same outcome.
+    /// Idempotent: a second or concurrent call returns the same outcome. Like
+    /// [`Container::close`](green_tea_core::Container::close), it needs a runtime with tokio's
+    /// timers (for the drain and dispose timeouts).
     pub async fn close(&self) -> Result<(), CloseError> {
         let inner = Arc::clone(&self.inner);
         self.inner
