@@ -328,6 +328,11 @@ pub mod __private {
     /// axum-core extractor.
     pub fn assert_extractor<T: FromRequestParts<()>>() {}
 
+    /// Fails to compile, pointing at the type, unless a `#[body]` parameter can be read from
+    /// JSON. (Bound as `Deserialize<'de>` rather than `DeserializeOwned`, whose error lacks
+    /// serde's "consider adding `#[derive(serde::Deserialize)]`".)
+    pub fn assert_json_body<T: for<'de> serde::Deserialize<'de>>() {}
+
     // One mistake, one error. `#[provider]` reports a provided or needed type that is not
     // `Send + Sync + 'static` once, at the type, with `check`; everywhere else it reaches the
     // graph through a `TypeProbe`, whose methods resolve by autoref specialization to the real
@@ -545,6 +550,53 @@ pub mod __private {
             &self,
             _: &'a mut Parts,
         ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+        where
+            T: 'a,
+        {
+            // Never polled: the crate does not compile.
+            std::future::pending()
+        }
+    }
+
+    /// Reading a `#[body]` of type `T` as JSON.
+    pub trait JsonBody<T> {
+        /// `request.json::<T>()`.
+        fn json_body<'a>(
+            &self,
+            request: &'a mut RequestContext,
+        ) -> impl Future<Output = Result<T, HttpError>> + Send + 'a
+        where
+            T: 'a;
+    }
+
+    impl<T: serde::de::DeserializeOwned> JsonBody<T> for &TypeProbe<T> {
+        fn json_body<'a>(
+            &self,
+            request: &'a mut RequestContext,
+        ) -> impl Future<Output = Result<T, HttpError>> + Send + 'a
+        where
+            T: 'a,
+        {
+            request.json::<T>()
+        }
+    }
+
+    /// The stand-in for a body type that `assert_json_body` already reported; it never runs.
+    pub trait NotAJsonBody<T> {
+        /// Never runs.
+        fn json_body<'a>(
+            &self,
+            request: &'a mut RequestContext,
+        ) -> impl Future<Output = Result<T, HttpError>> + Send + 'a
+        where
+            T: 'a;
+    }
+
+    impl<T> NotAJsonBody<T> for TypeProbe<T> {
+        fn json_body<'a>(
+            &self,
+            _: &'a mut RequestContext,
+        ) -> impl Future<Output = Result<T, HttpError>> + Send + 'a
         where
             T: 'a,
         {

@@ -44,8 +44,8 @@ pub(crate) fn probe_traits() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use ::green_tea::__private::{
-            Extractor as _, GraphValue as _, NotAGraphValue as _, NotARouteValue as _,
-            NotAnExtractor as _, RouteValue as _, SharedRoute as _, SharedState as _,
+            Extractor as _, GraphValue as _, JsonBody as _, NotAGraphValue as _,
+            NotAJsonBody as _, NotARouteValue as _, NotAnExtractor as _, RouteValue as _, SharedRoute as _, SharedState as _,
             UnsharedRoute as _, UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _,
             ValueIsSync as _,
         };
@@ -194,7 +194,7 @@ pub(crate) fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
 
 /// Compile-time checks that every graph value is `Send + Sync + 'static` and every extractor
 /// an extractor, each spanned at its type so the one error it may raise points there.
-pub(crate) fn checks(values: &[Type], extractors: &[Type]) -> TokenStream {
+pub(crate) fn checks(values: &[Type], extractors: &[Type], json_bodies: &[Type]) -> TokenStream {
     let uses = probe_traits();
     let checks = values.iter().map(|ty| {
         // The probe picks the `check` that can fail for this type, and the error points at
@@ -208,6 +208,11 @@ pub(crate) fn checks(values: &[Type], extractors: &[Type]) -> TokenStream {
             ::green_tea::__private::assert_extractor::<#ty>();
         }
     });
+    let json_bodies = json_bodies.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            ::green_tea::__private::assert_json_body::<#ty>();
+        }
+    });
     quote! {
         const _: () = {
             #[allow(dead_code)]
@@ -215,6 +220,7 @@ pub(crate) fn checks(values: &[Type], extractors: &[Type]) -> TokenStream {
                 #uses
                 #(#checks)*
                 #(#extractors)*
+                #(#json_bodies)*
             }
         };
     }

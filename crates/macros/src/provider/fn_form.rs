@@ -83,7 +83,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         .chain(needed.iter().map(|n| &n.ty))
         .cloned()
         .collect();
-    let checks = emit::checks(&checked, &[]);
+    let checks = emit::checks(&checked, &[], &[]);
     let registration = provider_emit::registration(&name_text, quote!(#name {}));
 
     let cfgs = emit::cfgs(&item.attrs);

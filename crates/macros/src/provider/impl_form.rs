@@ -176,7 +176,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             syn::parse2(types::replace_self(quote!(#ty), self_ty)).unwrap_or_else(|_| ty.clone())
         })
         .collect();
-    let checks = emit::checks(&checked, &[]);
+    let checks = emit::checks(&checked, &[], &[]);
     let registration = provider_emit::registration(&name_text, make);
     let cfgs = emit::cfgs(&item.attrs);
     let item = allow_ptr_arg(item.clone());

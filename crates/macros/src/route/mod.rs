@@ -171,6 +171,7 @@ fn expand_route(
     let mut needs = Vec::new();
     let mut checked = Vec::new();
     let mut extractors = Vec::new();
+    let mut json_bodies = Vec::new();
     let into_response = quote!(::green_tea::__private::IntoResponse::into_response);
     for (index, param) in handler.params.iter().enumerate() {
         let var = format_ident!("__arg{}", index);
@@ -197,7 +198,13 @@ fn expand_route(
                 let ty = outside(ty);
                 let at = Span::call_site().located_at(ty.span());
                 let call = match read {
-                    BodyRead::Json => quote_spanned!(at=> __request.json::<#ty>()),
+                    // Through a probe: a type that is not `Deserialize` is reported once,
+                    // by `checks`, and not again at the call and at its future.
+                    BodyRead::Json => {
+                        let probe = emit::probe(&ty);
+                        json_bodies.push(ty.clone());
+                        quote_spanned!(at=> #probe.json_body(&mut __request))
+                    }
                     BodyRead::Text => quote_spanned!(at=> __request.text()),
                     BodyRead::Bytes => quote_spanned!(at=> __request.bytes()),
                 };
@@ -244,7 +251,7 @@ fn expand_route(
     let state = quote!((&&::green_tea::__private::TypeProbe::<(#(#held,)*)>::new()));
     let route_new = quote_spanned!(at_method=> route);
     let uses = emit::probe_traits();
-    let checks = emit::checks(&checked, &extractors);
+    let checks = emit::checks(&checked, &extractors, &json_bodies);
     let cfgs = &handler.cfgs;
     quote! {
         #(#cfgs)*

@@ -160,7 +160,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             }
         }
     });
-    let checks = emit::checks(&checked, &extractors);
+    let checks = emit::checks(&checked, &extractors, &[]);
     let cfgs = emit::cfgs(&item.attrs);
     let fn_struct = emit::fn_struct(&item.vis, name, &cfgs, "step", "step");
 
