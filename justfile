@@ -4,9 +4,11 @@ default: fmt clippy test doc cg-check
 
 fmt:
     cargo fmt --all --check
+    cd bench && cargo fmt --all --check
 
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
+    cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
 test:
     cargo test --workspace

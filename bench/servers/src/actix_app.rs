@@ -7,7 +7,11 @@ use actix_web::{App, HttpRequest, HttpResponse, web};
 
 use crate::{Billing, Created, Order};
 
-async fn create(billing: web::Data<Billing>, request: HttpRequest, order: web::Json<Order>) -> HttpResponse {
+async fn create(
+    billing: web::Data<Billing>,
+    request: HttpRequest,
+    order: web::Json<Order>,
+) -> HttpResponse {
     let _request_id = request
         .headers()
         .get("x-request-id")

@@ -32,7 +32,11 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestId {
     }
 }
 
-async fn create(State(billing): State<Arc<Billing>>, _id: RequestId, Json(order): Json<Order>) -> Json<Created> {
+async fn create(
+    State(billing): State<Arc<Billing>>,
+    _id: RequestId,
+    Json(order): Json<Order>,
+) -> Json<Created> {
     billing.charge(&order);
     Json(Created { ok: true })
 }
@@ -40,7 +44,9 @@ async fn create(State(billing): State<Arc<Billing>>, _id: RequestId, Json(order)
 /// The router, with its state.
 pub fn router() -> Router {
     let state = AppState {
-        billing: Arc::new(Billing { api: Arc::new(BillingApi::default()) }),
+        billing: Arc::new(Billing {
+            api: Arc::new(BillingApi::default()),
+        }),
     };
     Router::new()
         .route("/orders", post(create))

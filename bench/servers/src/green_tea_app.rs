@@ -11,14 +11,20 @@ use crate::{Billing, BillingApi, Created, Order, request_id};
 /// The app, built but not started (the caller runs `app.start()` on its runtime).
 pub fn app() -> App {
     App::builder()
-        .provider(ProviderFn::new("billingApi", |_| async { Ok(BillingApi::default()) }))
+        .provider(ProviderFn::new("billingApi", |_| async {
+            Ok(BillingApi::default())
+        }))
         .provider(
             ProviderFn::new("billing", |needs| async move {
-                Ok(Billing { api: needs.get::<BillingApi>(0)? })
+                Ok(Billing {
+                    api: needs.get::<BillingApi>(0)?,
+                })
             })
             .needs::<BillingApi>("billingApi"),
         )
-        .step(StepFn::new("requestId", |parts, _| Ok::<_, HttpError>(request_id(&parts.headers))))
+        .step(StepFn::new("requestId", |parts, _| {
+            Ok::<_, HttpError>(request_id(&parts.headers))
+        }))
         .route(
             Route::post("/orders", |mut request: RequestContext| async move {
                 let billing: Arc<Billing> = request.need(0)?;

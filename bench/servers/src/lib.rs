@@ -63,8 +63,14 @@ impl Billing {
 
 /// `PORT` (default 3000) and `WORKERS` (default 1).
 pub fn settings() -> (u16, usize) {
-    let port = std::env::var("PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(3000);
-    let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(1);
+    let port = std::env::var("PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(3000);
+    let workers = std::env::var("WORKERS")
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(1);
     (port, workers)
 }
 
@@ -88,7 +94,10 @@ pub fn request_id(headers: &http::HeaderMap) -> String {
 
 /// A current-thread tokio runtime: the in-process drivers answer one request after another.
 pub fn current_thread_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime")
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 /// N, the in-process drivers' first argument: how many requests to answer.

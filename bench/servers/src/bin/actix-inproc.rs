@@ -15,7 +15,9 @@ use bench_servers::{Billing, BillingApi, ORDER_JSON, actix_app, request_count};
 
 fn main() {
     let count = request_count();
-    let billing = web::Data::new(Billing { api: Arc::new(BillingApi::default()) });
+    let billing = web::Data::new(Billing {
+        api: Arc::new(BillingApi::default()),
+    });
     actix_web::rt::System::new().block_on(async move {
         let app = test::init_service(actix_app::app(billing)).await;
         for i in 0..count {

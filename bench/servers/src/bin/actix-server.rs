@@ -7,7 +7,9 @@ use bench_servers::{Billing, BillingApi, actix_app, settings};
 
 fn main() -> std::io::Result<()> {
     let (port, workers) = settings();
-    let billing = web::Data::new(Billing { api: Arc::new(BillingApi::default()) });
+    let billing = web::Data::new(Billing {
+        api: Arc::new(BillingApi::default()),
+    });
     actix_web::rt::System::new().block_on(
         HttpServer::new(move || actix_app::app(billing.clone()))
             .workers(workers)

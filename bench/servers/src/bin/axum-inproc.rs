@@ -11,7 +11,10 @@ fn main() {
     current_thread_runtime().block_on(async move {
         let mut app = axum_app::router();
         for i in 0..count {
-            let response = (&mut app).oneshot(order_request(i)).await.unwrap_or_else(|never| match never {});
+            let response = (&mut app)
+                .oneshot(order_request(i))
+                .await
+                .unwrap_or_else(|never| match never {});
             let status = response.status();
             response.into_body().collect().await.expect("a body");
             assert_eq!(status, 200, "request {i}");

@@ -7,10 +7,14 @@ fn main() {
     let (port, workers) = settings();
     runtime(workers).block_on(async move {
         let app = axum_app::router();
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind");
         // Exit cleanly on Ctrl-C, so a profiler (valgrind) can write its output.
         axum::serve(listener, app)
-            .with_graceful_shutdown(async { tokio::signal::ctrl_c().await.expect("a signal handler") })
+            .with_graceful_shutdown(async {
+                tokio::signal::ctrl_c().await.expect("a signal handler")
+            })
             .await
             .expect("serve");
     });

@@ -17,7 +17,10 @@ fn main() {
         let mut app = green_tea_app::app();
         app.start().await.expect("providers build");
         for i in 0..count {
-            let response = (&mut app).oneshot(order_request(i)).await.unwrap_or_else(|never| match never {});
+            let response = (&mut app)
+                .oneshot(order_request(i))
+                .await
+                .unwrap_or_else(|never| match never {});
             let status = response.status();
             response.into_body().collect().await.expect("a body");
             assert_eq!(status, 200, "request {i}");

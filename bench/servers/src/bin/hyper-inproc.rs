@@ -13,7 +13,9 @@ fn main() {
     let count = request_count();
     current_thread_runtime().block_on(async move {
         let router = router();
-        let billing = Arc::new(Billing { api: Arc::new(BillingApi::default()) });
+        let billing = Arc::new(Billing {
+            api: Arc::new(BillingApi::default()),
+        });
         for i in 0..count {
             let response = handle(Arc::clone(&router), Arc::clone(&billing), order_request(i))
                 .await

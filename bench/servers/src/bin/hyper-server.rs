@@ -13,8 +13,12 @@ fn main() {
     let (port, workers) = settings();
     runtime(workers).block_on(async move {
         let router = router();
-        let billing = Arc::new(Billing { api: Arc::new(BillingApi::default()) });
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
+        let billing = Arc::new(Billing {
+            api: Arc::new(BillingApi::default()),
+        });
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind");
         let http = auto::Builder::new(TokioExecutor::new());
         let ctrl_c = tokio::signal::ctrl_c();
         tokio::pin!(ctrl_c);

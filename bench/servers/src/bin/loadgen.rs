@@ -11,10 +11,18 @@ use hyper_util::rt::TokioExecutor;
 fn main() {
     let mut args = std::env::args().skip(1);
     let base = args.next().expect("usage: loadgen URL N");
-    let count: u64 = args.next().and_then(|n| n.parse().ok()).expect("usage: loadgen URL N");
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let count: u64 = args
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("usage: loadgen URL N");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
     runtime.block_on(async move {
-        let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new()).pool_max_idle_per_host(1).build_http();
+        let client: Client<_, Full<Bytes>> = Client::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(1)
+            .build_http();
         for i in 0..count {
             let request = http::Request::post(format!("{base}/orders"))
                 .header("content-type", "application/json")
