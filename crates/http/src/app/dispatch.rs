@@ -1,6 +1,7 @@
 //! Serving one request: route, run the plan's steps, call the handler. No key is looked up by
 //! name here; every value is read by the index compiled at `build()`.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,146 +24,178 @@ use crate::extract::PathParams;
 impl AppInner {
     /// Answers one request. The second half is the request's place in flight: whoever sends
     /// the response body must hold it until the body is done (see [`InFlightBody`]).
+    ///
     /// Owns the app, so that the server can hand hyper this future itself rather than one
-    /// more async block around it (each layer moves the request once more).
-    pub(crate) async fn dispatch<B: Into<RequestBody>>(
+    /// more async block around it (each layer moves the request once more). Not an
+    /// `async fn`, for the reason given at [`run`](Self::run): the request is split here and
+    /// the block holds its head once.
+    pub(crate) fn dispatch<B: Into<RequestBody>>(
         self: Arc<Self>,
         request: Request<B>,
-    ) -> (Response, Option<Entered>) {
-        let Some(in_flight) = InFlight::enter(&self.in_flight) else {
-            let closing = HttpError::unavailable("the app is shutting down");
-            return (closing.into_response(), None);
-        };
-        let (mut parts, body) = request.into_parts();
+    ) -> impl Future<Output = (Response, Option<Entered>)> + Send + 'static {
+        let (parts, body) = request.into_parts();
         let body = body.into();
-        let route = match self.router.at(parts.uri.path()) {
-            Ok(matched) => {
-                let path = &self.paths[*matched.value];
-                let Some(route) = path.route_for(&parts.method) else {
-                    let mut response = HttpError::with_status(
-                        StatusCode::METHOD_NOT_ALLOWED,
-                        format!("{} is not allowed on {}", parts.method, path.template),
-                    )
-                    .into_response();
-                    response.headers_mut().insert(ALLOW, path.allow.clone());
-                    return (response, None);
-                };
-                if !matched.params.is_empty() {
-                    let params = matched
-                        .params
-                        .iter()
-                        .map(|(k, v)| (k.to_owned(), v.to_owned()));
-                    parts.extensions.insert(PathParams(params.collect()));
-                }
-                &self.routes[route]
-            }
-            Err(_) => {
-                let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
-                return (HttpError::not_found(unknown).into_response(), None);
-            }
-        };
-
-        // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
-        let span = tracing::debug_span!(
-            "request",
-            method = %parts.method,
-            route = %route.template,
-            status = tracing::field::Empty,
-            micros = tracing::field::Empty,
-        );
-        // Timing is for the span; without a subscriber that wants it, skip the clock.
-        let started = (!span.is_disabled()).then(Instant::now);
-        // Pinned where it is built, so the combinators below hold a pointer to it rather than
-        // moving the whole request future (over a kilobyte) at each layer.
-        let run = std::pin::pin!(self.run(route, parts, body));
-        let response = AssertUnwindSafe(run)
-            .catch_unwind()
-            .instrument(span.clone())
-            .await
-            .unwrap_or_else(|panic| {
-                let message = green_tea_core::panic_message(&*panic);
-                span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
-                HttpError::internal().into_response()
-            });
-        if let Some(started) = started {
-            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-            span.record("status", response.status().as_u16());
-            span.record("micros", micros);
-            span.in_scope(|| tracing::debug!("finished"));
-        }
-        (response, Some(in_flight))
+        self.answer(parts, body)
     }
 
-    async fn run(&self, route: &CompiledRoute, mut parts: Parts, body: RequestBody) -> Response {
-        // One vector per request: the steps' values in run order, then the handler's needs.
-        let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
-        for planned in route.steps.iter() {
-            let info = &self.steps[planned.step];
-            let mut values = Vec::with_capacity(planned.needs.len());
-            for source in planned.needs.iter() {
-                let value = match self.ready_value(*source, &locals) {
-                    Ok(Ok(value)) => Ok(value),
-                    Ok(Err(unbuilt)) => {
-                        self.container.value(unbuilt).await.map_err(HttpError::from)
+    /// The request, split: not generic over the body, so compiled once for hyper's and for
+    /// any other.
+    // Not an `async fn` on purpose: see `run`.
+    #[allow(clippy::manual_async_fn)]
+    fn answer(
+        self: Arc<Self>,
+        mut parts: Parts,
+        body: RequestBody,
+    ) -> impl Future<Output = (Response, Option<Entered>)> + Send + 'static {
+        async move {
+            let Some(in_flight) = InFlight::enter(&self.in_flight) else {
+                let closing = HttpError::unavailable("the app is shutting down");
+                return (closing.into_response(), None);
+            };
+            let route = match self.router.at(parts.uri.path()) {
+                Ok(matched) => {
+                    let path = &self.paths[*matched.value];
+                    let Some(route) = path.route_for(&parts.method) else {
+                        let mut response = HttpError::with_status(
+                            StatusCode::METHOD_NOT_ALLOWED,
+                            format!("{} is not allowed on {}", parts.method, path.template),
+                        )
+                        .into_response();
+                        response.headers_mut().insert(ALLOW, path.allow.clone());
+                        return (response, None);
+                    };
+                    if !matched.params.is_empty() {
+                        let params = matched
+                            .params
+                            .iter()
+                            .map(|(k, v)| (k.to_owned(), v.to_owned()));
+                        parts.extensions.insert(PathParams(params.collect()));
                     }
-                    Err(error) => Err(error),
-                };
-                match value {
-                    Ok(value) => values.push(value),
-                    Err(error) => return error.into_response(),
+                    &self.routes[route]
                 }
+                Err(_) => {
+                    let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
+                    return (HttpError::not_found(unknown).into_response(), None);
+                }
+            };
+
+            // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
+            let span = tracing::debug_span!(
+                "request",
+                method = %parts.method,
+                route = %route.template,
+                status = tracing::field::Empty,
+                micros = tracing::field::Empty,
+            );
+            // Timing is for the span; without a subscriber that wants it, skip the clock.
+            let started = (!span.is_disabled()).then(Instant::now);
+            // Pinned where it is built, so the combinators below hold a pointer to it rather than
+            // moving the whole request future (over a kilobyte) at each layer.
+            let run = std::pin::pin!(self.run(route, parts, body));
+            let response = AssertUnwindSafe(run)
+                .catch_unwind()
+                .instrument(span.clone())
+                .await
+                .unwrap_or_else(|panic| {
+                    let message = green_tea_core::panic_message(&*panic);
+                    span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
+                    HttpError::internal().into_response()
+                });
+            if let Some(started) = started {
+                let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                span.record("status", response.status().as_u16());
+                span.record("micros", micros);
+                span.in_scope(|| tracing::debug!("finished"));
             }
-            let needs = Needs::new(Arc::clone(&info.need_specs), values);
-            let span = tracing::debug_span!("step", step = %info.name);
-            let outcome = match span.in_scope(|| info.step.run_now(&mut parts, &needs)) {
-                Some(outcome) => outcome,
-                None => {
+            (response, Some(in_flight))
+        }
+    }
+
+    /// The route's steps, then its handler. Not an `async fn`: the block holds `parts` and
+    /// `body` once, where an `async fn` would also keep a copy of each argument it rebinds.
+    #[allow(clippy::manual_async_fn)]
+    fn run<'a>(
+        &'a self,
+        route: &'a CompiledRoute,
+        mut parts: Parts,
+        body: RequestBody,
+    ) -> impl Future<Output = Response> + Send + 'a {
+        async move {
+            // One vector per request: the steps' values in run order, then the handler's needs.
+            let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
+            for planned in route.steps.iter() {
+                let info = &self.steps[planned.step];
+                let mut values = Vec::with_capacity(planned.needs.len());
+                for source in planned.needs.iter() {
+                    let value = match self.ready_value(*source, &locals) {
+                        Ok(Ok(value)) => Ok(value),
+                        Ok(Err(unbuilt)) => Box::pin(self.container.value(unbuilt))
+                            .await
+                            .map_err(HttpError::from),
+                        Err(error) => Err(error),
+                    };
+                    match value {
+                        Ok(value) => values.push(value),
+                        Err(error) => return error.into_response(),
+                    }
+                }
+                let needs = Needs::new(Arc::clone(&info.need_specs), values);
+                let span = tracing::debug_span!("step", step = %info.name);
+                // `if let` (edition 2024) drops the synchronous attempt before the `else` awaits,
+                // so the future keeps no room for it.
+                let outcome = if let Some(outcome) =
+                    span.in_scope(|| info.step.run_now(&mut parts, &needs))
+                {
+                    outcome
+                } else {
                     info.step
                         .run(&mut parts, needs)
                         .instrument(span.clone())
                         .await
-                }
-            };
-            match outcome {
-                Ok(provided) => {
-                    if info.checked {
-                        if let Err(wrong) = provided.check_against(&info.provides) {
-                            span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                            return HttpError::internal().into_response();
+                };
+                match outcome {
+                    Ok(provided) => {
+                        if info.checked {
+                            if let Err(wrong) = provided.check_against(&info.provides) {
+                                span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                                return HttpError::internal().into_response();
+                            }
                         }
+                        provided.append_to(&mut locals);
                     }
-                    provided.append_to(&mut locals);
-                }
-                Err(rejection) => {
-                    span.in_scope(|| {
-                        tracing::debug!(status = rejection.status().as_u16(), "rejected")
-                    });
-                    return rejection;
+                    Err(rejection) => {
+                        span.in_scope(|| {
+                            tracing::debug!(status = rejection.status().as_u16(), "rejected")
+                        });
+                        return rejection;
+                    }
                 }
             }
-        }
-        let first_need = locals.len();
-        for source in route.needs.iter() {
-            let value = match self.ready_value(*source, &locals) {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(unbuilt)) => self.container.value(unbuilt).await.map_err(HttpError::from),
-                Err(error) => Err(error),
-            };
-            match value {
-                Ok(value) => locals.push(value),
-                Err(error) => return error.into_response(),
+            let first_need = locals.len();
+            for source in route.needs.iter() {
+                let value = match self.ready_value(*source, &locals) {
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(unbuilt)) => Box::pin(self.container.value(unbuilt))
+                        .await
+                        .map_err(HttpError::from),
+                    Err(error) => Err(error),
+                };
+                match value {
+                    Ok(value) => locals.push(value),
+                    Err(error) => return error.into_response(),
+                }
             }
+            let request = RequestContext::new(
+                parts,
+                body,
+                route.body_limit,
+                self.limits.body_read_timeout,
+                locals,
+                first_need,
+                Arc::clone(&route.need_specs),
+            );
+            route.handler.call(request).await
         }
-        let request = RequestContext::new(
-            parts,
-            body,
-            route.body_limit,
-            self.limits.body_read_timeout,
-            locals,
-            first_need,
-            Arc::clone(&route.need_specs),
-        );
-        route.handler.call(request).await
     }
 
     /// One value, if it is there already: an earlier step's always is, a provider's once it is
