@@ -129,9 +129,7 @@ impl AppInner {
                 for source in planned.needs.iter() {
                     let value = match self.ready_value(*source, &locals) {
                         Ok(Ok(value)) => Ok(value),
-                        Ok(Err(unbuilt)) => Box::pin(self.container.value(unbuilt))
-                            .await
-                            .map_err(HttpError::from),
+                        Ok(Err(unbuilt)) => self.build(unbuilt).await,
                         Err(error) => Err(error),
                     };
                     match value {
@@ -175,9 +173,7 @@ impl AppInner {
             for source in route.needs.iter() {
                 let value = match self.ready_value(*source, &locals) {
                     Ok(Ok(value)) => Ok(value),
-                    Ok(Err(unbuilt)) => Box::pin(self.container.value(unbuilt))
-                        .await
-                        .map_err(HttpError::from),
+                    Ok(Err(unbuilt)) => self.build(unbuilt).await,
                     Err(error) => Err(error),
                 };
                 match value {
@@ -198,9 +194,16 @@ impl AppInner {
         }
     }
 
+    /// Builds provider `at`, or waits for the build already under way (single-flight).
+    /// Boxed: only a request that finds its provider unbuilt pays for the build's future, and
+    /// every other request's future keeps no room for it.
+    fn build(&self, at: AppValue) -> impl Future<Output = Result<AnyValue, HttpError>> + Send + '_ {
+        Box::pin(self.container.value(at)).map(|built| built.map_err(HttpError::from))
+    }
+
     /// One value, if it is there already: an earlier step's always is, a provider's once it is
-    /// built. `Ok(Err(at))`: provider `at` is not built yet; the caller awaits its build
-    /// (single-flight). No future for the values already there.
+    /// built. `Ok(Err(at))`: provider `at` is not built yet; the caller awaits its
+    /// [`build`](Self::build). No future for the values already there.
     fn ready_value(
         &self,
         source: ValueSource,
