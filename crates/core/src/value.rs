@@ -60,7 +60,10 @@ impl Provided {
 
     /// A single value.
     pub fn one<T: Send + Sync + 'static>(value: T) -> Self {
-        Provided::new().with(value)
+        // Directly, not through `with`: steps make one of these on every request.
+        Provided {
+            values: Values::One(Arc::new(value)),
+        }
     }
 
     /// Adds the value for the next declared key.

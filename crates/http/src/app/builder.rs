@@ -8,8 +8,8 @@ use std::time::Duration;
 use http::HeaderValue;
 
 use green_tea_core::{
-    BuildError, ContainerBuilder, Declaration, Key, KeySpec, NodeKind, Origin, Problem, Provider,
-    ProviderDescriptor, Source, Wiring, closest, in_modules,
+    BuildError, ContainerBuilder, Declaration, Key, KeySpec, Needs, NodeKind, Origin, Problem,
+    Provider, ProviderDescriptor, Source, Wiring, closest, in_modules,
 };
 
 use super::{App, AppInner, CompiledRoute, PathEntry, PlannedStep, StepInfo, ValueSource};
@@ -178,10 +178,12 @@ impl AppBuilder {
             .into_iter()
             .map(|step| {
                 let d = step.descriptor();
+                let need_specs: Arc<[KeySpec]> = d.needs.into();
                 StepInfo {
                     name: d.name.to_string(),
                     provides: d.provides.into(),
-                    need_specs: d.needs.into(),
+                    no_needs: Needs::new(Arc::from(Vec::new()), Vec::new()),
+                    need_specs,
                     location: d.location,
                     checked: cfg!(debug_assertions) || !step.returns_declared_types(),
                     step,

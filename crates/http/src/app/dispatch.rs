@@ -137,15 +137,21 @@ impl AppInner {
                         Err(error) => return error.into_response(),
                     }
                 }
-                let needs = Needs::new(Arc::clone(&info.need_specs), values);
+                // A step that needs nothing reads the empty needs made at build: no `Arc` to
+                // count up and down per request (unless it turns out to be asynchronous).
+                let made = (!planned.needs.is_empty())
+                    .then(|| Needs::new(Arc::clone(&info.need_specs), values));
+                let needs = made.as_ref().unwrap_or(&info.no_needs);
                 let span = tracing::debug_span!("step", step = %info.name);
                 // `if let` (edition 2024) drops the synchronous attempt before the `else` awaits,
                 // so the future keeps no room for it.
                 let outcome = if let Some(outcome) =
-                    span.in_scope(|| info.step.run_now(&mut parts, &needs))
+                    span.in_scope(|| info.step.run_now(&mut parts, needs))
                 {
                     outcome
                 } else {
+                    let needs = made
+                        .unwrap_or_else(|| Needs::new(Arc::clone(&info.need_specs), Vec::new()));
                     info.step
                         .run(&mut parts, needs)
                         .instrument(span.clone())

@@ -13,7 +13,7 @@ use axum_core::body::Body;
 use axum_core::response::Response;
 use http::{HeaderValue, Method, Request};
 
-use green_tea_core::{AppValue, CloseError, Container, KeySpec, Location};
+use green_tea_core::{AppValue, CloseError, Container, KeySpec, Location, Needs};
 
 pub use builder::AppBuilder;
 use in_flight::InFlight;
@@ -79,6 +79,8 @@ pub(crate) struct StepInfo {
     pub(crate) name: String,
     pub(crate) provides: Arc<[KeySpec]>,
     pub(crate) need_specs: Arc<[KeySpec]>,
+    /// Needs with no values, for the requests of a step that declares none (read only then).
+    pub(crate) no_needs: Needs,
     pub(crate) location: Location,
     /// Whether each request's values are checked against `provides` (see
     /// [`Step::returns_declared_types`]).
