@@ -125,22 +125,24 @@ impl AppInner {
             let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
             for planned in route.steps.iter() {
                 let info = &self.steps[planned.step];
-                let mut values = Vec::with_capacity(planned.needs.len());
-                for source in planned.needs.iter() {
-                    let value = match self.ready_value(*source, &locals) {
-                        Ok(Ok(value)) => Ok(value),
-                        Ok(Err(unbuilt)) => self.build(unbuilt).await,
-                        Err(error) => Err(error),
-                    };
-                    match value {
-                        Ok(value) => values.push(value),
-                        Err(error) => return error.into_response(),
+                // A step that needs nothing reads the empty needs made at build: no vector and
+                // no `Arc` to count up and down per request (unless it is asynchronous).
+                let mut made = None;
+                if !planned.needs.is_empty() {
+                    let mut values = Vec::with_capacity(planned.needs.len());
+                    for source in planned.needs.iter() {
+                        let value = match self.ready_value(*source, &locals) {
+                            Ok(Ok(value)) => Ok(value),
+                            Ok(Err(unbuilt)) => self.build(unbuilt).await,
+                            Err(error) => Err(error),
+                        };
+                        match value {
+                            Ok(value) => values.push(value),
+                            Err(error) => return error.into_response(),
+                        }
                     }
+                    made = Some(Needs::new(Arc::clone(&info.need_specs), values));
                 }
-                // A step that needs nothing reads the empty needs made at build: no `Arc` to
-                // count up and down per request (unless it turns out to be asynchronous).
-                let made = (!planned.needs.is_empty())
-                    .then(|| Needs::new(Arc::clone(&info.need_specs), values));
                 let needs = made.as_ref().unwrap_or(&info.no_needs);
                 let span = tracing::debug_span!("step", step = %info.name);
                 // `if let` (edition 2024) drops the synchronous attempt before the `else` awaits,
