@@ -34,6 +34,8 @@ fn the_app_and_its_futures_are_send() {
     is_send_sync::<TestClient>();
     is_send_sync::<green_tea::HttpError>();
     is_send_sync::<green_tea::Error>();
+    // It moves into the task that does the work it keeps in flight.
+    is_send_sync::<green_tea::http::InFlightGuard>();
     let app = App::builder().build().unwrap();
     send(&app.close());
     send(&app.start());

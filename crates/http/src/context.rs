@@ -5,7 +5,6 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
 
 use axum_core::body::Body;
 use axum_core::extract::FromRequestParts;
@@ -18,8 +17,7 @@ use http_body_util::{BodyExt, Limited};
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
 
-use green_tea_core::KeySpec;
-
+use crate::app::{AppInner, CompiledRoute, InFlightGuard};
 use crate::error::HttpError;
 
 /// One request's values: its steps' outputs, then its handler's needs. Inline up to four (the
@@ -49,33 +47,67 @@ impl From<Body> for RequestBody {
 pub struct RequestContext {
     parts: Parts,
     body: Option<RequestBody>,
-    body_limit: usize,
-    body_read_timeout: Duration,
     /// The request's values; the handler's needs start at `first_need`.
     values: RequestValues,
     first_need: usize,
-    need_specs: Arc<[KeySpec]>,
+    /// The app and the route's index in it: the limits, the need specs, the drain.
+    app: Arc<AppInner>,
+    route: usize,
 }
 
 impl RequestContext {
     pub(crate) fn new(
         parts: Parts,
         body: RequestBody,
-        body_limit: usize,
-        body_read_timeout: Duration,
         values: RequestValues,
         first_need: usize,
-        need_specs: Arc<[KeySpec]>,
+        app: Arc<AppInner>,
+        route: usize,
     ) -> Self {
         RequestContext {
             parts,
             body: Some(body),
-            body_limit,
-            body_read_timeout,
             values,
             first_need,
-            need_specs,
+            app,
+            route,
         }
+    }
+
+    fn route(&self) -> &CompiledRoute {
+        &self.app.routes[self.route]
+    }
+
+    /// Keeps this request in flight after its response has gone, until the guard is dropped:
+    /// `close()` waits for it (up to the drain timeout) before it disposes any provider. For
+    /// work that outlives the response and uses the app's providers: an upgraded connection
+    /// (a WebSocket session), a task the handler spawns. The guard also says when `close()`
+    /// has begun, so that such work can wind down.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::post("/jobs", |request: RequestContext| {
+    ///         let guard = request.keep_in_flight();
+    ///         async move {
+    ///             tokio::spawn(async move {
+    ///                 guard.closing().await; // or the work's own end, whichever comes first
+    ///                 // ... finish with the providers, then drop the guard
+    ///             });
+    ///             "accepted"
+    ///         }
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app.clone());
+    /// assert_eq!(client.post("/jobs").send().await.text(), "accepted");
+    /// app.close().await.unwrap(); // waits for the spawned task
+    /// # }
+    /// ```
+    pub fn keep_in_flight(&self) -> InFlightGuard {
+        InFlightGuard::new(&self.app)
     }
 
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
@@ -92,8 +124,8 @@ impl RequestContext {
         })?;
         Arc::clone(value).downcast::<T>().map_err(|_| {
             tracing::error!(
-                key = %self.need_specs[index].key,
-                declared = %self.need_specs[index].ty,
+                key = %self.route().need_specs[index].key,
+                declared = %self.route().need_specs[index].ty,
                 requested = std::any::type_name::<T>(),
                 "a handler asked for a need with the wrong type"
             );
@@ -130,40 +162,41 @@ impl RequestContext {
             RequestBody::Hyper(body) => body.size_hint().lower(),
             RequestBody::Boxed(body) => body.size_hint().lower(),
         };
-        if announced > self.body_limit as u64 {
+        let limit = self.route().body_limit;
+        if announced > limit as u64 {
             return Err(self.too_large());
         }
         let collect = async {
             match body {
                 RequestBody::Hyper(body) => {
-                    let collected = Limited::new(body, self.body_limit).collect().await;
+                    let collected = Limited::new(body, limit).collect().await;
                     collected.map(|c| c.to_bytes())
                 }
                 RequestBody::Boxed(body) => {
-                    let collected = Limited::new(body, self.body_limit).collect().await;
+                    let collected = Limited::new(body, limit).collect().await;
                     collected.map(|c| c.to_bytes())
                 }
             }
         };
         // A small body has usually arrived with the head: try once before arming the timer.
+        let timeout = self.app.limits.body_read_timeout;
         let mut collect = std::pin::pin!(collect);
-        let collected = match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx)))
-            .await
-        {
-            Poll::Ready(collected) => collected,
-            Poll::Pending => match tokio::time::timeout(self.body_read_timeout, collect).await {
-                Ok(collected) => collected,
-                Err(_elapsed) => {
-                    return Err(HttpError::with_status(
-                        http::StatusCode::REQUEST_TIMEOUT,
-                        format!(
-                            "the request body did not arrive within {} s",
-                            self.body_read_timeout.as_secs_f64()
-                        ),
-                    ));
-                }
-            },
-        };
+        let collected =
+            match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
+                Poll::Ready(collected) => collected,
+                Poll::Pending => match tokio::time::timeout(timeout, collect).await {
+                    Ok(collected) => collected,
+                    Err(_elapsed) => {
+                        return Err(HttpError::with_status(
+                            http::StatusCode::REQUEST_TIMEOUT,
+                            format!(
+                                "the request body did not arrive within {} s",
+                                timeout.as_secs_f64()
+                            ),
+                        ));
+                    }
+                },
+            };
         match collected {
             Ok(bytes) => Ok(bytes),
             Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(self.too_large()),
@@ -176,7 +209,10 @@ impl RequestContext {
     fn too_large(&self) -> HttpError {
         HttpError::with_status(
             http::StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the request body is larger than {} bytes", self.body_limit),
+            format!(
+                "the request body is larger than {} bytes",
+                self.route().body_limit
+            ),
         )
     }
 

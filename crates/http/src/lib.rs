@@ -16,7 +16,7 @@ mod service;
 mod step;
 mod test_client;
 
-pub use app::{App, AppBuilder};
+pub use app::{App, AppBuilder, InFlightGuard};
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
 pub use explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};

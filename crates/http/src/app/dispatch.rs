@@ -16,7 +16,7 @@ use tracing::Instrument;
 use green_tea_core::{AppValue, Needs};
 
 use super::in_flight::{Entered, InFlight};
-use super::{AnyValue, AppInner, CompiledRoute, ValueSource};
+use super::{AnyValue, AppInner, ValueSource};
 use crate::context::{RequestBody, RequestContext, RequestValues};
 use crate::error::HttpError;
 use crate::extract::PathParams;
@@ -52,7 +52,7 @@ impl AppInner {
                 let closing = HttpError::unavailable("the app is shutting down");
                 return (closing.into_response(), None);
             };
-            let route = match self.router.at(parts.uri.path()) {
+            let index = match self.router.at(parts.uri.path()) {
                 Ok(matched) => {
                     let path = &self.paths[*matched.value];
                     let Some(route) = path.route_for(&parts.method) else {
@@ -71,13 +71,14 @@ impl AppInner {
                             .map(|(k, v)| (k.to_owned(), v.to_owned()));
                         parts.extensions.insert(PathParams(params.collect()));
                     }
-                    &self.routes[route]
+                    route
                 }
                 Err(_) => {
                     let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
                     return (HttpError::not_found(unknown).into_response(), None);
                 }
             };
+            let route = &self.routes[index];
 
             // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
             let span = tracing::debug_span!(
@@ -91,7 +92,7 @@ impl AppInner {
             let started = (!span.is_disabled()).then(Instant::now);
             // Pinned where it is built, so the combinators below hold a pointer to it rather than
             // moving the whole request future (over a kilobyte) at each layer.
-            let run = std::pin::pin!(self.run(route, parts, body));
+            let run = std::pin::pin!(self.run(index, parts, body));
             let response = AssertUnwindSafe(run)
                 .catch_unwind()
                 .instrument(span.clone())
@@ -114,13 +115,14 @@ impl AppInner {
     /// The route's steps, then its handler. Not an `async fn`: the block holds `parts` and
     /// `body` once, where an `async fn` would also keep a copy of each argument it rebinds.
     #[allow(clippy::manual_async_fn)]
-    fn run<'a>(
-        &'a self,
-        route: &'a CompiledRoute,
+    fn run(
+        self: &Arc<Self>,
+        index: usize,
         mut parts: Parts,
         body: RequestBody,
-    ) -> impl Future<Output = Response> + Send + 'a {
+    ) -> impl Future<Output = Response> + Send + '_ {
         async move {
+            let route = &self.routes[index];
             // One vector per request: the steps' values in run order, then the handler's needs.
             let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
             for planned in route.steps.iter() {
@@ -189,15 +191,8 @@ impl AppInner {
                     Err(error) => return error.into_response(),
                 }
             }
-            let request = RequestContext::new(
-                parts,
-                body,
-                route.body_limit,
-                self.limits.body_read_timeout,
-                locals,
-                first_need,
-                Arc::clone(&route.need_specs),
-            );
+            let request =
+                RequestContext::new(parts, body, locals, first_need, Arc::clone(self), index);
             route.handler.call(request).await
         }
     }

@@ -10,6 +10,7 @@ use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
+use super::AppInner;
 use crate::serve::Busy;
 
 /// Requests enter before they touch any provider and leave when their response body has been
@@ -67,6 +68,48 @@ impl Drop for Entered {
         {
             self.0.idle.notify_waiters();
         }
+    }
+}
+
+/// Keeps a request in flight after its response, until dropped (see
+/// [`RequestContext::keep_in_flight`](crate::RequestContext::keep_in_flight)).
+///
+/// `Send + Sync`, so it can move into the task that does the work.
+pub struct InFlightGuard {
+    _entered: Entered,
+    closing: tokio::sync::watch::Receiver<bool>,
+}
+
+impl InFlightGuard {
+    /// Joins the request's place in flight. Unlike [`InFlight::enter`] it does not back out
+    /// when closing has begun: it is made while its request is still in flight (the
+    /// request's own entry is held until its response is done), so `close()` has not
+    /// finished draining and will wait for this entry too.
+    pub(crate) fn new(app: &AppInner) -> Self {
+        app.in_flight.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard {
+            _entered: Entered(Arc::clone(&app.in_flight)),
+            closing: app.shutdown.subscribe(),
+        }
+    }
+
+    /// Resolves once `close()` has begun (at once if it has): time to finish the work and
+    /// drop the guard, before the drain timeout runs out.
+    pub async fn closing(&self) {
+        let _ = self.closing.clone().wait_for(|closing| *closing).await;
+    }
+
+    /// Whether `close()` has begun.
+    pub fn is_closing(&self) -> bool {
+        *self.closing.borrow()
+    }
+}
+
+impl std::fmt::Debug for InFlightGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InFlightGuard")
+            .field("closing", &self.is_closing())
+            .finish()
     }
 }
 

@@ -18,6 +18,7 @@ use green_tea_core::{AppValue, CloseError, Container, KeySpec, Location, Needs};
 pub use builder::AppBuilder;
 use in_flight::InFlight;
 pub(crate) use in_flight::InFlightBody;
+pub use in_flight::InFlightGuard;
 
 use crate::plugin::Plugin;
 use crate::route::Handler;
