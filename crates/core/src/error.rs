@@ -509,6 +509,16 @@ pub enum DisposeCause {
     TimedOut(Duration),
 }
 
+/// What a task that did not finish says: its panic's message, or why it was cancelled.
+/// Shared with the HTTP layer; not a public API.
+#[doc(hidden)]
+pub fn join_message(join: tokio::task::JoinError) -> String {
+    match join.try_into_panic() {
+        Ok(panic) => panic_message(&*panic),
+        Err(join) => join.to_string(),
+    }
+}
+
 /// The text of a panic payload. Shared with the HTTP layer; not a public API.
 #[doc(hidden)]
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -17,12 +17,12 @@ mod wiring;
 
 pub use async_trait::async_trait;
 pub use container::{Container, ContainerBuilder, Resolver};
-#[doc(hidden)]
-pub use error::panic_message;
 pub use error::{
     BoxError, BuildError, CloseError, CloseFailure, ClosePart, DisposeCause, FailureCause,
     NodeKind, Origin, Problem, ProvideError, Suggestion,
 };
+#[doc(hidden)]
+pub use error::{join_message, panic_message};
 #[doc(hidden)]
 pub use explain::dot_quote;
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};

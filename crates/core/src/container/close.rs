@@ -8,7 +8,7 @@ use tokio::task::JoinError;
 use tracing::Instrument;
 
 use super::Inner;
-use crate::error::{CloseError, CloseFailure, ClosePart, DisposeCause, panic_message};
+use crate::error::{CloseError, CloseFailure, ClosePart, DisposeCause, join_message};
 
 pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
     inner.closed.store(true, Ordering::Release);
@@ -115,13 +115,6 @@ async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
         },
         cause,
     })
-}
-
-fn join_message(join: JoinError) -> String {
-    match join.try_into_panic() {
-        Ok(panic) => panic_message(&*panic),
-        Err(join) => join.to_string(),
-    }
 }
 
 /// The close task itself failed (it panicked or the runtime is shutting down).

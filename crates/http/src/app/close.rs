@@ -29,7 +29,7 @@ impl App {
                     Err(CloseError {
                         failures: vec![CloseFailure {
                             part: ClosePart::Drain { in_flight: 0 },
-                            cause: DisposeCause::Panicked(join.to_string()),
+                            cause: DisposeCause::Panicked(green_tea_core::join_message(join)),
                         }],
                     })
                 })
