@@ -13,7 +13,9 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use green_tea::ClosePart;
-use green_tea::http::{App, HttpError, RequestContext, Response, Route, StatusCode, TestClient};
+use green_tea::http::{
+    App, HttpError, IntoResponse, RequestContext, Response, Route, StatusCode, TestClient,
+};
 use support::http::{Server, within};
 use support::raw::{Part, connect, send};
 use support::{Log, Probe, Service};
@@ -200,4 +202,86 @@ async fn a_guard_made_while_closing_is_still_waited_for() {
         .unwrap()
         .expect("a clean close");
     assert_eq!(log.events(), ["late work done"]);
+}
+
+/// `GET /ws`: axum's `WebSocketUpgrade` extractor in a green-tea route. Echoes text; on close,
+/// says `bye (db disposed: false)` and closes the socket.
+fn websocket_app(log: &Log) -> App {
+    use axum::extract::ws::{Message, WebSocketUpgrade};
+    App::builder()
+        .provider(Probe::new("db", &[], log))
+        .route(
+            Route::get("/ws", |mut request: RequestContext| async move {
+                let upgrade = request.extract::<WebSocketUpgrade>().await?;
+                let db = request
+                    .need::<Service>(0)
+                    .map_err(IntoResponse::into_response)?;
+                let guard = request.keep_in_flight();
+                Ok::<_, Response>(upgrade.on_upgrade(move |mut socket| async move {
+                    loop {
+                        tokio::select! {
+                            message = socket.recv() => match message {
+                                Some(Ok(Message::Text(text))) => {
+                                    let _ = socket.send(Message::Text(text)).await;
+                                }
+                                Some(Ok(_)) => {}
+                                _ => break,
+                            },
+                            () = guard.closing() => {
+                                tokio::time::sleep(Duration::from_millis(50)).await;
+                                let bye = format!("bye (db disposed: {})", db.is_disposed());
+                                let _ = socket.send(Message::Text(bye.into())).await;
+                                let _ = socket.send(Message::Close(None)).await;
+                                break;
+                            }
+                        }
+                    }
+                    drop(guard);
+                }))
+            })
+            .needs::<Service>("db"),
+        )
+        .build()
+        .expect("a valid graph")
+}
+
+#[tokio::test]
+async fn a_websocket_through_axums_extractor_is_served_and_closed_before_its_providers() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let log = Log::default();
+    let app = websocket_app(&log);
+    let server = Server::start(&app).await;
+    let url = format!("ws://{}/ws", server.addr);
+    let (mut socket, _) = within(
+        "the WebSocket handshake",
+        tokio_tungstenite::connect_async(url),
+    )
+    .await
+    .expect("a WebSocket");
+    socket.send(Message::text("hello")).await.expect("sent");
+    let echo = within("the echo", socket.next()).await;
+    assert_eq!(
+        echo.expect("a message")
+            .expect("a frame")
+            .into_text()
+            .unwrap()
+            .as_str(),
+        "hello"
+    );
+
+    within("server.stop()", server.stop())
+        .await
+        .expect("a clean close: the session ended within the drain timeout");
+    let bye = within("the goodbye", socket.next()).await;
+    assert_eq!(
+        bye.expect("a message")
+            .expect("a frame")
+            .into_text()
+            .unwrap()
+            .as_str(),
+        "bye (db disposed: false)"
+    );
+    assert_eq!(log.names("dispose"), ["db"]);
 }
