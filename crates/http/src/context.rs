@@ -84,6 +84,10 @@ impl RequestContext {
     /// (a WebSocket session), a task the handler spawns. The guard also says when `close()`
     /// has begun, so that such work can wind down.
     ///
+    /// Take it in the handler, before its response is returned: the request is in flight
+    /// then, so `close()` cannot have finished draining. A guard taken later, from a context
+    /// kept past its response, may come after `close()` is done and then holds nothing back.
+    ///
     /// ```
     /// use green_tea::http::{App, RequestContext, Route, TestClient};
     ///
