@@ -354,20 +354,11 @@ async fn close_waits_for_response_bodies_still_streaming() {
 /// and its error quotes tokio's own message (not the task's wrapper around it).
 #[test]
 fn close_on_a_runtime_without_timers_is_an_error_that_says_so() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a runtime without the time driver");
-    let error = runtime.block_on(async {
+    let error = support::runtime_without_timers().block_on(async {
         let app = App::builder().build().unwrap();
         app.close()
             .await
             .expect_err("no timers to bound the drain with")
     });
-    let [failure] = &error.failures[..] else {
-        panic!("one failure expected: {error}");
-    };
-    assert!(
-        matches!(&failure.cause, DisposeCause::Panicked(message) if message.starts_with("A Tokio 1.x context was found, but timers are disabled")),
-        "{failure:?}"
-    );
+    support::assert_timers_disabled(&error);
 }

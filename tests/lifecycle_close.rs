@@ -162,11 +162,8 @@ async fn a_build_in_flight_when_close_begins_is_still_disposed() {
 /// `Container::close`).
 #[test]
 fn close_on_a_runtime_without_timers_is_an_error_that_says_so() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a runtime without the time driver");
     let log = Log::default();
-    let failure = runtime.block_on(async {
+    let error = support::runtime_without_timers().block_on(async {
         let container = Container::builder()
             .provider(Probe::new("a", &[], &log))
             .build()
@@ -177,11 +174,5 @@ fn close_on_a_runtime_without_timers_is_an_error_that_says_so() {
             .await
             .expect_err("no timers to bound the disposes with")
     });
-    let [failure] = &failure.failures[..] else {
-        panic!("one failure expected: {failure}");
-    };
-    assert!(
-        matches!(&failure.cause, DisposeCause::Panicked(message) if message.contains("timers are disabled")),
-        "{failure:?}"
-    );
+    support::assert_timers_disabled(&error);
 }

@@ -186,3 +186,23 @@ pub fn quiet_expected_panics() {
         }));
     });
 }
+
+/// A current-thread runtime built without tokio's time driver.
+pub fn runtime_without_timers() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime without the time driver")
+}
+
+/// What `close()` on [`runtime_without_timers`] must report: one failure, quoting tokio's own
+/// message (not a task's wrapper around it).
+pub fn assert_timers_disabled(error: &green_tea::CloseError) {
+    let [failure] = &error.failures[..] else {
+        panic!("one failure expected: {error}");
+    };
+    assert!(
+        matches!(&failure.cause, green_tea::DisposeCause::Panicked(message)
+            if message.starts_with("A Tokio 1.x context was found, but timers are disabled")),
+        "{failure:?}"
+    );
+}

@@ -120,3 +120,30 @@ pub fn order_request(i: u64) -> http::Request<Full<Bytes>> {
         .body(Full::new(Bytes::from_static(ORDER_JSON)))
         .expect("a request")
 }
+
+/// The tower in-process run (green-tea-inproc, axum-inproc): `count` requests answered one
+/// after another through `service` with `ServiceExt::oneshot` (each body read to its end),
+/// panicking, and so exiting non-zero, on any answer that is not 200.
+#[cfg(any(feature = "green-tea", feature = "axum"))]
+pub async fn answer_in_process<S, B>(mut service: S, count: u64)
+where
+    S: tower::Service<
+            http::Request<Full<Bytes>>,
+            Response = http::Response<B>,
+            Error = std::convert::Infallible,
+        >,
+    B: hyper::body::Body,
+    B::Error: std::fmt::Debug,
+{
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    for i in 0..count {
+        let response = (&mut service)
+            .oneshot(order_request(i))
+            .await
+            .unwrap_or_else(|never| match never {});
+        let status = response.status();
+        response.into_body().collect().await.expect("a body");
+        assert_eq!(status, 200, "request {i}");
+    }
+}

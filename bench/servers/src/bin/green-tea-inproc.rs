@@ -7,23 +7,13 @@
 //! layer would call it, rather than through `App::handle`: that is the in-process entry the
 //! axum driver uses too. It boxes the body into axum-core's `Body` and the future once each.
 
-use bench_servers::{current_thread_runtime, green_tea_app, order_request, request_count};
-use http_body_util::BodyExt;
-use tower::ServiceExt;
+use bench_servers::{answer_in_process, current_thread_runtime, green_tea_app, request_count};
 
 fn main() {
     let count = request_count();
     current_thread_runtime().block_on(async move {
-        let mut app = green_tea_app::app();
+        let app = green_tea_app::app();
         app.start().await.expect("providers build");
-        for i in 0..count {
-            let response = (&mut app)
-                .oneshot(order_request(i))
-                .await
-                .unwrap_or_else(|never| match never {});
-            let status = response.status();
-            response.into_body().collect().await.expect("a body");
-            assert_eq!(status, 200, "request {i}");
-        }
+        answer_in_process(app, count).await;
     });
 }

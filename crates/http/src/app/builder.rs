@@ -182,7 +182,6 @@ impl AppBuilder {
                 StepInfo {
                     name: d.name.to_string(),
                     provides: d.provides.into(),
-                    no_needs: Needs::new(Arc::from(Vec::new()), Vec::new()),
                     need_specs,
                     location: d.location,
                     checked: cfg!(debug_assertions) || !step.returns_declared_types(),
@@ -259,6 +258,7 @@ impl AppBuilder {
                 drain_timeout: self.drain_timeout,
                 limits: self.limits,
                 dispose_timeout: self.dispose_timeout,
+                no_needs: Needs::new(Arc::from(Vec::new()), Vec::new()),
             }),
         })
     }

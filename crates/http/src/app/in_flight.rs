@@ -32,12 +32,18 @@ pub(crate) struct Entered(Arc<InFlight>);
 
 impl InFlight {
     pub(crate) fn enter(this: &Arc<InFlight>) -> Option<Entered> {
-        this.count.fetch_add(1, Ordering::SeqCst);
-        let entered = Entered(Arc::clone(this));
+        let entered = InFlight::join(this);
         if this.closing.load(Ordering::SeqCst) {
             return None; // dropping `entered` leaves again
         }
         Some(entered)
+    }
+
+    /// Counts one more in flight, whether or not closing has begun: for work that joins a
+    /// request already in flight (see [`InFlightGuard::new`]).
+    fn join(this: &Arc<InFlight>) -> Entered {
+        this.count.fetch_add(1, Ordering::SeqCst);
+        Entered(Arc::clone(this))
     }
 
     pub(crate) fn begin_closing(&self) {
@@ -86,9 +92,8 @@ impl InFlightGuard {
     /// request's own entry is held until its response is done), so `close()` has not
     /// finished draining and will wait for this entry too.
     pub(crate) fn new(app: &AppInner) -> Self {
-        app.in_flight.count.fetch_add(1, Ordering::SeqCst);
         InFlightGuard {
-            _entered: Entered(Arc::clone(&app.in_flight)),
+            _entered: InFlight::join(&app.in_flight),
             closing: app.shutdown.subscribe(),
         }
     }

@@ -47,6 +47,8 @@ pub(crate) struct AppInner {
     pub(crate) drain_timeout: Duration,
     pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
+    /// What a synchronous step that declares no needs is given, on every request.
+    pub(crate) no_needs: Needs,
 }
 
 /// One path template and the routes at it, one per method.
@@ -80,8 +82,6 @@ pub(crate) struct StepInfo {
     pub(crate) name: String,
     pub(crate) provides: Arc<[KeySpec]>,
     pub(crate) need_specs: Arc<[KeySpec]>,
-    /// Needs with no values, for the requests of a step that declares none (read only then).
-    pub(crate) no_needs: Needs,
     pub(crate) location: Location,
     /// Whether each request's values are checked against `provides` (see
     /// [`Step::returns_declared_types`]).
