@@ -75,7 +75,7 @@ fn build(c: &mut Criterion) {
 fn explain(c: &mut Criterion) {
     let rt = runtime();
     let container = graph(1_000).build().unwrap();
-    rt.block_on(container.start()).unwrap();
+    rt.block_on(container.build_all()).unwrap();
     assert_eq!(container.explain_key("p999").unwrap().nodes.len(), 1_000);
     c.bench_function("explain_key (1,000-provider slice)", |b| {
         b.iter(|| black_box(container.explain_key(black_box("p999")).unwrap()))

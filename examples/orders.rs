@@ -68,7 +68,7 @@ pub(crate) fn app(
     App::builder()
         .provider(BillingApi::with_settings(settings.clone()))
         .provider(Billing::with_breaker(breaker))
-        .step(request_id {})
+        .step(request_id::step())
         .routes(Orders::routes())
         .build()
 }

@@ -105,7 +105,7 @@ async fn main() -> Result<(), BoxError> {
 
     let app = Container::builder()
         .provider(BillingApi::new())
-        .provider(guarded_billing {})
+        .provider(guarded_billing::provider())
         .build()?;
     println!(
         "The graph is checked and nothing is built yet:\n{}\n",

@@ -1,8 +1,7 @@
 //! The public handles and futures can cross tasks and threads.
 
-use green_tea::{
-    BuildError, CloseError, Container, ContainerBuilder, Explain, ProvideError, Resolver,
-};
+use green_tea::explain::Explain;
+use green_tea::{BuildError, CloseError, Container, ContainerBuilder, ProvideError, Resolver};
 
 fn send_sync<T: Send + Sync>(_: &T) {}
 fn send<T: Send>(_: &T) {}
@@ -20,7 +19,7 @@ fn handles_errors_and_futures_are_send() {
 
     let container = Container::builder().value("k", 1_u32).build().unwrap();
     send(&container.get::<u32>("k"));
-    send(&container.start());
+    send(&container.build_all());
     send(&container.close());
     let resolver = container.resolver::<u32>("k").unwrap();
     send(&resolver.get());

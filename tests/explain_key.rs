@@ -2,7 +2,8 @@
 
 mod support;
 
-use green_tea::{Container, NodeKind, ProvideError, Scope};
+use green_tea::error::NodeKind;
+use green_tea::{Container, ProvideError, Scope};
 use support::{Log, Probe, Service};
 
 fn app(log: &Log) -> Container {

@@ -2,7 +2,8 @@
 
 mod support;
 
-use green_tea::{Container, NodeKind, Problem};
+use green_tea::Container;
+use green_tea::error::{NodeKind, Problem};
 use support::{Log, Probe, Service};
 
 #[test]
@@ -63,7 +64,7 @@ fn a_missing_key_reads_like_the_design() {
         "{text}"
     );
     assert!(
-        lines[2].starts_with("  needed by provider `orders` ("),
+        lines[2].starts_with("    which is needed by provider `orders` ("),
         "{text}"
     );
     assert!(
@@ -107,11 +108,20 @@ fn an_override_of_the_wrong_type_is_a_mismatch() {
         .override_value("billingApi", 42_u32)
         .build()
         .unwrap_err();
+    assert_eq!(err.problems().len(), 1, "one problem: {err}");
     assert!(matches!(
         &err.problems()[0],
-        Problem::TypeMismatch { consumer, .. } if consumer.kind == NodeKind::Override
+        Problem::OverrideTypeMismatch { by, .. } if by.kind == NodeKind::Override
     ));
     assert_eq!(err.problems()[0].code(), "GT0004");
+    assert!(
+        err.to_string()
+            .contains("override value `billingApi` (tests/graph_validation.rs:")
+            && err
+                .to_string()
+                .contains("provides `billingApi` as `u32`, but `billingApi` has type `Service`"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

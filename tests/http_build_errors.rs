@@ -6,8 +6,9 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use green_tea::error::{NodeKind, Problem};
 use green_tea::http::{App, AppBuilder, Guard, HttpError, RequestContext, Route, StepFn};
-use green_tea::{BuildError, NodeKind, Problem, ProviderFn};
+use green_tea::{BuildError, ProviderFn};
 use support::{Log, Probe, Service};
 
 const FILE: &str = "tests/http_build_errors.rs";
@@ -117,7 +118,8 @@ async fn a_missing_key_names_the_route_or_step_that_needs_it() {
         .problems()
         .iter()
         .filter_map(|p| match p {
-            Problem::MissingKey { key, chain, .. } => {
+            Problem::MissingKey { key, needed_by, .. } => {
+                let chain = &needed_by[0];
                 Some((key.as_str(), chain[0].name.as_str(), chain[0].kind))
             }
             _ => None,

@@ -14,8 +14,8 @@ use std::time::Duration;
 use axum::body::Body;
 use bytes::Bytes;
 
+use green_tea::error::{ClosePart, FailureCause};
 use green_tea::http::{App, Error, HttpError, RequestContext, Response, Route, TestClient};
-use green_tea::{ClosePart, DisposeCause};
 use hyper::Method;
 use hyper::body::Frame;
 use serde_json::json;
@@ -263,10 +263,10 @@ async fn requests_after_close_began_get_503() {
 }
 
 /// The drain failure in `error`, which must be the only failure.
-fn only_drain_failure(failures: &[green_tea::CloseFailure]) -> (usize, Duration) {
+fn only_drain_failure(failures: &[green_tea::error::CloseFailure]) -> (usize, Duration) {
     match failures {
         [failure] => match (&failure.part, &failure.cause) {
-            (ClosePart::Drain { in_flight }, DisposeCause::TimedOut(after)) => (*in_flight, *after),
+            (ClosePart::Drain { in_flight }, FailureCause::TimedOut(after)) => (*in_flight, *after),
             other => panic!("expected a timed-out drain, got {other:?}"),
         },
         other => panic!("expected one failure, got {other:?}"),

@@ -3,8 +3,9 @@
 
 mod support;
 
+use green_tea::Scope;
+use green_tea::error::NodeKind;
 use green_tea::http::{App, Guard, HttpError, Json, RequestContext, Route, StepFn, TestClient};
-use green_tea::{NodeKind, Scope};
 use serde_json::json;
 use support::{Log, Probe, Service};
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use green_tea::http::{App, HttpError, Json, RequestContext, Route, StatusCode};
-use green_tea::{BoxError, Needs, Provided, Provider, ProviderDescriptor, ProviderFn};
+use green_tea::{BoxError, Descriptor, Needs, Provided, Provider, ProviderFn};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Method, Request, Version};
 use hyper_util::rt::TokioIo;
@@ -43,16 +43,15 @@ struct BillingProvider {
     provides: Arc<AtomicUsize>,
 }
 
-#[green_tea::async_trait]
 impl Provider for BillingProvider {
-    fn descriptor(&self) -> ProviderDescriptor {
-        ProviderDescriptor::new("billing")
+    fn descriptor(&self) -> Descriptor {
+        Descriptor::new("billing")
             .provides::<Billing>("billing")
             .needs::<BillingApi>("billingApi")
             .needs::<Service>("audit")
     }
 
-    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {
         self.provides.fetch_add(1, Ordering::SeqCst);
         self.log.push("provide billing");
         Ok(Provided::one(Billing {

@@ -6,8 +6,9 @@ mod support;
 use std::borrow::Cow;
 use std::time::Duration;
 
+use green_tea::BoxError;
+use green_tea::error::{ClosePart, FailureCause};
 use green_tea::http::{App, AppBuilder, HttpError, Plugin, RequestContext, Route, TestClient};
-use green_tea::{BoxError, ClosePart, DisposeCause};
 use support::http::{Gate, until, within};
 use support::{Log, Probe, Service};
 
@@ -16,7 +17,6 @@ struct Greeter {
     log: Log,
 }
 
-#[green_tea::async_trait]
 impl Plugin for Greeter {
     fn name(&self) -> Cow<'static, str> {
         "greeter".into()
@@ -62,7 +62,6 @@ impl Hook {
     }
 }
 
-#[green_tea::async_trait]
 impl Plugin for Hook {
     fn name(&self) -> Cow<'static, str> {
         self.name.into()
@@ -239,7 +238,7 @@ async fn failing_panicking_and_hanging_hooks_are_reported_and_stop_nothing() {
     );
     assert!(matches!(
         error.failures[0].cause,
-        DisposeCause::TimedOut(t) if t == timeout
+        FailureCause::TimedOut(t) if t == timeout
     ));
     assert_eq!(
         log.events(),

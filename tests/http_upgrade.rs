@@ -12,7 +12,7 @@ use hyper::upgrade::OnUpgrade;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use green_tea::ClosePart;
+use green_tea::error::ClosePart;
 use green_tea::http::{
     App, HttpError, IntoResponse, RequestContext, Response, Route, StatusCode, TestClient,
 };

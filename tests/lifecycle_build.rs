@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use green_tea::{Container, FailureCause, ProvideError};
+use green_tea::error::FailureCause;
+use green_tea::{Container, ProvideError};
 use support::{Log, OnProvide, Probe, Service};
 use tokio::sync::{Barrier, Notify};
 
@@ -214,14 +215,13 @@ async fn asking_for_an_unknown_key_or_the_wrong_type_is_an_error() {
 #[tokio::test]
 async fn a_provider_returning_the_wrong_values_is_an_error() {
     struct Liar;
-    #[green_tea::async_trait]
     impl green_tea::Provider for Liar {
-        fn descriptor(&self) -> green_tea::ProviderDescriptor {
-            green_tea::ProviderDescriptor::new("liar").provides::<u32>("answer")
+        fn descriptor(&self) -> green_tea::Descriptor {
+            green_tea::Descriptor::new("liar").provides::<u32>("answer")
         }
         async fn provide(
             &self,
-            _: green_tea::Needs,
+            _: green_tea::Needs<'_>,
         ) -> Result<green_tea::Provided, green_tea::BoxError> {
             Ok(green_tea::Provided::one("forty-two"))
         }

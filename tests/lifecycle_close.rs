@@ -4,7 +4,8 @@ mod support;
 
 use std::time::Duration;
 
-use green_tea::{ClosePart, Container, DisposeCause, ProvideError};
+use green_tea::error::{ClosePart, FailureCause};
+use green_tea::{Container, ProvideError};
 use support::{Log, OnDispose, Probe, Service};
 
 /// Five providers in a chain `e -> d -> c -> b -> a` (e needs d ...), three of them bad.
@@ -34,7 +35,7 @@ async fn failing_panicking_and_hanging_disposes_are_reported_and_skip_nothing() 
         ["e", "d", "c", "b", "a"],
         "every one, dependents first"
     );
-    let failed: Vec<(&str, &DisposeCause)> = err
+    let failed: Vec<(&str, &FailureCause)> = err
         .failures
         .iter()
         .map(|f| match &f.part {
@@ -43,12 +44,12 @@ async fn failing_panicking_and_hanging_disposes_are_reported_and_skip_nothing() 
         })
         .collect();
     assert_eq!(failed.len(), 3, "{err}");
-    assert!(matches!(failed[0], ("d", DisposeCause::TimedOut(_))));
+    assert!(matches!(failed[0], ("d", FailureCause::TimedOut(_))));
     assert!(
-        matches!(failed[1], ("c", DisposeCause::Panicked(msg)) if msg == "c panicked in dispose")
+        matches!(failed[1], ("c", FailureCause::Panicked(msg)) if msg == "c panicked in dispose")
     );
     assert!(
-        matches!(failed[2], ("b", DisposeCause::Error(e)) if e.to_string() == "b failed to dispose")
+        matches!(failed[2], ("b", FailureCause::Error(e)) if e.to_string() == "b failed to dispose")
     );
     assert_eq!(
         err.failures[0].part,

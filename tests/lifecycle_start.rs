@@ -22,7 +22,7 @@ async fn start_builds_every_provider_once() {
         .fold(Container::builder(), |b, p| b.provider(p))
         .build()
         .unwrap();
-    container.start().await.unwrap();
+    container.build_all().await.unwrap();
     assert!(counters.iter().all(|c| c.load(Ordering::SeqCst) == 1));
     let order = log.names("provide");
     assert_eq!((order[0].as_str(), order[3].as_str()), ("base", "top"));
@@ -38,10 +38,10 @@ async fn start_keys_builds_only_their_slices() {
         .provider(Probe::new("other", &[], &log))
         .build()
         .unwrap();
-    container.start_keys(&["top"]).await.unwrap();
+    container.build_keys(&["top"]).await.unwrap();
     assert_eq!(log.names("provide"), ["base", "top"]);
     assert!(matches!(
-        container.start_keys(&["nope"]).await,
+        container.build_keys(&["nope"]).await,
         Err(ProvideError::UnknownKey { .. })
     ));
     container.close().await.unwrap();
@@ -60,7 +60,7 @@ async fn a_failing_start_disposes_what_it_built_in_reverse_and_closes() {
         .build()
         .unwrap();
 
-    let err = container.start().await.unwrap_err();
+    let err = container.build_all().await.unwrap_err();
     let ProvideError::Failed {
         provider,
         needed_by,

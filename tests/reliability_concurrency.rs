@@ -11,10 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
+use green_tea::error::FailureCause;
 use green_tea::http::{App, HttpError, Request, RequestContext, Route, StepFn, TestClient};
-use green_tea::{
-    BoxError, Container, FailureCause, Needs, ProvideError, Provided, Provider, ProviderDescriptor,
-};
+use green_tea::{BoxError, Container, Descriptor, Needs, ProvideError, Provided, Provider};
 use green_tea_recipes::circuit_breaker::{
     BreakerError, BreakerState, CircuitBreaker, Config, ManualClock,
 };
@@ -339,13 +338,12 @@ struct GatedFlaky {
     builds: Arc<AtomicUsize>,
 }
 
-#[green_tea::async_trait]
 impl Provider for GatedFlaky {
-    fn descriptor(&self) -> ProviderDescriptor {
-        ProviderDescriptor::new("db").provides::<Service>("db")
+    fn descriptor(&self) -> Descriptor {
+        Descriptor::new("db").provides::<Service>("db")
     }
 
-    async fn provide(&self, _needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
         let build = self.builds.fetch_add(1, Ordering::SeqCst);
         self.gate.pass().await;
         if build < self.failures {

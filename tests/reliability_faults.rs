@@ -8,11 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use green_tea::error::{ClosePart, FailureCause};
 use green_tea::http::{App, Error, HttpError, RequestContext, Route, StepFn, TestClient};
-use green_tea::{
-    BoxError, ClosePart, Container, DisposeCause, FailureCause, Needs, ProvideError, Provided,
-    Provider, ProviderDescriptor,
-};
+use green_tea::{BoxError, Container, Descriptor, Needs, ProvideError, Provided, Provider};
 use serde_json::json;
 use support::http::{Server, get, http1_client, within};
 use support::{Log, OnDispose, OnProvide, Probe, Service};
@@ -181,7 +179,7 @@ async fn a_provider_failing_beside_one_still_building_disposes_both_built_ones()
             .fold(Container::builder(), |b, p| b.provider(p))
             .build()
             .unwrap();
-        let error = within("start()", container.start()).await.unwrap_err();
+        let error = within("start()", container.build_all()).await.unwrap_err();
         assert!(
             matches!(&error, ProvideError::Failed { provider, .. } if provider == "right"),
             "round {round}: {error}"
@@ -216,13 +214,12 @@ impl PanicsOnce {
     }
 }
 
-#[green_tea::async_trait]
 impl Provider for PanicsOnce {
-    fn descriptor(&self) -> ProviderDescriptor {
-        ProviderDescriptor::new(self.key).provides::<Service>(self.key)
+    fn descriptor(&self) -> Descriptor {
+        Descriptor::new(self.key).provides::<Service>(self.key)
     }
 
-    async fn provide(&self, _needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
         if self.builds.fetch_add(1, Ordering::SeqCst) == 0 {
             panic!("{} panicked in provide", self.key);
         }
@@ -397,8 +394,8 @@ fn faulty_app(log: &Log) -> App {
 
 /// What every close of the faulty app must report: exactly the three bad disposes, dependents
 /// first.
-fn assert_the_three_failures(failures: &[green_tea::CloseFailure]) {
-    let failed: Vec<(&str, &DisposeCause)> = failures
+fn assert_the_three_failures(failures: &[green_tea::error::CloseFailure]) {
+    let failed: Vec<(&str, &FailureCause)> = failures
         .iter()
         .map(|f| match &f.part {
             ClosePart::Provider { name, keys } => {
@@ -410,15 +407,15 @@ fn assert_the_three_failures(failures: &[green_tea::CloseFailure]) {
         .collect();
     assert_eq!(failed.len(), 3, "{failed:?}");
     assert!(
-        matches!(failed[0], ("hanging", DisposeCause::TimedOut(t)) if *t == DISPOSE_TIMEOUT),
+        matches!(failed[0], ("hanging", FailureCause::TimedOut(t)) if *t == DISPOSE_TIMEOUT),
         "{failed:?}"
     );
     assert!(
-        matches!(failed[1], ("panicking", DisposeCause::Panicked(m)) if m == "panicking panicked in dispose"),
+        matches!(failed[1], ("panicking", FailureCause::Panicked(m)) if m == "panicking panicked in dispose"),
         "{failed:?}"
     );
     assert!(
-        matches!(failed[2], ("failing", DisposeCause::Error(e)) if e.to_string() == "failing failed to dispose"),
+        matches!(failed[2], ("failing", FailureCause::Error(e)) if e.to_string() == "failing failed to dispose"),
         "{failed:?}"
     );
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
-use green_tea::{BoxError, Needs, Provided, Provider, ProviderDescriptor};
+use green_tea::{BoxError, Descriptor, Needs, Provided, Provider};
 use tokio::sync::Notify;
 
 /// A shared, ordered record of events such as `"provide base"` and `"dispose top"`.
@@ -105,16 +105,15 @@ impl Probe {
     }
 }
 
-#[green_tea::async_trait]
 impl Provider for Probe {
-    fn descriptor(&self) -> ProviderDescriptor {
+    fn descriptor(&self) -> Descriptor {
         self.needs.iter().fold(
-            ProviderDescriptor::new(self.name).provides::<Service>(self.name),
+            Descriptor::new(self.name).provides::<Service>(self.name),
             |d, n| d.needs::<Service>(*n),
         )
     }
 
-    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {
         self.provides.fetch_add(1, Ordering::SeqCst);
         for i in 0..needs.len() {
             let dependency = needs.get::<Service>(i)?;
@@ -201,7 +200,7 @@ pub fn assert_timers_disabled(error: &green_tea::CloseError) {
         panic!("one failure expected: {error}");
     };
     assert!(
-        matches!(&failure.cause, green_tea::DisposeCause::Panicked(message)
+        matches!(&failure.cause, green_tea::error::FailureCause::Panicked(message)
             if message.starts_with("A Tokio 1.x context was found, but timers are disabled")),
         "{failure:?}"
     );

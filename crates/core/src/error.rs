@@ -56,6 +56,10 @@ impl fmt::Display for Origin {
             // A value's name already says what it is.
             NodeKind::Value => write!(f, "{} ({})", self.name, self.location),
             NodeKind::Route => write!(f, "route {} ({})", self.name, self.location),
+            // `.override_value` names its declaration like a value: "value `clock`".
+            NodeKind::Override if self.name.starts_with("value `") => {
+                write!(f, "override {} ({})", self.name, self.location)
+            }
             kind => write!(f, "{kind} `{}` ({})", self.name, self.location),
         }
     }
@@ -75,7 +79,8 @@ pub struct Suggestion {
 /// It holds every [`Problem`] at once, in a deterministic order (by code, then key).
 ///
 /// ```
-/// use green_tea::{Container, Problem};
+/// use green_tea::Container;
+/// use green_tea::error::Problem;
 /// let err = Container::builder()
 ///     .value("billing_api", 1_u32)
 ///     .provider(green_tea::ProviderFn::new("billing", |_| async { Ok(2_u32) }).needs::<u32>("billingApi"))
@@ -84,15 +89,14 @@ pub struct Suggestion {
 /// assert!(matches!(&err.problems()[0], Problem::MissingKey { key, .. } if key.as_str() == "billingApi"));
 /// assert!(err.to_string().contains("did you mean `billing_api`?"));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BuildError {
     problems: Vec<Problem>,
 }
 
 impl BuildError {
-    /// An error of these problems, sorted. Layers above the core (HTTP) add their own
-    /// problems to the core's this way.
-    pub fn from_problems(mut problems: Vec<Problem>) -> Self {
+    /// An error of these problems, sorted.
+    pub(crate) fn from_problems(mut problems: Vec<Problem>) -> Self {
         problems.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         BuildError { problems }
     }
@@ -127,6 +131,13 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// As `Display`: `fn main() -> Result<(), BuildError>` prints the readable report.
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 /// One thing wrong with a graph. Each class has a code with a page under `docs/errors/`.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -135,10 +146,13 @@ pub enum Problem {
     MissingKey {
         /// The missing key.
         key: Key,
-        /// The declaration that needs it, then who needs that, up to a root.
-        chain: Vec<Origin>,
+        /// Each declaration that needs it, sorted, each followed by who needs that, up to a
+        /// root.
+        needed_by: Vec<Vec<Origin>>,
         /// The closest existing key, if one is close.
         suggestion: Option<Suggestion>,
+        /// A `#[provider]` or `#[step]` that provides the key but was not registered.
+        unregistered: Option<Unregistered>,
     },
     /// GT0002: declarations that need each other in a ring.
     Cycle {
@@ -165,6 +179,19 @@ pub enum Problem {
         /// Who provides it.
         provider: Origin,
         /// The type it provides.
+        provided: TypeInfo,
+    },
+    /// GT0004: an override provides a key with another type than the key's provider declares.
+    OverrideTypeMismatch {
+        /// The key.
+        key: Key,
+        /// The override.
+        by: Origin,
+        /// The key's type, as its provider declares it.
+        declared: TypeInfo,
+        /// The provider the override would replace.
+        provider: Origin,
+        /// The override's type.
         provided: TypeInfo,
     },
     /// GT0005: an override for a key that no provider provides.
@@ -210,7 +237,7 @@ impl Problem {
             Problem::MissingKey { .. } => "GT0001",
             Problem::Cycle { .. } => "GT0002",
             Problem::DuplicateProvider { .. } => "GT0003",
-            Problem::TypeMismatch { .. } => "GT0004",
+            Problem::TypeMismatch { .. } | Problem::OverrideTypeMismatch { .. } => "GT0004",
             Problem::OverrideReplacesNothing { .. } => "GT0005",
             Problem::ScopeViolation { .. } => "GT0006",
             Problem::UnknownStep { .. } => "GT0007",
@@ -220,7 +247,10 @@ impl Problem {
 
     fn sort_key(&self) -> (&'static str, String, String) {
         let (key, who) = match self {
-            Problem::MissingKey { key, chain, .. } => (key.to_string(), first_name(chain)),
+            Problem::MissingKey { key, needed_by, .. } => (
+                key.to_string(),
+                needed_by.first().map(|c| first_name(c)).unwrap_or_default(),
+            ),
             Problem::Cycle { ring } => (
                 ring.first().map(|(_, k)| k.to_string()).unwrap_or_default(),
                 ring.first()
@@ -231,6 +261,7 @@ impl Problem {
                 (key.to_string(), second.name.clone())
             }
             Problem::TypeMismatch { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::OverrideTypeMismatch { key, by, .. } => (key.to_string(), by.name.clone()),
             Problem::OverrideReplacesNothing { key, by, .. } => (key.to_string(), by.name.clone()),
             Problem::ScopeViolation { key, consumer, .. } => {
                 (key.to_string(), consumer.name.clone())
@@ -252,12 +283,26 @@ impl fmt::Display for Problem {
         match self {
             Problem::MissingKey {
                 key,
-                chain,
+                needed_by,
                 suggestion,
+                unregistered,
             } => {
                 write!(f, "error[{code}]: no provider for `{key}`")?;
-                for origin in chain {
-                    write!(f, "\n  needed by {origin}")?;
+                for chain in needed_by {
+                    let mut chain = chain.iter();
+                    if let Some(consumer) = chain.next() {
+                        write!(f, "\n  needed by {consumer}")?;
+                    }
+                    for origin in chain {
+                        write!(f, "\n    which is needed by {origin}")?;
+                    }
+                }
+                if let Some(unregistered) = unregistered {
+                    write!(
+                        f,
+                        "\n  help: {} provides `{key}`, but it is not registered: register it with `{}`",
+                        unregistered.declared, unregistered.register
+                    )?;
                 }
                 write_suggestion(f, suggestion.as_ref())
             }
@@ -299,6 +344,31 @@ impl fmt::Display for Problem {
                 provided.name(),
                 expected.name(),
             ),
+            Problem::OverrideTypeMismatch {
+                key,
+                by,
+                declared,
+                provider,
+                provided,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {by} provides `{key}` as `{provided}`, but `{key}` has type `{declared}`\n  \
+                     `{key}` is provided by {provider}"
+                )?;
+                match coercion(*declared, *provided) {
+                    Some(target) => write!(
+                        f,
+                        "\n  help: the override must be a `{target}` itself: coerce the value with \
+                         `as {target}`"
+                    ),
+                    None => write!(
+                        f,
+                        "\n  help: an override provides the same type as what it replaces: give \
+                         `{key}` a `{declared}`"
+                    ),
+                }
+            }
             Problem::OverrideReplacesNothing {
                 key,
                 by,
@@ -347,6 +417,31 @@ impl fmt::Display for Problem {
 
 impl std::error::Error for Problem {}
 
+/// `Arc<dyn Clock>` when `provided` (`Arc<SystemClock>`) would coerce to `declared`: the same
+/// pointer around a trait object. Judged on the short names, for a hint only.
+fn coercion(declared: TypeInfo, provided: TypeInfo) -> Option<String> {
+    let declared_name = declared.short_name();
+    let provided_name = provided.short_name();
+    for pointer in ["Arc<", "Box<", "Rc<"] {
+        if declared_name.starts_with(pointer)
+            && declared_name[pointer.len()..].starts_with("dyn ")
+            && provided_name.starts_with(pointer)
+        {
+            return Some(declared_name);
+        }
+    }
+    None
+}
+
+/// A macro declaration of a missing key that was never registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unregistered {
+    /// The declaration.
+    pub declared: Origin,
+    /// How to register it, such as `.step(auth::step())`.
+    pub register: String,
+}
+
 fn write_suggestion(f: &mut fmt::Formatter<'_>, suggestion: Option<&Suggestion>) -> fmt::Result {
     match suggestion {
         Some(s) => write!(
@@ -359,7 +454,7 @@ fn write_suggestion(f: &mut fmt::Formatter<'_>, suggestion: Option<&Suggestion>)
 }
 
 /// Why a value could not be had from a container.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProvideError {
     /// No provider provides the key.
@@ -395,6 +490,13 @@ pub enum ProvideError {
     Closed,
 }
 
+/// As `Display`: `fn main() -> Result<(), ProvideError>` prints the readable report.
+impl fmt::Debug for ProvideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 impl ProvideError {
     pub(crate) fn needed_by(mut self, dependent: &str) -> Self {
         if let ProvideError::Failed { needed_by, .. } = &mut self {
@@ -414,32 +516,40 @@ fn needed_by_text(chain: &[String]) -> String {
     chain.iter().map(|p| format!(", needed by `{p}`")).collect()
 }
 
-/// What went wrong inside a provider's build.
+/// What went wrong in a part of the app: a provider's build or dispose, a plugin's shutdown,
+/// the drain.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FailureCause {
-    /// `provide` returned an error.
+    /// It returned an error.
     #[error("{0}")]
     Error(Arc<BoxError>),
-    /// `provide` panicked.
+    /// It panicked.
     #[error("panicked: {0}")]
     Panicked(String),
-    /// `provide` returned values that do not match its descriptor.
+    /// A provider returned values that do not match its descriptor.
     #[error("returned {0}")]
     WrongOutput(String),
-    /// The build task was cancelled (the runtime shut down).
-    #[error("the build was cancelled")]
-    Cancelled,
+    /// It did not finish within its timeout; it was abandoned.
+    #[error("did not finish within {0:?}")]
+    TimedOut(Duration),
 }
 
 /// Everything that went wrong while closing: one entry per part that did not close cleanly.
 ///
 /// Every other part was still closed.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[error("{} part(s) failed to close:{}", .failures.len(), list_failures(.failures))]
 pub struct CloseError {
     /// The failures, in the order they happened.
     pub failures: Vec<CloseFailure>,
+}
+
+/// As `Display`: `fn main() -> Result<(), CloseError>` prints the readable report.
+impl fmt::Debug for CloseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 fn list_failures(failures: &[CloseFailure]) -> String {
@@ -453,7 +563,7 @@ pub struct CloseFailure {
     /// What was being closed.
     pub part: ClosePart,
     /// What went wrong.
-    pub cause: DisposeCause,
+    pub cause: FailureCause,
 }
 
 /// A part of the app that `close()` shuts down.
@@ -494,24 +604,7 @@ impl fmt::Display for ClosePart {
     }
 }
 
-/// Why a part failed to close.
-#[derive(Clone, Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum DisposeCause {
-    /// `dispose` returned an error.
-    #[error("{0}")]
-    Error(Arc<BoxError>),
-    /// `dispose` panicked.
-    #[error("panicked: {0}")]
-    Panicked(String),
-    /// It did not finish within its timeout; it was abandoned.
-    #[error("did not finish within {0:?}")]
-    TimedOut(Duration),
-}
-
 /// What a task that did not finish says: its panic's message, or why it was cancelled.
-/// Shared with the HTTP layer; not a public API.
-#[doc(hidden)]
 pub fn join_message(join: tokio::task::JoinError) -> String {
     match join.try_into_panic() {
         Ok(panic) => panic_message(&*panic),
@@ -519,8 +612,7 @@ pub fn join_message(join: tokio::task::JoinError) -> String {
     }
 }
 
-/// The text of a panic payload. Shared with the HTTP layer; not a public API.
-#[doc(hidden)]
+/// The text of a panic payload.
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()

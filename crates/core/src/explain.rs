@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::container::Container;
 use crate::error::{NodeKind, ProvideError};
 use crate::graph::Scope;
+use crate::ids::{AppValue, IdVec, ProviderId};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON) and renders to [DOT](Self::to_dot) and
@@ -88,26 +89,28 @@ pub struct ExplainNeed {
 impl Container {
     /// The slice of the graph that `key` needs, in build order, with what is built now.
     pub fn explain_key(&self, key: &str) -> Result<Explain, ProvideError> {
-        let at = self.inner().locate(key)?;
-        Ok(self.explain_nodes(key.to_owned(), &[at.node]))
+        let at = self.inner.locate(key)?;
+        Ok(self.explain_providers(key.to_owned(), &[at.provider]))
     }
 
     /// The slice of the graph that the provider values `roots` need, in build order (what a
     /// route builds); `target` names it.
-    pub fn explain_values(&self, target: impl Into<String>, roots: &[crate::AppValue]) -> Explain {
-        let nodes: Vec<usize> = roots.iter().map(|v| v.0.node).collect();
-        self.explain_nodes(target.into(), &nodes)
+    pub(crate) fn explain_values(&self, target: String, roots: &[AppValue]) -> Explain {
+        let providers: Vec<ProviderId> = roots.iter().map(|v| v.provider).collect();
+        self.explain_providers(target, &providers)
     }
 
-    fn explain_nodes(&self, target: String, roots: &[usize]) -> Explain {
-        let inner = self.inner();
+    fn explain_providers(&self, target: String, roots: &[ProviderId]) -> Explain {
+        let inner = &self.inner;
         let slice = inner.slice_of(roots);
-        let index_in_slice: std::collections::HashMap<usize, usize> =
-            slice.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        let mut index_in_slice = IdVec::filled(0_usize, inner.providers.len());
+        for (i, &id) in slice.iter().enumerate() {
+            index_in_slice[id] = i;
+        }
         let nodes = slice
             .iter()
             .map(|&id| {
-                let node = &inner.nodes[id];
+                let node = &inner.providers[id];
                 let d = &node.descriptor;
                 ExplainNode {
                     kind: node.kind,
@@ -120,7 +123,7 @@ impl Container {
                         .zip(node.needs.iter())
                         .map(|(spec, at)| ExplainNeed {
                             key: spec.key.to_string(),
-                            from: index_in_slice[&at.node],
+                            from: index_in_slice[at.provider],
                         })
                         .collect(),
                     location: d.location.to_string(),
@@ -237,8 +240,7 @@ impl fmt::Display for Explain {
     }
 }
 
-/// A Graphviz string literal. Shared with the HTTP layer's explain; not a public API.
-#[doc(hidden)]
+/// A Graphviz string literal.
 pub fn dot_quote(text: &str) -> String {
     format!(
         "\"{}\"",

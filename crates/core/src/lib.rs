@@ -3,40 +3,42 @@
 //! [`Explain`] model.
 //!
 //! There is no HTTP here; crates that add providers (recipes, plugins) depend on this crate
-//! alone. Applications use the `green-tea` facade, which re-exports all of it.
+//! alone. Applications use the `green-tea` facade, which re-exports what they write.
 
 mod container;
+mod descriptor;
 mod error;
 mod explain;
 mod graph;
+mod ids;
 mod key;
 mod provider;
 mod provider_fn;
+mod registry;
+mod scope;
 mod value;
-mod wiring;
 
-pub use async_trait::async_trait;
+#[doc(hidden)]
+pub mod sibling;
+
 pub use container::{Container, ContainerBuilder, Resolver};
+pub use descriptor::Descriptor;
 pub use error::{
-    BoxError, BuildError, CloseError, CloseFailure, ClosePart, DisposeCause, FailureCause,
-    NodeKind, Origin, Problem, ProvideError, Suggestion,
+    BoxError, BuildError, CloseError, CloseFailure, ClosePart, FailureCause, NodeKind, Origin,
+    Problem, ProvideError, Suggestion, Unregistered,
 };
-#[doc(hidden)]
-pub use error::{join_message, panic_message};
-#[doc(hidden)]
-pub use explain::dot_quote;
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
-#[doc(hidden)]
-pub use graph::closest;
+pub use ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use key::{Key, KeySpec, Location, TypeInfo};
-pub use provider::{Provider, ProviderDescriptor, Registration, in_modules};
+pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
-pub use wiring::{AppValue, Declaration, Source, Wiring};
 
-/// What the macros expand to. Not a public API.
+/// What the macros expand to (through the facade). Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::provider::{Discovered, Registration};
+    pub use crate::registry::DeclaredKey;
     pub use inventory;
 }

@@ -4,11 +4,10 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
 
-use async_trait::async_trait;
-
+use crate::descriptor::Descriptor;
 use crate::error::BoxError;
 use crate::key::Key;
-use crate::provider::{Provider, ProviderDescriptor};
+use crate::provider::Provider;
 use crate::value::{Needs, Provided};
 
 /// A provider of one key, built by an async closure from its [`Needs`].
@@ -30,7 +29,7 @@ use crate::value::{Needs, Provided};
 /// # container.close().await.unwrap(); }
 /// ```
 pub struct ProviderFn<T, F> {
-    descriptor: ProviderDescriptor,
+    descriptor: Descriptor,
     build: F,
     _value: PhantomData<fn() -> T>,
 }
@@ -38,15 +37,16 @@ pub struct ProviderFn<T, F> {
 impl<T, F, Fut> ProviderFn<T, F>
 where
     T: Send + Sync + 'static,
-    F: Fn(Needs) -> Fut + Send + Sync + 'static,
+    F: Fn(Needs<'static>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<T, BoxError>> + Send,
 {
-    /// A provider of `key`, named after it, declared where this is called.
+    /// A provider of `key`, named after it, declared where this is called. The closure gets
+    /// the needs by value ([`Needs::into_owned`]), so its future may hold them.
     #[track_caller]
     pub fn new(key: impl Into<Key>, build: F) -> Self {
         let key = key.into();
         ProviderFn {
-            descriptor: ProviderDescriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
+            descriptor: Descriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
             build,
             _value: PhantomData,
         }
@@ -65,18 +65,17 @@ where
     }
 }
 
-#[async_trait]
 impl<T, F, Fut> Provider for ProviderFn<T, F>
 where
     T: Send + Sync + 'static,
-    F: Fn(Needs) -> Fut + Send + Sync + 'static,
+    F: Fn(Needs<'static>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<T, BoxError>> + Send,
 {
-    fn descriptor(&self) -> ProviderDescriptor {
+    fn descriptor(&self) -> Descriptor {
         self.descriptor.clone()
     }
 
-    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
-        Ok(Provided::one((self.build)(needs).await?))
+    async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {
+        Ok(Provided::one((self.build)(needs.into_owned()).await?))
     }
 }

@@ -1,19 +1,22 @@
-//! Type-erased values as they travel through the graph: what a provider needs and provides.
+//! Values as they travel through the graph: what a declaration provides ([`Provided`]) and a
+//! view of what it needs ([`Needs`]).
 
 use std::any::Any;
 use std::sync::Arc;
 
+use crate::container::Inner;
+use crate::ids::{AppValue, Source};
 use crate::key::{Key, KeySpec, TypeInfo};
 
 /// A built value, type-erased. The concrete type behind it is the key's declared type `T`, so
 /// handing it out is an `Arc` clone and a `TypeId` comparison.
-pub(crate) type AnyValue = Arc<dyn Any + Send + Sync>;
+pub type AnyValue = Arc<dyn Any + Send + Sync>;
 
-pub(crate) fn downcast<T: Send + Sync + 'static>(value: &AnyValue) -> Option<Arc<T>> {
+fn downcast<T: Send + Sync + 'static>(value: &AnyValue) -> Option<Arc<T>> {
     Arc::clone(value).downcast::<T>().ok()
 }
 
-/// What a provider returns: one value per key it declared, in declaration order.
+/// What a provider or a step returns: one value per key it declared, in declaration order.
 ///
 /// ```
 /// use green_tea::Provided;
@@ -27,8 +30,8 @@ pub struct Provided {
     values: Values,
 }
 
-/// Most providers and steps provide one value: keep it inline rather than in a `Vec`, which
-/// saves an allocation per step per request.
+/// Most declarations provide one value: keep it inline rather than in a `Vec`, which saves an
+/// allocation per step per request.
 #[derive(Clone)]
 enum Values {
     One(AnyValue),
@@ -53,14 +56,11 @@ impl Values {
 impl Provided {
     /// Nothing yet; add values with [`with`](Self::with) in the order the keys were declared.
     pub fn new() -> Self {
-        Provided {
-            values: Values::default(),
-        }
+        Provided::default()
     }
 
     /// A single value.
     pub fn one<T: Send + Sync + 'static>(value: T) -> Self {
-        // Directly, not through `with`: steps make one of these on every request.
         Provided {
             values: Values::One(Arc::new(value)),
         }
@@ -105,9 +105,8 @@ impl Provided {
         self.values.as_slice()
     }
 
-    /// Appends the values, type-erased and in order, to `out` (for layers that store them,
-    /// like the HTTP steps).
-    pub fn append_to(self, out: &mut impl Extend<Arc<dyn Any + Send + Sync>>) {
+    /// Appends the values, in order, to `out`.
+    pub(crate) fn append_to(self, out: &mut impl Extend<AnyValue>) {
         match self.values {
             Values::One(value) => out.extend([value]),
             Values::Many(values) => out.extend(values),
@@ -116,7 +115,7 @@ impl Provided {
 
     /// Checks that these are one value per spec, each of the spec's type; says what differs.
     /// A hand-written provider or step could return anything; the graph relies on this.
-    pub fn check_against(&self, specs: &[KeySpec]) -> Result<(), String> {
+    pub(crate) fn check_against(&self, specs: &[KeySpec]) -> Result<(), String> {
         let values = self.values.as_slice();
         if values.len() != specs.len() {
             return Err(format!(
@@ -145,44 +144,85 @@ impl std::fmt::Debug for Provided {
     }
 }
 
-/// The values a provider declared it needs, resolved and in declaration order.
+/// The values a declaration needs, in declaration order, read by position.
 ///
-/// Their types were checked at `build()`, so [`get`](Self::get) fails only when a hand-written
-/// provider asks for a different type than its descriptor declared.
-pub struct Needs {
-    specs: Arc<[KeySpec]>,
-    values: Vec<AnyValue>,
+/// Their types were checked at `build()`, so [`get`](Self::get) fails only when hand-written
+/// code asks for a different type than its descriptor declared. The app hands steps and
+/// providers a view of values it holds (nothing is copied); [`into_owned`](Self::into_owned)
+/// makes one that outlives it.
+#[derive(Clone)]
+pub struct Needs<'a> {
+    values: NeedValues<'a>,
 }
 
-impl Needs {
-    /// Needs from their declared specs and the resolved values, in the same order. The
-    /// container makes these for providers; the HTTP layer makes them for steps.
-    ///
-    /// # Panics
-    ///
-    /// If the two lists differ in length.
-    pub fn new(specs: Arc<[KeySpec]>, values: Vec<Arc<dyn Any + Send + Sync>>) -> Self {
-        assert_eq!(specs.len(), values.len(), "one value per declared need");
-        Needs { specs, values }
+#[derive(Clone)]
+enum NeedValues<'a> {
+    /// A provider's needs: other providers' values, built before it.
+    App {
+        specs: &'a [KeySpec],
+        values: &'a [AppValue],
+        container: &'a Inner,
+    },
+    /// A request's: providers' values (built before its steps run) or its own.
+    Request {
+        specs: &'a [KeySpec],
+        sources: &'a [Source],
+        locals: &'a [AnyValue],
+        container: &'a Inner,
+    },
+    /// Taken out of the app.
+    Owned(Arc<(Vec<KeySpec>, Vec<AnyValue>)>),
+}
+
+impl<'a> Needs<'a> {
+    pub(crate) fn of_provider(
+        specs: &'a [KeySpec],
+        values: &'a [AppValue],
+        container: &'a Inner,
+    ) -> Self {
+        Needs {
+            values: NeedValues::App {
+                specs,
+                values,
+                container,
+            },
+        }
     }
 
-    /// The `index`-th need as a `T`.
+    pub(crate) fn of_request(
+        specs: &'a [KeySpec],
+        sources: &'a [Source],
+        locals: &'a [AnyValue],
+        container: &'a Inner,
+    ) -> Self {
+        Needs {
+            values: NeedValues::Request {
+                specs,
+                sources,
+                locals,
+                container,
+            },
+        }
+    }
+
+    /// The `index`-th need as an `Arc<T>`.
     pub fn get<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, NeedError> {
-        let spec = self.specs.get(index).ok_or(NeedError::NoSuchNeed {
-            index,
-            declared: self.specs.len(),
-        })?;
-        downcast(&self.values[index]).ok_or_else(|| NeedError::WrongType {
-            key: spec.key.clone(),
-            declared: spec.ty,
-            requested: TypeInfo::of::<T>(),
-        })
+        let value = self.value(index)?;
+        downcast(value).ok_or_else(|| self.wrong_type::<T>(index))
     }
 
-    /// The need named `key` as a `T`.
+    /// The `index`-th need, borrowed: no `Arc` to count up and down.
+    pub fn get_ref<T: Send + Sync + 'static>(&self, index: usize) -> Result<&T, NeedError> {
+        let value = self.value(index)?;
+        (**value)
+            .downcast_ref::<T>()
+            .ok_or_else(|| self.wrong_type::<T>(index))
+    }
+
+    /// The need named `key` as an `Arc<T>`.
     pub fn by_key<T: Send + Sync + 'static>(&self, key: &str) -> Result<Arc<T>, NeedError> {
         let index = self
-            .specs
+            .specs()
             .iter()
             .position(|s| s.key.as_str() == key)
             .ok_or_else(|| NeedError::NotDeclared {
@@ -193,16 +233,93 @@ impl Needs {
 
     /// How many needs there are.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.specs().len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.specs().is_empty()
+    }
+
+    /// The same needs, holding their values: for work that outlives the call it was given
+    /// to (an async closure's future, a spawned task). Clones one `Arc` per need.
+    pub fn into_owned(self) -> Needs<'static> {
+        if let NeedValues::Owned(owned) = self.values {
+            return Needs {
+                values: NeedValues::Owned(owned),
+            };
+        }
+        let values = (0..self.len())
+            .map(|i| self.value(i).map(Arc::clone))
+            .collect::<Result<Vec<_>, _>>();
+        let specs = self.specs().to_vec();
+        // A value that is not there stays missing: the owned needs report it when read.
+        let values = values.unwrap_or_default();
+        Needs {
+            values: NeedValues::Owned(Arc::new((specs, values))),
+        }
+    }
+
+    fn specs(&self) -> &[KeySpec] {
+        match &self.values {
+            NeedValues::App { specs, .. } | NeedValues::Request { specs, .. } => specs,
+            NeedValues::Owned(owned) => &owned.0,
+        }
+    }
+
+    fn value(&self, index: usize) -> Result<&AnyValue, NeedError> {
+        let specs = self.specs();
+        let spec = specs.get(index).ok_or(NeedError::NoSuchNeed {
+            index,
+            declared: specs.len(),
+        })?;
+        let value = match &self.values {
+            NeedValues::App {
+                values, container, ..
+            } => container.value(values[index]),
+            NeedValues::Request {
+                sources,
+                locals,
+                container,
+                ..
+            } => source_value(container, locals, sources[index]),
+            NeedValues::Owned(owned) => owned.1.get(index),
+        };
+        value.ok_or_else(|| NeedError::Unavailable {
+            key: spec.key.clone(),
+        })
+    }
+
+    fn wrong_type<T: 'static>(&self, index: usize) -> NeedError {
+        let spec = &self.specs()[index];
+        NeedError::WrongType {
+            key: spec.key.clone(),
+            declared: spec.ty,
+            requested: TypeInfo::of::<T>(),
+        }
     }
 }
 
-/// A provider asked its [`Needs`] for something its descriptor did not declare.
+impl std::fmt::Debug for Needs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys: Vec<&str> = self.specs().iter().map(|s| s.key.as_str()).collect();
+        f.debug_struct("Needs").field("keys", &keys).finish()
+    }
+}
+
+/// The value `source` names: a provider's, if it is built, or one of the request's `locals`.
+pub(crate) fn source_value<'a>(
+    container: &'a Inner,
+    locals: &'a [AnyValue],
+    source: Source,
+) -> Option<&'a AnyValue> {
+    match source {
+        Source::App(at) => container.value(at),
+        Source::Local(local) => locals.get(local.index()),
+    }
+}
+
+/// A declaration asked its [`Needs`] for something its descriptor did not declare.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum NeedError {
@@ -229,5 +346,12 @@ pub enum NeedError {
         declared: TypeInfo,
         /// The type asked for.
         requested: TypeInfo,
+    },
+    /// The value is not there: its provider is not built (a need read outside the order the
+    /// app runs things in).
+    #[error("`{key}` is not available here: its provider has not been built")]
+    Unavailable {
+        /// The key.
+        key: Key,
     },
 }

@@ -15,9 +15,10 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
+use green_tea_core::sibling::{self, AnyValue, RequestScope, Wired};
 use green_tea_core::{
-    BoxError, BuildError, Container, ContainerBuilder, Declaration, Needs, NodeKind, ProvideError,
-    Provided, Provider, ProviderDescriptor, ProviderFn, Source,
+    BoxError, BuildError, Container, ContainerBuilder, Descriptor, Needs, ProvideError, Provided,
+    Provider, ProviderFn, Source,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -285,7 +286,7 @@ impl Log {
 }
 
 /// Needs each declared need as its declared type; provides one made value per declared key.
-fn check_needs(needs: &Needs, specs: &[Spec]) -> Result<(), BoxError> {
+fn check_needs(needs: &Needs<'_>, specs: &[Spec]) -> Result<(), BoxError> {
     assert_eq!(needs.len(), specs.len(), "one value per declared need");
     for (i, spec) in specs.iter().enumerate() {
         with_type!(spec.ty, T => { needs.get::<T>(i)?; });
@@ -309,11 +310,10 @@ struct AnyProvider {
     log: Log,
 }
 
-#[green_tea_core::async_trait]
 impl Provider for AnyProvider {
-    fn descriptor(&self) -> ProviderDescriptor {
+    fn descriptor(&self) -> Descriptor {
         let d = self.provides.iter().fold(
-            ProviderDescriptor::new(self.name),
+            Descriptor::new(self.name),
             |d, s| with_type!(s.ty, T => d.provides::<T>(s.key())),
         );
         self.needs
@@ -321,7 +321,7 @@ impl Provider for AnyProvider {
             .fold(d, |d, s| with_type!(s.ty, T => d.needs::<T>(s.key())))
     }
 
-    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {
         check_needs(&needs, &self.needs)?;
         self.log.push("provide", self.decl);
         Ok(made(self.decl, &self.provides))
@@ -342,7 +342,7 @@ fn provider_fn<T: Made>(
     log: &Log,
 ) -> impl Provider {
     let (specs, log) = (d.needs.clone(), log.clone());
-    let provider = ProviderFn::new(d.provides[0].key(), move |needs: Needs| {
+    let provider = ProviderFn::new(d.provides[0].key(), move |needs: Needs<'static>| {
         let (specs, log) = (specs.clone(), log.clone());
         async move {
             check_needs(&needs, &specs)?;
@@ -357,8 +357,9 @@ fn provider_fn<T: Made>(
     )
 }
 
-/// The graph as `build_with` receives it: app-scoped declarations first (container order),
-/// then the request-scoped ones; `order[i]` is the input index of declaration `i`.
+/// The graph in the order the test numbers it: app-scoped declarations first (container
+/// order), then the request-scoped ones (steps and routes, in input order; each carries its
+/// number here as its payload in the request scope).
 struct Layout<'a> {
     decls: Vec<&'a DeclInput>,
     app: usize,
@@ -377,7 +378,7 @@ impl<'a> Layout<'a> {
         Layout { decls, app: count }
     }
 
-    fn builder(&self, log: &Log) -> (ContainerBuilder, Vec<Declaration>) {
+    fn builder(&self, log: &Log) -> (ContainerBuilder, RequestScope<usize, usize>) {
         let mut builder = Container::builder();
         for (id, d) in self.decls[..self.app].iter().enumerate() {
             let name = NAMES[d.name];
@@ -410,24 +411,24 @@ impl<'a> Layout<'a> {
                 Kind::Step | Kind::Route => unreachable!("app-scoped declarations only"),
             };
         }
-        let request = self.decls[self.app..]
-            .iter()
-            .map(|d| {
-                let kind = if d.kind == Kind::Step {
-                    NodeKind::Step
-                } else {
-                    NodeKind::Route
-                };
-                let decl = d.provides.iter().fold(
-                    Declaration::new(kind, NAMES[d.name]),
-                    |x, s| with_type!(s.ty, T => x.provides::<T>(s.key())),
-                );
-                d.needs
-                    .iter()
-                    .fold(decl, |x, s| with_type!(s.ty, T => x.needs::<T>(s.key())))
-            })
-            .collect();
-        (builder, request)
+        let mut scope = RequestScope::new();
+        for (offset, d) in self.decls[self.app..].iter().enumerate() {
+            let decl = self.app + offset;
+            let descriptor = d.provides.iter().fold(
+                Descriptor::new(NAMES[d.name]),
+                |x, s| with_type!(s.ty, T => x.provides::<T>(s.key())),
+            );
+            let descriptor = d.needs.iter().fold(
+                descriptor,
+                |x, s| with_type!(s.ty, T => x.needs::<T>(s.key())),
+            );
+            if d.kind == Kind::Step {
+                scope.add_step(descriptor, decl);
+            } else {
+                scope.add_route(descriptor, Vec::new(), decl);
+            }
+        }
+        (builder, scope)
     }
 }
 
@@ -467,14 +468,17 @@ impl Expected {
                     Some((base, _)) if is_override(decls[base]) => count("GT0003"),
                     Some((base, base_index)) => {
                         if decls[base].provides[base_index].ty != s.ty {
+                            // One problem; the key stays with the declaration it would replace.
                             count("GT0004");
+                        } else {
+                            keys.insert(s.key, (i, index));
                         }
-                        keys.insert(s.key, (i, index));
                     }
                 }
             }
         }
         let mut edges = vec![vec![false; decls.len()]; decls.len()];
+        let mut missing = BTreeSet::new();
         let needs = decls
             .iter()
             .enumerate()
@@ -483,7 +487,10 @@ impl Expected {
                     .iter()
                     .map(|need| {
                         let Some(&(p, index)) = keys.get(&need.key) else {
-                            count("GT0001");
+                            // One problem per missing key, naming every consumer.
+                            if missing.insert(need.key) {
+                                count("GT0001");
+                            }
                             return None;
                         };
                         if decls[p].provides[index].ty != need.ty {
@@ -540,21 +547,28 @@ pub(crate) fn check(input: &GraphInput) -> Result<(), TestCaseError> {
     let layout = Layout::of(input);
     let expected = Expected::of(&layout);
     let log = Log::default();
-    let (builder, request) = layout.builder(&log);
-    match builder.build_with(request) {
+    let (builder, scope) = layout.builder(&log);
+    match sibling::build_scope(builder, scope) {
         Err(error) => check_error(&error, &expected),
-        Ok((container, wiring)) => {
+        Ok(wired) => {
             prop_assert!(
                 expected.codes.is_empty(),
                 "built, but expected problems {:?}",
                 expected.codes
             );
-            check_wiring(&layout, &expected, &container, &wiring)?;
+            let app_sources = check_plans(&layout, &expected, &wired)?;
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_time()
                 .build()
                 .unwrap();
-            runtime.block_on(check_lifecycle(input, &layout, &expected, &container, &log))
+            runtime.block_on(check_lifecycle(
+                input,
+                &layout,
+                &expected,
+                &wired.container,
+                &app_sources,
+                &log,
+            ))
         }
     }
 }
@@ -591,48 +605,78 @@ fn check_error(error: &BuildError, expected: &Expected) -> Result<(), TestCaseEr
     Ok(())
 }
 
-fn check_wiring(
+/// Checks every route's plan against the independent check: it runs exactly the steps its
+/// handler needs, transitively, each after the steps it needs; each need of a step or the
+/// handler reads the right local value (by the plan's layout) or an app value. Returns, for
+/// the app values, which key each must hold the value of (checked once they are built).
+fn check_plans(
     layout: &Layout<'_>,
     expected: &Expected,
-    container: &Container,
-    wiring: &green_tea_core::Wiring,
-) -> Result<(), TestCaseError> {
-    let requests = layout.decls.len() - layout.app;
-    prop_assert_eq!(wiring.needs.len(), requests);
-    let mut order = wiring.order.clone();
-    order.sort_unstable();
-    prop_assert_eq!(
-        order,
-        (0..requests).collect::<Vec<_>>(),
-        "order is a permutation"
-    );
-    let position = |d: usize| wiring.order.iter().position(|&x| x == d).unwrap();
-    for r in 0..requests {
-        let decl = layout.app + r;
-        prop_assert_eq!(wiring.needs[r].len(), layout.decls[decl].needs.len());
-        for (j, source) in wiring.needs[r].iter().enumerate() {
-            let (p, index) = expected.needs[decl][j].expect("a valid graph resolves every need");
-            match *source {
-                Source::App(at) => {
-                    prop_assert!(p < layout.app, "{source:?} should be a step's value");
-                    let key = layout.decls[decl].needs[j].key();
-                    prop_assert_eq!(container.app_value(key), Some(at));
-                }
-                Source::Request {
-                    decl: step,
-                    index: i,
-                } => {
-                    prop_assert_eq!((layout.app + step, i), (p, index));
-                    prop_assert!(
-                        position(step) < position(r),
-                        "a step runs before who needs it"
-                    );
+    wired: &Wired<usize, usize>,
+) -> Result<Vec<(green_tea_core::AppValue, usize)>, TestCaseError> {
+    let steps = layout.decls.iter().filter(|d| d.kind == Kind::Step).count();
+    prop_assert_eq!(wired.steps.len(), steps);
+    let mut app_sources = Vec::new();
+    for route in wired.routes.iter() {
+        let decl = route.route;
+        let plan = &route.plan;
+        // The steps the route needs, transitively, by the independent check.
+        let mut wanted = BTreeSet::new();
+        let mut stack = vec![decl];
+        while let Some(d) = stack.pop() {
+            for &(p, _) in expected.needs[d].iter().flatten() {
+                if p >= layout.app && wanted.insert(p) {
+                    stack.push(p);
                 }
             }
         }
-        let before = wiring.runs_before(r);
-        prop_assert!(!before.contains(&r));
-        prop_assert!(before.windows(2).all(|w| position(w[0]) < position(w[1])));
+        let runs: Vec<usize> = plan
+            .steps
+            .iter()
+            .map(|s| wired.steps[s.step].step)
+            .collect();
+        prop_assert_eq!(
+            runs.iter().copied().collect::<BTreeSet<_>>(),
+            wanted,
+            "the route runs exactly the steps it needs"
+        );
+        prop_assert_eq!(runs.len(), plan.steps.len(), "each step once");
+        // Local values, in run order.
+        let mut first_local = HashMap::new();
+        let mut locals = 0;
+        for &step in &runs {
+            first_local.insert(step, locals);
+            locals += layout.decls[step].provides.len();
+        }
+        prop_assert_eq!(plan.locals, locals);
+        let mut check_sources =
+            |consumer: usize, sources: &[Source]| -> Result<(), TestCaseError> {
+                prop_assert_eq!(sources.len(), layout.decls[consumer].needs.len());
+                for (j, source) in sources.iter().enumerate() {
+                    let (p, index) =
+                        expected.needs[consumer][j].expect("a valid graph resolves every need");
+                    match *source {
+                        Source::App(at) => {
+                            prop_assert!(p < layout.app, "{source:?} should be a step's value");
+                            prop_assert!(plan.app_values.contains(&at));
+                            app_sources.push((at, layout.decls[consumer].needs[j].key));
+                        }
+                        Source::Local(local) => {
+                            prop_assert!(p >= layout.app, "{source:?} should be an app value");
+                            prop_assert_eq!(local.position(), first_local[&p] + index);
+                            if consumer >= layout.app && consumer != decl {
+                                let at = |d| runs.iter().position(|&r| r == d).unwrap();
+                                prop_assert!(at(p) < at(consumer), "a step runs after its needs");
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            };
+        for planned in plan.steps.iter() {
+            check_sources(wired.steps[planned.step].step, &planned.needs)?;
+        }
+        check_sources(decl, &plan.needs)?;
     }
     let app_keys: BTreeSet<&str> = expected
         .keys
@@ -640,12 +684,17 @@ fn check_wiring(
         .filter(|(_, (p, _))| *p < layout.app)
         .map(|(&k, _)| KEYS[k])
         .collect();
-    let keys: Vec<String> = container.keys().iter().map(|k| k.to_string()).collect();
+    let keys: Vec<String> = wired
+        .container
+        .keys()
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
     prop_assert_eq!(
         keys,
         app_keys.iter().map(|k| k.to_string()).collect::<Vec<_>>()
     );
-    Ok(())
+    Ok(app_sources)
 }
 
 async fn check_lifecycle(
@@ -653,6 +702,7 @@ async fn check_lifecycle(
     layout: &Layout<'_>,
     expected: &Expected,
     container: &Container,
+    app_sources: &[(green_tea_core::AppValue, usize)],
     log: &Log,
 ) -> Result<(), TestCaseError> {
     let app = layout.app;
@@ -682,7 +732,7 @@ async fn check_lifecycle(
         .collect();
     let (required, tolerated) = if input.start_all {
         container
-            .start()
+            .build_all()
             .await
             .map_err(|e| TestCaseError::fail(format!("start: {e}")))?;
         let all: BTreeSet<usize> = (0..app).filter(|d| !replaced.contains(d)).collect();
@@ -711,6 +761,21 @@ async fn check_lifecycle(
             explain.to_dot(),
             explain.to_mermaid(),
             explain.to_json(),
+        );
+    }
+
+    // Each app value a route's plan reads is the value of the key its consumer needs.
+    for &(at, key) in app_sources {
+        let planned = sibling::value(container, at);
+        let ty = layout.decls[routed[&key].0].provides[routed[&key].1].ty;
+        let got: AnyValue = with_type!(ty, T => container
+            .get::<T>(KEYS[key])
+            .await
+            .map_err(|e| TestCaseError::fail(e.to_string()))?);
+        prop_assert!(
+            planned.is_some_and(|v| Arc::ptr_eq(v, &got)),
+            "a plan reads `{}` from the wrong value",
+            KEYS[key]
         );
     }
 
@@ -828,7 +893,7 @@ fn start_does_not_build_a_replaced_provider() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        container.start().await.unwrap();
+        container.build_all().await.unwrap();
         assert_eq!(*container.get::<u32>("a_b").await.unwrap(), 1);
         container.close().await.unwrap();
     });

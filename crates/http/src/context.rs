@@ -1,7 +1,6 @@
 //! `RequestContext`: what a handler gets: the request head, its body (read once, within the
 //! limit), the values it needs, and axum-core extractors.
 
-use std::any::Any;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
@@ -17,12 +16,15 @@ use http_body_util::{BodyExt, Limited};
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
 
+use green_tea_core::RouteId;
+use green_tea_core::sibling::{self, AnyValue};
+
 use crate::app::{AppInner, CompiledRoute, InFlightGuard};
 use crate::error::HttpError;
 
-/// One request's values: its steps' outputs, then its handler's needs. Inline up to four (the
-/// common case), so that holding them costs no allocation per request.
-pub(crate) type RequestValues = SmallVec<[Arc<dyn Any + Send + Sync>; 4]>;
+/// One request's values: its steps' outputs, in run order. Inline up to four (the common
+/// case), so that holding them costs no allocation per request.
+pub(crate) type RequestValues = SmallVec<[AnyValue; 4]>;
 
 /// A request body as the app holds it: hyper's own on the serving path (no boxing), any other
 /// body from tower or `TestClient`.
@@ -47,28 +49,25 @@ impl From<Body> for RequestBody {
 pub struct RequestContext {
     parts: Parts,
     body: Option<RequestBody>,
-    /// The request's values; the handler's needs start at `first_need`.
-    values: RequestValues,
-    first_need: usize,
-    /// The app and the route's index in it: the limits, the need specs, the drain.
+    /// The values its steps provided.
+    locals: RequestValues,
+    /// The app and the route: the limits, the plan, the drain.
     app: Arc<AppInner>,
-    route: usize,
+    route: RouteId,
 }
 
 impl RequestContext {
     pub(crate) fn new(
         parts: Parts,
         body: RequestBody,
-        values: RequestValues,
-        first_need: usize,
+        locals: RequestValues,
         app: Arc<AppInner>,
-        route: usize,
+        route: RouteId,
     ) -> Self {
         RequestContext {
             parts,
             body: Some(body),
-            values,
-            first_need,
+            locals,
             app,
             route,
         }
@@ -117,24 +116,45 @@ impl RequestContext {
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
     /// build, so this fails only if the handler asks with another type than it declared.
     pub fn need<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, HttpError> {
-        let needs = &self.values[self.first_need..];
-        let value = needs.get(index).ok_or_else(|| {
+        let value = self.need_value(index)?;
+        Arc::clone(value)
+            .downcast::<T>()
+            .map_err(|_| self.wrong_need_type::<T>(index))
+    }
+
+    /// The same, borrowed from the request: no `Arc` to count up and down.
+    pub fn need_ref<T: Send + Sync + 'static>(&self, index: usize) -> Result<&T, HttpError> {
+        let value = self.need_value(index)?;
+        (**value)
+            .downcast_ref::<T>()
+            .ok_or_else(|| self.wrong_need_type::<T>(index))
+    }
+
+    fn need_value(&self, index: usize) -> Result<&AnyValue, HttpError> {
+        let route = self.route();
+        let source = route.plan.needs.get(index).ok_or_else(|| {
             tracing::error!(
                 index,
-                declared = needs.len(),
+                declared = route.plan.needs.len(),
                 "a handler asked for an undeclared need"
             );
             HttpError::internal()
         })?;
-        Arc::clone(value).downcast::<T>().map_err(|_| {
-            tracing::error!(
-                key = %self.route().need_specs[index].key,
-                declared = %self.route().need_specs[index].ty,
-                requested = std::any::type_name::<T>(),
-                "a handler asked for a need with the wrong type"
-            );
+        sibling::source_value(&self.app.container, &self.locals, *source).ok_or_else(|| {
+            tracing::error!(key = %route.descriptor.needs[index].key, "a need is not available");
             HttpError::internal()
         })
+    }
+
+    fn wrong_need_type<T: 'static>(&self, index: usize) -> HttpError {
+        let spec = &self.route().descriptor.needs[index];
+        tracing::error!(
+            key = %spec.key,
+            declared = %spec.ty,
+            requested = std::any::type_name::<T>(),
+            "a handler asked for a need with the wrong type"
+        );
+        HttpError::internal()
     }
 
     /// The request head: method, URI, headers, extensions.

@@ -5,7 +5,8 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use green_tea_core::{Explain, closest, dot_quote};
+use green_tea_core::Explain;
+use green_tea_core::sibling::{self, closest, dot_quote};
 
 use crate::app::{App, CompiledRoute};
 
@@ -141,33 +142,41 @@ impl App {
 
     fn explain_route(&self, route: &CompiledRoute) -> RouteExplain {
         let steps = route
+            .plan
             .steps
             .iter()
             .map(|planned| {
-                let info = &self.inner.steps[planned.step];
+                let step = &self.inner.steps[planned.step].descriptor;
                 StepExplain {
-                    name: info.name.clone(),
-                    provides: info
+                    name: step.name.to_string(),
+                    provides: step
                         .provides
                         .iter()
                         .map(|s| format!("{}: {}", s.key, s.ty))
                         .collect(),
-                    needs: info.need_specs.iter().map(|s| s.key.to_string()).collect(),
-                    location: info.location.to_string(),
+                    needs: step.needs.iter().map(|s| s.key.to_string()).collect(),
+                    location: step.location.to_string(),
                 }
             })
             .collect();
+        let handler = route.name.to_string();
         RouteExplain {
             method: route.method.to_string(),
             template: route.template.clone(),
-            handler: route.name.clone(),
-            location: route.location.to_string(),
-            needs: route.need_specs.iter().map(|s| s.key.to_string()).collect(),
+            location: route.descriptor.location.to_string(),
+            needs: route
+                .descriptor
+                .needs
+                .iter()
+                .map(|s| s.key.to_string())
+                .collect(),
             steps,
-            providers: self
-                .inner
-                .container
-                .explain_values(route.name.clone(), &route.app_values),
+            providers: sibling::explain_values(
+                &self.inner.container,
+                handler.clone(),
+                &route.plan.app_values,
+            ),
+            handler,
         }
     }
 }

@@ -4,19 +4,26 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
-use axum_core::response::{IntoResponse, Response};
-use futures_util::future::{BoxFuture, FutureExt};
+use axum_core::response::IntoResponse;
+use futures_util::future::FutureExt;
 use http::Method;
 
 use green_tea_core::{Key, KeySpec, Location};
 
 use crate::context::RequestContext;
+use crate::future::HandlerFuture;
 
 /// What answers a request once its steps have run. Any `async` closure of a
-/// [`RequestContext`] returning something [`IntoResponse`] is one.
+/// [`RequestContext`] returning something [`IntoResponse`] is one (its future is boxed once
+/// per request); a handler that answers without waiting returns [`HandlerFuture::ready`] and
+/// costs no allocation.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a green-tea handler",
+    note = "a handler is an async closure of a `RequestContext` returning something `IntoResponse`, or a type implementing `Handler`"
+)]
 pub trait Handler: Send + Sync + 'static {
     /// Answers one request.
-    fn call(&self, request: RequestContext) -> BoxFuture<'static, Response>;
+    fn call(&self, request: RequestContext) -> HandlerFuture;
 }
 
 impl<F, Fut, R> Handler for F
@@ -25,8 +32,8 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: IntoResponse + 'static,
 {
-    fn call(&self, request: RequestContext) -> BoxFuture<'static, Response> {
-        (self)(request).map(IntoResponse::into_response).boxed()
+    fn call(&self, request: RequestContext) -> HandlerFuture {
+        HandlerFuture::new((self)(request).map(IntoResponse::into_response))
     }
 }
 
@@ -130,14 +137,8 @@ impl Route {
 }
 
 /// Joins a group prefix and a route path: `("/orders", "/")` is `/orders`,
-/// `("/orders", "/{id}")` is `/orders/{id}`.
-///
-/// ```
-/// use green_tea::http::join_paths;
-/// assert_eq!(join_paths("/orders", "/"), "/orders");
-/// assert_eq!(join_paths("/orders/", "/{id}"), "/orders/{id}");
-/// assert_eq!(join_paths("", "/"), "/");
-/// ```
+/// `("/orders", "/{id}")` is `/orders/{id}`. (What `#[route]` routes a method at.)
+#[doc(hidden)]
 pub fn join_paths(prefix: &str, path: &str) -> String {
     let prefix = prefix.trim_end_matches('/');
     let path = path.trim_start_matches('/');
@@ -161,3 +162,16 @@ pub struct RouteRegistration {
 }
 
 inventory::collect!(RouteRegistration);
+
+#[cfg(test)]
+mod tests {
+    use super::join_paths;
+
+    #[test]
+    fn a_prefix_and_a_path_join_with_one_slash() {
+        assert_eq!(join_paths("/orders", "/"), "/orders");
+        assert_eq!(join_paths("/orders/", "/{id}"), "/orders/{id}");
+        assert_eq!(join_paths("", "/"), "/");
+        assert_eq!(join_paths("", "/health"), "/health");
+    }
+}

@@ -3,54 +3,58 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use async_trait::async_trait;
-use axum_core::response::{IntoResponse, Response};
+use axum_core::response::IntoResponse;
 use http::request::Parts;
 
-use green_tea_core::{Key, Needs, Provided, ProviderDescriptor};
+use green_tea_core::{Descriptor, Key, Needs, Provided};
 
 use crate::error::HttpError;
-
-/// A step's descriptor has the same shape as a provider's: name, provided and needed keys,
-/// location.
-pub type StepDescriptor = ProviderDescriptor;
+use crate::future::StepFuture;
 
 /// A request-scoped part of the graph: it runs on every request whose route needs one of its
 /// values (or names it as a guard), from scratch, and never otherwise. It may read and modify
 /// the request head, and it may reject the request with any response (usually an
 /// [`HttpError`], whose JSON body says why).
 ///
-/// `#[step]` writes this impl for you.
-#[async_trait]
+/// `#[step]` writes this impl for you. By hand, a step that never waits answers with
+/// [`StepFuture::ready`] (nothing allocated per request), one that waits with
+/// [`StepFuture::new`] (its future boxed once per request):
+///
+/// ```
+/// use green_tea::http::{HttpError, Parts, Step, StepFuture};
+/// use green_tea::{Descriptor, Needs, Provided};
+///
+/// struct Tenant;
+///
+/// impl Step for Tenant {
+///     fn descriptor(&self) -> Descriptor {
+///         Descriptor::new("tenant").provides::<String>("tenant")
+///     }
+///
+///     fn run<'a>(&'a self, parts: &'a mut Parts, _needs: Needs<'a>) -> StepFuture<'a> {
+///         let tenant = parts.headers.get("x-tenant").and_then(|v| v.to_str().ok());
+///         StepFuture::ready(match tenant {
+///             Some(tenant) => Ok(Provided::one(tenant.to_owned())),
+///             None => Err(HttpError::bad_request("x-tenant is required").into()),
+///         })
+///     }
+/// }
+/// # let _ = Tenant;
+/// ```
+///
+/// What a step returns is checked against its descriptor on every request (one value per
+/// provided key, of the key's type): a step that returns something else is answered with a 500
+/// and an error in the log, at the step that misbehaved.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a green-tea step",
-    note = "put `#[step(provides = \"key\")]` on a fn, or implement `Step` by hand"
+    note = "put `#[step(provides = \"key\")]` on a fn and register `name::step()`, or implement `Step` by hand"
 )]
 pub trait Step: Send + Sync + 'static {
     /// What it provides and needs; its name is how routes name it as a guard.
-    fn descriptor(&self) -> StepDescriptor;
+    fn descriptor(&self) -> Descriptor;
 
     /// Runs for one request: one value per declared key, or the response that rejects it.
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response>;
-
-    /// The same, at once, for a step that never waits; `None` (the default) means "call
-    /// [`run`](Self::run)". The app tries this first, so a synchronous step costs no boxed
-    /// future per request.
-    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
-        let _ = (parts, needs);
-        None
-    }
-
-    /// Whether this step's type guarantees that `run` and `run_now` return exactly what the
-    /// descriptor declares: one value per provided key, of the key's type. `StepFn`, `Guard`
-    /// and `#[step]` build both from the same types and say `true`. A hand-written step keeps
-    /// the default, `false`, and the app checks its values on every request: one that returns
-    /// something else is answered with a 500 and an error in the log, at the step that
-    /// misbehaved rather than at whichever need later reads the wrong value. (Debug builds
-    /// check every step.)
-    fn returns_declared_types(&self) -> bool {
-        false
-    }
+    fn run<'a>(&'a self, parts: &'a mut Parts, needs: Needs<'a>) -> StepFuture<'a>;
 }
 
 /// A step from a synchronous closure of the request head and the needs.
@@ -66,7 +70,7 @@ pub trait Step: Send + Sync + 'static {
 /// # let _ = request_id;
 /// ```
 pub struct StepFn<T, F> {
-    descriptor: StepDescriptor,
+    descriptor: Descriptor,
     run: F,
     _value: PhantomData<fn() -> T>,
 }
@@ -74,14 +78,14 @@ pub struct StepFn<T, F> {
 impl<T, F> StepFn<T, F>
 where
     T: Send + Sync + 'static,
-    F: Fn(&Parts, &Needs) -> Result<T, HttpError> + Send + Sync + 'static,
+    F: Fn(&Parts, &Needs<'_>) -> Result<T, HttpError> + Send + Sync + 'static,
 {
     /// A step providing `key`, named after it.
     #[track_caller]
     pub fn new(key: impl Into<Key>, run: F) -> Self {
         let key = key.into();
         StepFn {
-            descriptor: StepDescriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
+            descriptor: Descriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
             run,
             _value: PhantomData,
         }
@@ -100,6 +104,24 @@ where
     }
 }
 
+impl<T, F> Step for StepFn<T, F>
+where
+    T: Send + Sync + 'static,
+    F: Fn(&Parts, &Needs<'_>) -> Result<T, HttpError> + Send + Sync + 'static,
+{
+    fn descriptor(&self) -> Descriptor {
+        self.descriptor.clone()
+    }
+
+    fn run<'a>(&'a self, parts: &'a mut Parts, needs: Needs<'a>) -> StepFuture<'a> {
+        StepFuture::ready(
+            (self.run)(parts, &needs)
+                .map(Provided::one)
+                .map_err(IntoResponse::into_response),
+        )
+    }
+}
+
 /// A step that provides nothing: a guard, which only accepts or rejects.
 ///
 /// ```
@@ -113,19 +135,19 @@ where
 /// # let _ = require_admin;
 /// ```
 pub struct Guard<F> {
-    descriptor: StepDescriptor,
+    descriptor: Descriptor,
     run: F,
 }
 
 impl<F> Guard<F>
 where
-    F: Fn(&Parts, &Needs) -> Result<(), HttpError> + Send + Sync + 'static,
+    F: Fn(&Parts, &Needs<'_>) -> Result<(), HttpError> + Send + Sync + 'static,
 {
     /// A guard named `name`.
     #[track_caller]
     pub fn new(name: impl Into<Cow<'static, str>>, run: F) -> Self {
         Guard {
-            descriptor: StepDescriptor::new(name),
+            descriptor: Descriptor::new(name),
             run,
         }
     }
@@ -137,62 +159,20 @@ where
     }
 }
 
-#[async_trait]
-impl<T, F> Step for StepFn<T, F>
-where
-    T: Send + Sync + 'static,
-    F: Fn(&Parts, &Needs) -> Result<T, HttpError> + Send + Sync + 'static,
-{
-    fn descriptor(&self) -> StepDescriptor {
-        self.descriptor.clone()
-    }
-
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response> {
-        (self.run)(parts, &needs)
-            .map(Provided::one)
-            .map_err(IntoResponse::into_response)
-    }
-
-    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
-        Some(
-            (self.run)(parts, needs)
-                .map(Provided::one)
-                .map_err(IntoResponse::into_response),
-        )
-    }
-
-    /// One `T`, declared as one `T` by [`StepFn::new`].
-    fn returns_declared_types(&self) -> bool {
-        true
-    }
-}
-
-#[async_trait]
 impl<F> Step for Guard<F>
 where
-    F: Fn(&Parts, &Needs) -> Result<(), HttpError> + Send + Sync + 'static,
+    F: Fn(&Parts, &Needs<'_>) -> Result<(), HttpError> + Send + Sync + 'static,
 {
-    fn descriptor(&self) -> StepDescriptor {
+    fn descriptor(&self) -> Descriptor {
         self.descriptor.clone()
     }
 
-    async fn run(&self, parts: &mut Parts, needs: Needs) -> Result<Provided, Response> {
-        (self.run)(parts, &needs)
-            .map(|()| Provided::new())
-            .map_err(IntoResponse::into_response)
-    }
-
-    fn run_now(&self, parts: &mut Parts, needs: &Needs) -> Option<Result<Provided, Response>> {
-        Some(
-            (self.run)(parts, needs)
+    fn run<'a>(&'a self, parts: &'a mut Parts, needs: Needs<'a>) -> StepFuture<'a> {
+        StepFuture::ready(
+            (self.run)(parts, &needs)
                 .map(|()| Provided::new())
                 .map_err(IntoResponse::into_response),
         )
-    }
-
-    /// Nothing, declared as nothing.
-    fn returns_declared_types(&self) -> bool {
-        true
     }
 }
 

@@ -4,6 +4,7 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
@@ -45,9 +46,9 @@ pub(crate) fn probe_traits() -> TokenStream {
         #[allow(unused_imports)]
         use ::green_tea::__private::{
             Extractor as _, GraphValue as _, JsonBody as _, NotAGraphValue as _,
-            NotAJsonBody as _, NotARouteValue as _, NotAnExtractor as _, RouteValue as _, SharedRoute as _, SharedState as _,
-            UnsharedRoute as _, UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _,
-            ValueIsSync as _,
+            NotAJsonBody as _, NotARouteValue as _, NotAnExtractor as _, RouteValue as _,
+            SharedRoute as _, SharedState as _, UnsharedRoute as _, UnsharedState as _,
+            ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
         };
     }
 }
@@ -58,9 +59,9 @@ pub(crate) fn probe(ty: &Type) -> TokenStream {
     quote!((&&::green_tea::__private::TypeProbe::<#ty>::new()))
 }
 
-/// `TypeProbe::<(Self, PhantomData<T>...)>` over everything a future holds, whose `boxed`
-/// reports nothing when one of those is not `Send + Sync`: `checks` (or a trait's
-/// `Send + Sync` bound) already reports it, once.
+/// `TypeProbe::<(Self, PhantomData<T>...)>` over everything a future holds, whose
+/// `provider_future` and `step_future` report nothing when one of those is not
+/// `Send + Sync`: `checks` (or a trait's `Send + Sync` bound) already reports it, once.
 pub(crate) fn state_probe(declared: &Declared<'_>) -> TokenStream {
     let held = declared
         .provides
@@ -70,8 +71,7 @@ pub(crate) fn state_probe(declared: &Declared<'_>) -> TokenStream {
     quote!((&&::green_tea::__private::TypeProbe::<(Self, #(#held,)*)>::new()))
 }
 
-/// `fn descriptor(&self)` of a `Provider` or `Step` impl (a step's descriptor is a
-/// `ProviderDescriptor` too).
+/// `fn descriptor(&self)` of a `Provider` or `Step` impl.
 pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
     let name = declared.name;
     let uses = probe_traits();
@@ -85,9 +85,9 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
     });
     let location = location(declared.location);
     quote! {
-        fn descriptor(&self) -> ::green_tea::__private::ProviderDescriptor {
+        fn descriptor(&self) -> ::green_tea::__private::Descriptor {
             #uses
-            let __descriptor = ::green_tea::__private::ProviderDescriptor::new(#name);
+            let __descriptor = ::green_tea::__private::Descriptor::new(#name);
             #(#provides)*
             #(#needs)*
             __descriptor.at(#location)
@@ -102,8 +102,9 @@ pub(crate) fn location(span: Span) -> TokenStream {
     }
 }
 
-/// `let` statements taking each need out of `__needs`, and the arguments that pass them on.
-/// `on_error` turns a `NeedError` into the caller's error (nothing: `?` converts it).
+/// `let` statements taking each need out of `__needs` (a `&T` borrowed from it, an `Arc<T>`
+/// cloned), and the arguments that pass them on. `on_error` turns a `NeedError` into the
+/// caller's error (nothing: `?` converts it).
 pub(crate) fn fetch_needs(
     needed: &[ValueParam],
     on_error: &TokenStream,
@@ -115,8 +116,12 @@ pub(crate) fn fetch_needs(
         let ty = &param.ty;
         let index = Literal::usize_unsuffixed(index);
         let probe = probe(ty);
-        lets.extend(quote!(let #var = #probe.need(&__needs, #index) #on_error ?;));
-        args.push(pass(&var, param.pass));
+        let read = match param.pass {
+            Pass::Arc => quote!(need),
+            Pass::Ref => quote!(need_ref),
+        };
+        lets.extend(quote!(let #var = #probe.#read(&__needs, #index) #on_error ?;));
+        args.push(quote!(#var));
     }
     (lets, args)
 }
@@ -238,24 +243,112 @@ pub(crate) fn cfgs(attrs: &[Attribute]) -> Vec<&Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
 }
 
-/// The empty braced struct that stands for the fn `name` (`#[provider]`, `#[step]`): a braced
-/// struct lives only in the type namespace, so the fn keeps its name and any binding or
-/// parameter of the same name stays a binding.
-pub(crate) fn fn_struct(
+/// What a `#[provider]` or `#[step]` fn is declared as, and registered with.
+#[derive(Clone, Copy)]
+pub(crate) enum FnKind {
+    Provider,
+    Step,
+}
+
+impl FnKind {
+    fn word(self) -> &'static str {
+        match self {
+            FnKind::Provider => "provider",
+            FnKind::Step => "step",
+        }
+    }
+}
+
+/// The companion of the fn `name`: a type of the same name in a hidden module, with
+/// `name::provider()` (or `name::step()`) making it, glob-imported next to the fn. The fn keeps
+/// its name in the value namespace; the type is in the type namespace, so bindings named like
+/// the fn stay bindings; and a glob import gives way to any type or module of the same name
+/// the user declares, so it never collides. Returns the items and the path of the type.
+pub(crate) fn companion(
     vis: &Visibility,
     name: &Ident,
     cfgs: &[&Attribute],
-    what: &str,
-    register: &str,
-) -> TokenStream {
+    kind: FnKind,
+) -> (TokenStream, TokenStream) {
+    let module = format_ident!("__green_tea_{}", name.unraw());
+    let inner_vis = inner_visibility(vis);
+    let word = kind.word();
+    let constructor = Ident::new(word, Span::call_site());
     let doc = format!(
-        "The {what} declared by the fn `{name}`: register it with `.{register}({name} {{}})`."
+        "The {word} declared by the fn `{name}`: register it with `.{word}({name}::{word}())`."
     );
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
+    let make_doc =
+        format!("The {word} declared by the fn `{name}`, to register with `.{word}(...)`.");
+    let items = quote! {
         #(#cfgs)*
-        #vis struct #name {}
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        #vis mod #module {
+            #[doc = #doc]
+            #[allow(non_camel_case_types)]
+            #[derive(Clone, Copy, Debug, Default)]
+            #inner_vis struct #name {}
+
+            impl #name {
+                #[doc = #make_doc]
+                #[allow(dead_code)]
+                #inner_vis const fn #constructor() -> Self {
+                    #name {}
+                }
+            }
+        }
+
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #module::*;
+    };
+    (items, quote!(#module::#name))
+}
+
+/// The visibility, inside the companion's module, of what the fn's visibility `vis` reaches:
+/// one module further in, so relative paths gain a `super`.
+fn inner_visibility(vis: &Visibility) -> TokenStream {
+    match vis {
+        Visibility::Public(_) => quote!(#vis),
+        Visibility::Inherited => quote!(pub(super)),
+        Visibility::Restricted(restricted) => {
+            let path = &restricted.path;
+            let first = path.segments.first().map(|s| s.ident.to_string());
+            match first.as_deref() {
+                Some("crate") => quote!(#vis),
+                Some("self") if path.segments.len() == 1 => quote!(pub(super)),
+                Some("self") => {
+                    let rest = path.segments.iter().skip(1);
+                    quote!(pub(in super #(::#rest)*))
+                }
+                _ => quote!(pub(in super::#path)),
+            }
+        }
     }
+}
+
+/// One `DeclaredKey` per provided key, so that `build()` can say of a missing key that this
+/// declaration provides it but was not registered (`register` says how to register it).
+pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &str) -> TokenStream {
+    let name = declared.name;
+    let location = location(declared.location);
+    let kind = match kind {
+        FnKind::Provider => quote!(Provider),
+        FnKind::Step => quote!(Step),
+    };
+    let submits = declared.provides.iter().map(|(key, _)| {
+        quote! {
+            ::green_tea::__private::inventory::submit! {
+                ::green_tea::__private::DeclaredKey {
+                    key: #key,
+                    kind: ::green_tea::__private::NodeKind::#kind,
+                    name: #name,
+                    location: #location,
+                    register: #register,
+                }
+            }
+        }
+    });
+    quote!(#(#submits)*)
 }

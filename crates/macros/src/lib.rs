@@ -29,10 +29,11 @@ mod types;
 /// the key's type is `T`. The return type is what it provides: `T`, or `Result<T, E>` with
 /// `E: Into<BoxError>` (recognised by its last path segment, `Result`); with several
 /// `provides`, `T` is a tuple with one element per key. The fn stays as written (call it
-/// directly, `billing_api().await`), and an empty braced struct of the same name,
-/// `billing_api {}`, implements `Provider`: register it with `.provider(billing_api {})`. A
-/// braced struct lives only in the type namespace, so a `let billing_api` or a parameter named
-/// `billing_api` in the same module is still a plain binding.
+/// directly, `billing_api().await`), and a companion of the same name implements `Provider`:
+/// register it with `.provider(billing_api::provider())`. The companion is a type in a hidden
+/// module, glob-imported next to the fn: it lives only in the type namespace, so a
+/// `let billing_api` or a parameter named `billing_api` is still a plain binding, and a type or
+/// module of your own with that name takes precedence over it instead of colliding.
 ///
 /// ```
 /// use green_tea::prelude::*;
@@ -49,8 +50,8 @@ mod types;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let container = Container::builder()
-///     .provider(billing_url {})
-///     .provider(billing_len {})
+///     .provider(billing_url::provider())
+///     .provider(billing_len::provider())
 ///     .build()
 ///     .unwrap();
 /// assert_eq!(*container.get::<usize>("billingLen").await.unwrap(), 21);
@@ -153,8 +154,8 @@ pub fn provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Result` of one of those whose error is any `IntoResponse` (usually `HttpError`): the error
 /// rejects the request, and nothing after the step runs.
 ///
-/// The fn stays as written; an empty braced struct of the same name implements `Step`:
-/// register it with `.step(auth {})`, or let `discover()` find it. Routes name a guard by the
+/// The fn stays as written; a companion of the same name (as for `#[provider]`) implements
+/// `Step`: register it with `.step(auth::step())`, or let `discover()` find it. Routes name a guard by the
 /// fn's name.
 ///
 /// ```
@@ -186,8 +187,8 @@ pub fn provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let app = App::builder()
-///     .step(auth {})
-///     .step(require_admin {})
+///     .step(auth::step())
+///     .step(require_admin::step())
 ///     .routes(Admin::routes())
 ///     .build()
 ///     .unwrap();

@@ -41,9 +41,9 @@ fn billing(client: Arc<BillingClient>, url: &String) -> Billing {
 #[tokio::test]
 async fn sync_and_async_fns_with_arc_and_ref_params() {
     let container = Container::builder()
-        .provider(billing_url {})
-        .provider(billing_client {})
-        .provider(billing {})
+        .provider(billing_url::provider())
+        .provider(billing_client::provider())
+        .provider(billing::provider())
         .build()
         .unwrap();
     let built = container.get::<Billing>("billing").await.unwrap();
@@ -80,7 +80,7 @@ async fn port(text: &String) -> Result<u16, MyError> {
 async fn result_returning_fn_ok() {
     let container = Container::builder()
         .value("portText", "3001".to_owned())
-        .provider(port {})
+        .provider(port::provider())
         .build()
         .unwrap();
     assert_eq!(*container.get::<u16>("port").await.unwrap(), 3001);
@@ -91,7 +91,7 @@ async fn result_returning_fn_ok() {
 async fn result_returning_fn_err_is_a_failed_provide() {
     let container = Container::builder()
         .value("portText", "three thousand".to_owned())
-        .provider(port {})
+        .provider(port::provider())
         .build()
         .unwrap();
     let error = container.get::<u16>("port").await.unwrap_err();
@@ -107,10 +107,13 @@ fn address() -> (String, u16) {
 
 #[tokio::test]
 async fn a_tuple_provides_several_keys() {
-    let container = Container::builder().provider(address {}).build().unwrap();
+    let container = Container::builder()
+        .provider(address::provider())
+        .build()
+        .unwrap();
     assert_eq!(*container.get::<String>("host").await.unwrap(), "localhost");
     assert_eq!(*container.get::<u16>("hostPort").await.unwrap(), 8080);
-    let descriptor = address {}.descriptor();
+    let descriptor = address::provider().descriptor();
     let keys: Vec<&str> = descriptor.provides.iter().map(|k| k.key.as_str()).collect();
     assert_eq!(keys, ["host", "hostPort"]);
     container.close().await.unwrap();
@@ -136,7 +139,10 @@ fn pool() -> (Pool, &'static str) {
 
 #[tokio::test]
 async fn dispose_path_runs_on_close_with_every_provided_value() {
-    let container = Container::builder().provider(pool {}).build().unwrap();
+    let container = Container::builder()
+        .provider(pool::provider())
+        .build()
+        .unwrap();
     container.get::<Pool>("pool").await.unwrap();
     assert_eq!(POOLS_CLOSED.load(Ordering::SeqCst), 0);
     container.close().await.unwrap();
@@ -164,9 +170,9 @@ async fn bindings_may_share_a_provider_fn_name() {
     let billing_client = Arc::new(billing_client(&billing_url).await);
     assert_eq!(guarded_billing(Arc::clone(&billing_client)), 21);
     let container = Container::builder()
-        .provider(billing_url {})
-        .provider(billing_client {})
-        .provider(guarded_billing {})
+        .provider(billing_url::provider())
+        .provider(billing_client::provider())
+        .provider(guarded_billing::provider())
         .build()
         .unwrap();
     assert_eq!(*container.get::<usize>("guardedBilling").await.unwrap(), 21);
@@ -175,7 +181,7 @@ async fn bindings_may_share_a_provider_fn_name() {
 
 #[test]
 fn the_descriptor_points_at_the_declaration() {
-    let descriptor = billing_url {}.descriptor();
+    let descriptor = billing_url::provider().descriptor();
     assert_eq!(descriptor.name, "billing_url");
     assert!(
         descriptor.location.file().ends_with("provider_pass.rs"),
@@ -183,7 +189,7 @@ fn the_descriptor_points_at_the_declaration() {
         descriptor.location
     );
     assert_eq!(descriptor.location.line(), BILLING_URL_LINE);
-    let descriptor = billing {}.descriptor();
+    let descriptor = billing::provider().descriptor();
     let needs: Vec<&str> = descriptor.needs.iter().map(|k| k.key.as_str()).collect();
     assert_eq!(needs, ["billingClient", "billingUrl"]);
 }
@@ -292,13 +298,12 @@ async fn impl_form_dispose_receives_the_very_same_arc() {
 /// macro-written impl.
 struct SharedConnections(Arc<Connections>);
 
-#[green_tea::async_trait]
 impl Provider for SharedConnections {
-    fn descriptor(&self) -> ProviderDescriptor {
+    fn descriptor(&self) -> Descriptor {
         self.0.descriptor()
     }
 
-    async fn provide(&self, needs: Needs) -> Result<Provided, BoxError> {
+    async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {
         Provider::provide(&*self.0, needs).await
     }
 

@@ -154,9 +154,9 @@ impl Echo {
 
 fn app() -> App {
     App::builder()
-        .provider(guarded_billing {})
-        .step(audit {})
-        .step(require_admin {})
+        .provider(guarded_billing::provider())
+        .step(audit::step())
+        .step(require_admin::step())
         .routes(Orders::routes())
         .routes(Echo::routes())
         .build()

@@ -1,15 +1,14 @@
 //! `ContainerBuilder`: declare providers, values and overrides; `build()` checks them all.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Container, Inner, Node};
 use crate::error::{BuildError, NodeKind};
-use crate::graph::{self, Decl, Scope};
+use crate::graph::{self, Analysis, Decl, Input};
+use crate::ids::{IdVec, ProviderId};
 use crate::key::{Key, Location};
-use crate::provider::{Provider, ProviderDescriptor, ValueProvider, discovered};
-use crate::wiring::{AppValue, Declaration, Source, Wiring};
+use crate::provider::{Provider, Registered, ValueProvider, discovered};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -23,13 +22,15 @@ use crate::wiring::{AppValue, Declaration, Source, Wiring};
 /// ```
 #[must_use = "a builder does nothing until `build()`"]
 pub struct ContainerBuilder {
-    entries: Vec<Entry>,
+    pub(crate) entries: IdVec<ProviderId, Entry>,
     dispose_timeout: Duration,
+    /// How many providers each `discover` call found, for the app's warnings.
+    pub(crate) discovered: Vec<usize>,
 }
 
-struct Entry {
-    provider: Arc<dyn Provider>,
-    kind: NodeKind,
+pub(crate) struct Entry {
+    pub(crate) registered: Registered,
+    pub(crate) kind: NodeKind,
 }
 
 impl Default for ContainerBuilder {
@@ -45,25 +46,31 @@ impl ContainerBuilder {
     /// An empty graph.
     pub fn new() -> Self {
         ContainerBuilder {
-            entries: Vec::new(),
+            entries: IdVec::new(),
             dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
+            discovered: Vec::new(),
         }
     }
 
-    /// Adds a provider.
+    /// Adds a provider: `name::provider()` for a `#[provider]` fn, a value of the type for a
+    /// `#[provider]` impl block, or any `Provider`.
     pub fn provider(self, provider: impl Provider) -> Self {
-        self.entry(Arc::new(provider), NodeKind::Provider)
+        self.entry(Registered::new(provider), NodeKind::Provider)
     }
 
     /// Adds a ready value under `key`; its type is `T`.
     #[track_caller]
     pub fn value<T: Send + Sync + 'static>(self, key: impl Into<Key>, value: T) -> Self {
-        let provider = ValueProvider::new(key.into(), Arc::new(value), Location::caller());
-        self.entry(Arc::new(provider), NodeKind::Value)
+        let provider = ValueProvider::new(key.into(), value, Location::caller());
+        self.entry(Registered::new(provider), NodeKind::Value)
     }
 
-    /// Adds every provider registered with `#[provider]` in this binary, in a deterministic
+    /// Adds every provider declared with `#[provider]` in this binary, in a deterministic
     /// order (by module path, then name).
+    ///
+    /// Discovery finds what the linker kept: declarations in a library crate that nothing in
+    /// the binary refers to may be left out. Register those explicitly (the guide's "Project
+    /// layout" shows how).
     pub fn discover(self) -> Self {
         self.add_discovered(None)
     }
@@ -77,8 +84,10 @@ impl ContainerBuilder {
     }
 
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
-        for provider in discovered(modules) {
-            self = self.entry(Arc::from(provider), NodeKind::Provider);
+        let found = discovered(modules);
+        self.discovered.push(found.len());
+        for registered in found {
+            self = self.entry(registered, NodeKind::Provider);
         }
         self
     }
@@ -99,14 +108,14 @@ impl ContainerBuilder {
     /// ```
     #[track_caller]
     pub fn override_value<T: Send + Sync + 'static>(self, key: impl Into<Key>, value: T) -> Self {
-        let provider = ValueProvider::new(key.into(), Arc::new(value), Location::caller());
-        self.entry(Arc::new(provider), NodeKind::Override)
+        let provider = ValueProvider::new(key.into(), value, Location::caller());
+        self.entry(Registered::new(provider), NodeKind::Override)
     }
 
     /// Replaces the providers of every key `provider` provides, for tests. Each key must
     /// already be provided, with the same type.
     pub fn override_provider(self, provider: impl Provider) -> Self {
-        self.entry(Arc::new(provider), NodeKind::Override)
+        self.entry(Registered::new(provider), NodeKind::Override)
     }
 
     /// How long each provider's `dispose` may run during `close()` before it is abandoned and
@@ -116,145 +125,76 @@ impl ContainerBuilder {
         self
     }
 
-    fn entry(mut self, provider: Arc<dyn Provider>, kind: NodeKind) -> Self {
-        self.entries.push(Entry { provider, kind });
+    fn entry(mut self, registered: Registered, kind: NodeKind) -> Self {
+        self.entries.push(Entry { registered, kind });
         self
     }
 
     /// Checks the whole graph and returns a container that has built nothing yet, or a
     /// [`BuildError`] listing every problem found.
     pub fn build(self) -> Result<Container, BuildError> {
-        self.build_with(Vec::new()).map(|(container, _)| container)
+        let input = Input {
+            providers: self.provider_decls(),
+            steps: IdVec::new(),
+            routes: IdVec::new(),
+        };
+        let analysis = graph::analyze(&input).map_err(BuildError::from_problems)?;
+        Ok(self.into_container(analysis))
     }
 
-    /// Like [`build`](Self::build), checking request-scoped declarations (steps, route
-    /// handlers) in the same graph: their needs must be provided, with the right types, and no
-    /// provider may need a request-scoped value. Returns how they are wired.
-    pub fn build_with(
-        self,
-        request_scoped: Vec<Declaration>,
-    ) -> Result<(Container, Wiring), BuildError> {
-        let descriptors: Vec<_> = self
-            .entries
+    /// The providers as the graph sees them.
+    pub(crate) fn provider_decls(&self) -> IdVec<ProviderId, Decl<'_>> {
+        self.entries
             .iter()
-            .map(|e| e.provider.descriptor())
-            .collect();
-        let providers = descriptors.len();
-        let decls: Vec<Decl> = self
-            .entries
-            .iter()
-            .zip(&descriptors)
-            .map(|(entry, d)| decl(entry.kind, Scope::App, d))
-            .chain(
-                request_scoped
-                    .iter()
-                    .map(|r| decl(r.kind, Scope::Request, &r.descriptor)),
-            )
-            .collect();
-        let analysis = graph::analyze(&decls).map_err(BuildError::from_problems)?;
-
-        // Providers are declarations 0..providers; the request-scoped ones follow. Providers
-        // never need request-scoped values (that is a build error), so the provider graph is
-        // the first part of the analysis, with request-scoped dependents filtered out.
-        let order: Vec<usize> = analysis
-            .order
-            .iter()
-            .copied()
-            .filter(|&d| d < providers)
-            .collect();
-        let mut position = vec![0; providers];
-        for (pos, &id) in order.iter().enumerate() {
-            position[id] = pos;
-        }
-        let mut needs = analysis.needs.into_iter();
-        let mut dependents = analysis.dependents.into_iter();
-        let nodes = self
-            .entries
-            .into_iter()
-            .zip(descriptors)
-            .map(|(entry, descriptor)| {
-                let needs: Box<[_]> = needs.next().expect("one per decl").into();
-                let mut dependencies: Vec<usize> = needs.iter().map(|v| v.node).collect();
-                dependencies.sort_unstable();
-                dependencies.dedup();
-                let dependents: Box<[usize]> = dependents
-                    .next()
-                    .expect("one per decl")
-                    .into_iter()
-                    .filter(|&d| d < providers)
-                    .collect();
-                Node {
-                    need_specs: descriptor.needs.clone().into(),
-                    provider: entry.provider,
-                    descriptor,
-                    kind: entry.kind,
-                    needs,
-                    dependencies: dependencies.into(),
-                    dependents,
-                    slot: Default::default(),
-                    explain_keys: Default::default(),
-                }
+            .map(|e| Decl {
+                kind: e.kind,
+                descriptor: &e.registered.descriptor,
             })
-            .collect();
-        let wiring = Wiring {
-            needs: needs
-                .map(|resolved| {
-                    resolved
-                        .into_iter()
-                        .map(|at| match at.node.checked_sub(providers) {
-                            Some(decl) => Source::Request {
-                                decl,
-                                index: at.index,
-                            },
-                            None => Source::App(AppValue(at)),
-                        })
-                        .collect()
-                })
-                .collect(),
-            order: analysis
-                .order
-                .iter()
-                .filter_map(|&d| d.checked_sub(providers))
-                .collect(),
-        };
-        let keys = if request_scoped.is_empty() {
-            analysis.keys
-        } else {
-            analysis
-                .keys
-                .into_iter()
-                .filter(|(_, at)| at.node < providers)
-                .collect()
-        };
+            .collect()
+    }
 
-        tracing::debug!(
-            providers,
-            request_scoped = wiring.order.len(),
-            "graph checked"
-        );
-        let container = Container {
+    /// The container of a checked graph.
+    pub(crate) fn into_container(self, analysis: Analysis) -> Container {
+        let Analysis {
+            keys,
+            provider_needs,
+            provider_dependents,
+            provider_order,
+            ..
+        } = analysis;
+        let mut position = IdVec::filled(0_u32, self.entries.len());
+        for (pos, &id) in provider_order.iter().enumerate() {
+            position[id] = u32::try_from(pos).expect("fewer than 2^32 providers");
+        }
+        let mut needs = provider_needs.into_iter();
+        let mut dependents = provider_dependents.into_iter();
+        let providers = self.entries.map(|_, entry| {
+            let needs = needs.next().expect("one per provider");
+            let mut dependencies: Vec<ProviderId> = needs.iter().map(|v| v.provider).collect();
+            dependencies.sort_unstable();
+            dependencies.dedup();
+            Node {
+                provider: entry.registered.provider,
+                descriptor: entry.registered.descriptor,
+                kind: entry.kind,
+                needs,
+                dependencies: dependencies.into(),
+                dependents: dependents.next().expect("one per provider"),
+                slot: Default::default(),
+                explain_keys: Default::default(),
+            }
+        });
+        tracing::debug!(providers = providers.len(), "graph checked");
+        Container {
             inner: Arc::new(Inner {
-                nodes,
+                providers,
                 keys,
-                order: order.into(),
-                position: position.into(),
+                order: provider_order.into(),
+                position,
                 closed: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
             }),
-        };
-        Ok((container, wiring))
-    }
-}
-
-/// How the graph sees a provider or a request-scoped declaration: borrowed, not copied.
-fn decl(kind: NodeKind, scope: Scope, d: &ProviderDescriptor) -> Decl<'_> {
-    Decl {
-        kind,
-        name: Cow::Borrowed(&d.name),
-        location: d.location,
-        scope,
-        provides: Cow::Borrowed(&d.provides),
-        needs: Cow::Borrowed(&d.needs),
+        }
     }
 }

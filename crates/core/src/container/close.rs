@@ -8,7 +8,8 @@ use tokio::task::JoinError;
 use tracing::Instrument;
 
 use super::Inner;
-use crate::error::{CloseError, CloseFailure, ClosePart, DisposeCause, join_message};
+use crate::error::{CloseError, CloseFailure, ClosePart, FailureCause, join_message};
+use crate::ids::{IdVec, ProviderId};
 
 pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
     inner.closed.store(true, Ordering::Release);
@@ -34,7 +35,7 @@ pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
 /// bounded by the dispose timeout; a build that does not finish by then is aborted.
 async fn await_builds_in_flight(inner: &Inner) {
     let flights: Vec<_> = inner
-        .nodes
+        .providers
         .iter()
         .filter_map(|n| n.slot.flight().clone().map(|f| (n, f)))
         .collect();
@@ -51,20 +52,20 @@ async fn await_builds_in_flight(inner: &Inner) {
 
 /// Groups the built nodes so that every node comes in a later wave than all its built
 /// dependents. Nodes in one wave do not depend on each other and are disposed concurrently.
-fn dispose_waves(inner: &Inner) -> Vec<Vec<usize>> {
-    let mut wave_of = vec![0_usize; inner.nodes.len()];
-    let mut waves: Vec<Vec<usize>> = Vec::new();
+fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
+    let mut wave_of = IdVec::filled(0_usize, inner.providers.len());
+    let mut waves: Vec<Vec<ProviderId>> = Vec::new();
     // Dependents come after their dependencies in `order`, so walking it backwards sees every
     // dependent before the nodes it depends on.
     for &id in inner.order.iter().rev() {
-        let node = &inner.nodes[id];
+        let node = &inner.providers[id];
         if !node.slot.is_built() {
             continue;
         }
         let wave = node
             .dependents
             .iter()
-            .filter(|&&d| inner.nodes[d].slot.is_built())
+            .filter(|&&d| inner.providers[d].slot.is_built())
             .map(|&d| wave_of[d] + 1)
             .max()
             .unwrap_or(0);
@@ -79,8 +80,8 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<usize>> {
 
 /// Disposes node `id` once, in a task of its own so that a panic is caught and a hang can be
 /// abandoned at the timeout.
-async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
-    let node = &inner.nodes[id];
+async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
+    let node = &inner.providers[id];
     let provided = node.slot.values()?.clone();
     if !node.slot.claim_dispose() {
         return None;
@@ -95,11 +96,11 @@ async fn dispose(inner: &Inner, id: usize) -> Option<CloseFailure> {
             span.in_scope(|| tracing::info!("disposed"));
             return None;
         }
-        Ok(Ok(Err(error))) => DisposeCause::Error(Arc::new(error)),
-        Ok(Err(join)) => DisposeCause::Panicked(join_message(join)),
+        Ok(Ok(Err(error))) => FailureCause::Error(Arc::new(error)),
+        Ok(Err(join)) => FailureCause::Panicked(join_message(join)),
         Err(_elapsed) => {
             task.abort();
-            DisposeCause::TimedOut(inner.dispose_timeout)
+            FailureCause::TimedOut(inner.dispose_timeout)
         }
     };
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
@@ -124,6 +125,6 @@ pub(super) fn task_failure(join: JoinError) -> CloseFailure {
             name: "(the close task)".to_owned(),
             keys: Vec::new(),
         },
-        cause: DisposeCause::Panicked(join_message(join)),
+        cause: FailureCause::Panicked(join_message(join)),
     }
 }

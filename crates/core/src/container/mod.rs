@@ -3,9 +3,9 @@
 
 mod builder;
 mod close;
+mod resolver;
 mod slot;
 
-use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,19 +17,22 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 pub use builder::ContainerBuilder;
+pub use resolver::Resolver;
 
+use crate::descriptor::Descriptor;
 use crate::error::{CloseError, FailureCause, NodeKind, ProvideError, panic_message};
-use crate::graph::{ValueRef, closest_key};
-use crate::key::{Key, KeySpec, TypeInfo};
-use crate::provider::{Provider, ProviderDescriptor};
-use crate::value::{AnyValue, Needs, downcast};
+use crate::graph::{KeyMap, closest_key};
+use crate::ids::{AppValue, IdVec, ProviderId};
+use crate::key::{Key, KeySpec};
+use crate::provider::ErasedProvider;
+use crate::value::{AnyValue, Needs};
 use slot::{Flight, Slot};
 
 /// The built graph of app-scoped providers.
 ///
 /// Cheap to clone: clones share the same providers and values. Nothing is constructed until a
-/// value is asked for ([`get`](Self::get)) or [`start`](Self::start) is called, and then only
-/// the slice of the graph that the value needs.
+/// value is asked for ([`get`](Self::get)) or [`build_all`](Self::build_all) is called, and
+/// then only the slice of the graph that the value needs.
 ///
 /// ```
 /// use green_tea::Container;
@@ -45,31 +48,30 @@ use slot::{Flight, Slot};
 /// ```
 #[derive(Clone)]
 pub struct Container {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 pub(crate) struct Inner {
-    pub(crate) nodes: Box<[Node]>,
-    pub(crate) keys: crate::graph::KeyMap<ValueRef>,
-    /// Node ids, dependencies first.
-    pub(crate) order: Box<[usize]>,
-    /// For each node, its position in `order`.
-    pub(crate) position: Box<[usize]>,
+    pub(crate) providers: IdVec<ProviderId, Node>,
+    pub(crate) keys: KeyMap<AppValue>,
+    /// Every provider, dependencies first.
+    pub(crate) order: Box<[ProviderId]>,
+    /// For each provider, its position in `order`.
+    pub(crate) position: IdVec<ProviderId, u32>,
     pub(crate) closed: AtomicBool,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) dispose_timeout: Duration,
 }
 
 pub(crate) struct Node {
-    pub(crate) provider: Arc<dyn Provider>,
-    pub(crate) descriptor: ProviderDescriptor,
+    pub(crate) provider: Arc<dyn ErasedProvider>,
+    pub(crate) descriptor: Descriptor,
     pub(crate) kind: NodeKind,
-    pub(crate) need_specs: Arc<[KeySpec]>,
     /// Each need resolved to the value that satisfies it.
-    pub(crate) needs: Box<[ValueRef]>,
+    pub(crate) needs: Box<[AppValue]>,
     /// The distinct providers this one needs.
-    pub(crate) dependencies: Box<[usize]>,
-    pub(crate) dependents: Box<[usize]>,
+    pub(crate) dependencies: Box<[ProviderId]>,
+    pub(crate) dependents: Box<[ProviderId]>,
     pub(crate) slot: Slot,
     /// The provided keys with their short type names, worked out on the first `explain`.
     pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,
@@ -90,113 +92,30 @@ impl Container {
         self.resolver::<T>(key)?.get().await
     }
 
-    /// A handle that resolves `key` by index: look the key up and check its type once, then
-    /// [`Resolver::get`] costs an array read and an `Arc` clone once the value is built.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// let container = green_tea::Container::builder().value("port", 3000_u16).build().unwrap();
-    /// let port = container.resolver::<u16>("port").unwrap();
-    /// assert_eq!(*port.get().await.unwrap(), 3000);
-    /// assert!(container.resolver::<u32>("port").is_err()); // wrong type
-    /// # container.close().await.unwrap(); }
-    /// ```
-    pub fn resolver<T: Send + Sync + 'static>(
-        &self,
-        key: &str,
-    ) -> Result<Resolver<T>, ProvideError> {
-        let inner = &self.inner;
-        let at = inner.locate(key)?;
-        let provided = inner.spec(at).ty;
-        if provided != TypeInfo::of::<T>() {
-            return Err(ProvideError::WrongType {
-                key: inner.spec(at).key.clone(),
-                provided,
-                requested: TypeInfo::of::<T>(),
-            });
-        }
-        Ok(Resolver {
-            inner: Arc::clone(inner),
-            at,
-            _type: PhantomData,
-        })
-    }
-
-    /// Builds every provider now, independent ones concurrently along the graph.
+    /// Builds every provider now, independent ones concurrently along the graph (a provider
+    /// whose keys were all taken over by overrides is never built).
     ///
     /// If one fails, nothing more is started, everything built so far is disposed (dependents
     /// first), the container is closed, and the error is returned.
-    pub async fn start(&self) -> Result<(), ProvideError> {
-        // Every provider that some key resolves to: one whose keys were all taken over by
-        // overrides is never built.
-        let mut roots: Vec<usize> = self.inner.keys.values().map(|at| at.node).collect();
+    pub async fn build_all(&self) -> Result<(), ProvideError> {
+        let mut roots: Vec<ProviderId> = self.inner.keys.values().map(|at| at.provider).collect();
         roots.extend(
-            (0..self.inner.nodes.len())
-                .filter(|&id| self.inner.nodes[id].descriptor.provides.is_empty()),
+            self.inner
+                .providers
+                .iter_enumerated()
+                .filter(|(_, node)| node.descriptor.provides.is_empty())
+                .map(|(id, _)| id),
         );
-        roots.sort_unstable();
-        roots.dedup();
-        self.start_nodes(roots).await
+        self.inner.build_now(roots).await
     }
 
-    /// Like [`start`](Self::start), but builds only the slices of `keys`.
-    pub async fn start_keys(&self, keys: &[&str]) -> Result<(), ProvideError> {
-        let mut nodes = Vec::with_capacity(keys.len());
+    /// Like [`build_all`](Self::build_all), but builds only the slices of `keys`.
+    pub async fn build_keys(&self, keys: &[&str]) -> Result<(), ProvideError> {
+        let mut roots = Vec::with_capacity(keys.len());
         for key in keys {
-            nodes.push(self.inner.locate(key)?.node);
+            roots.push(self.inner.locate(key)?.provider);
         }
-        self.start_nodes(nodes).await
-    }
-
-    /// Builds the slices of `roots` wave by wave: a provider starts as soon as everything it
-    /// needs is built, so independent ones build concurrently, and after a failure nothing
-    /// new starts.
-    pub(crate) async fn start_nodes(&self, roots: Vec<usize>) -> Result<(), ProvideError> {
-        let inner = &self.inner;
-        let slice = inner.slice_of(&roots);
-        let mut in_slice = vec![false; inner.nodes.len()];
-        let mut waiting_on = vec![0_usize; inner.nodes.len()];
-        for &id in &slice {
-            in_slice[id] = true;
-            waiting_on[id] = inner.nodes[id].dependencies.len();
-        }
-        let mut running: FuturesUnordered<_> = slice
-            .iter()
-            .filter(|&&id| waiting_on[id] == 0)
-            .map(|&id| inner.ensure_tagged(id))
-            .collect();
-        while let Some((id, result)) = running.next().await {
-            if let Err(mut error) = result {
-                drop(running);
-                // Name who needed it, as a lazy build would: one path of dependents up to a
-                // root of the slice (the first dependent at each step, so it is deterministic).
-                let mut current = id;
-                let mut seen = vec![id];
-                while let Some(&next) = inner.nodes[current]
-                    .dependents
-                    .iter()
-                    .find(|&&d| in_slice[d] && !seen.contains(&d))
-                {
-                    error = error.needed_by(&inner.nodes[next].descriptor.name);
-                    seen.push(next);
-                    current = next;
-                }
-                tracing::error!(%error, "start failed; disposing what was built");
-                if let Err(close_error) = self.close().await {
-                    tracing::error!(error = %close_error, "disposing after a failed start");
-                }
-                return Err(error);
-            }
-            for &dependent in inner.nodes[id].dependents.iter() {
-                if in_slice[dependent] {
-                    waiting_on[dependent] -= 1;
-                    if waiting_on[dependent] == 0 {
-                        running.push(inner.ensure_tagged(dependent));
-                    }
-                }
-            }
-        }
-        Ok(())
+        self.inner.build_now(roots).await
     }
 
     /// Disposes every built provider, dependents before their dependencies, each under the
@@ -238,67 +157,20 @@ impl Container {
         keys.sort();
         keys
     }
-
-    pub(crate) fn inner(&self) -> &Inner {
-        &self.inner
-    }
-
-    pub(crate) fn inner_arc(&self) -> &Arc<Inner> {
-        &self.inner
-    }
 }
 
 impl std::fmt::Debug for Container {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Container")
-            .field("providers", &self.inner.nodes.len())
+            .field("providers", &self.inner.providers.len())
             .field("closed", &self.is_closed())
             .finish()
     }
 }
 
-/// A typed, pre-resolved handle on one key; see [`Container::resolver`].
-pub struct Resolver<T> {
-    inner: Arc<Inner>,
-    at: ValueRef,
-    _type: PhantomData<fn() -> T>,
-}
-
-impl<T> Clone for Resolver<T> {
-    fn clone(&self) -> Self {
-        Resolver {
-            inner: Arc::clone(&self.inner),
-            at: self.at,
-            _type: PhantomData,
-        }
-    }
-}
-
-impl<T: Send + Sync + 'static> Resolver<T> {
-    /// The value, building its slice first if needed.
-    pub async fn get(&self) -> Result<Arc<T>, ProvideError> {
-        if let Some(value) = self.try_get()? {
-            return Ok(value);
-        }
-        self.inner.ensure(self.at.node).await?;
-        Ok(self.try_get()?.expect("a successful build filled the slot"))
-    }
-
-    /// The value if it is already built; never builds.
-    pub fn try_get(&self) -> Result<Option<Arc<T>>, ProvideError> {
-        if self.inner.closed.load(Ordering::Acquire) {
-            return Err(ProvideError::Closed);
-        }
-        Ok(self
-            .inner
-            .value(self.at)
-            .map(|v| downcast::<T>(v).expect("the type was checked when the resolver was made")))
-    }
-}
-
 impl Inner {
     /// Where `key`'s value lives, or an error with the closest existing key.
-    pub(crate) fn locate(&self, key: &str) -> Result<ValueRef, ProvideError> {
+    pub(crate) fn locate(&self, key: &str) -> Result<AppValue, ProvideError> {
         self.keys.get(key).copied().ok_or_else(|| {
             let missing = Key::from(key.to_owned());
             ProvideError::UnknownKey {
@@ -308,27 +180,49 @@ impl Inner {
         })
     }
 
-    fn spec(&self, at: ValueRef) -> &KeySpec {
-        &self.nodes[at.node].descriptor.provides[at.index]
+    pub(crate) fn spec(&self, at: AppValue) -> &KeySpec {
+        &self.providers[at.provider].descriptor.provides[at.index as usize]
     }
 
-    pub(crate) fn value(&self, at: ValueRef) -> Option<&AnyValue> {
-        self.nodes[at.node]
+    /// The value `at` if its provider is built (whether or not the container is closed).
+    pub(crate) fn value(&self, at: AppValue) -> Option<&AnyValue> {
+        self.providers[at.provider]
             .slot
             .values()
-            .map(|p| &p.values()[at.index])
+            .map(|p| &p.values()[at.index as usize])
     }
 
-    /// Makes sure node `id` is built: returns at once if it is, joins the build in flight if
-    /// there is one, and otherwise starts one.
+    /// The value `at` if it is built; `Err(Closed)` after `close()`. Never builds.
+    pub(crate) fn try_value(&self, at: AppValue) -> Result<Option<&AnyValue>, ProvideError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(ProvideError::Closed);
+        }
+        Ok(self.value(at))
+    }
+
+    /// The value `at`, building its slice first if needed (single-flight).
+    pub(crate) async fn value_or_build(
+        self: &Arc<Self>,
+        at: AppValue,
+    ) -> Result<&AnyValue, ProvideError> {
+        if let Some(value) = self.try_value(at)? {
+            return Ok(value);
+        }
+        self.ensure(at.provider).await?;
+        self.try_value(at)?
+            .ok_or_else(|| unreachable_unbuilt(&self.providers[at.provider].descriptor))
+    }
+
+    /// Makes sure provider `id` is built: returns at once if it is, joins the build in flight
+    /// if there is one, and otherwise starts one.
     pub(crate) fn ensure(
         self: &Arc<Self>,
-        id: usize,
+        id: ProviderId,
     ) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
             loop {
-                let slot = &inner.nodes[id].slot;
+                let slot = &inner.providers[id].slot;
                 if slot.is_built() {
                     return Ok(());
                 }
@@ -366,15 +260,65 @@ impl Inner {
         .boxed()
     }
 
-    fn ensure_tagged(
+    /// Builds the slices of `roots` wave by wave: a provider starts as soon as everything it
+    /// needs is built, so independent ones build concurrently, and after a failure nothing
+    /// new starts. On failure, what was built is disposed and the container closed.
+    pub(crate) async fn build_now(
         self: &Arc<Self>,
-        id: usize,
-    ) -> BoxFuture<'static, (usize, Result<(), ProvideError>)> {
-        self.ensure(id).map(move |result| (id, result)).boxed()
+        roots: Vec<ProviderId>,
+    ) -> Result<(), ProvideError> {
+        let slice = self.slice_of(&roots);
+        let mut in_slice = IdVec::filled(false, self.providers.len());
+        let mut waiting_on = IdVec::filled(0_usize, self.providers.len());
+        for &id in &slice {
+            in_slice[id] = true;
+            waiting_on[id] = self.providers[id].dependencies.len();
+        }
+        let tagged = |id: ProviderId| self.ensure(id).map(move |result| (id, result));
+        let mut running: FuturesUnordered<_> = slice
+            .iter()
+            .filter(|&&id| waiting_on[id] == 0)
+            .map(|&id| tagged(id))
+            .collect();
+        while let Some((id, result)) = running.next().await {
+            if let Err(mut error) = result {
+                drop(running);
+                // Name who needed it, as a lazy build would: one path of dependents up to a
+                // root of the slice (the first dependent at each step, so it is deterministic).
+                let mut current = id;
+                let mut seen = vec![id];
+                while let Some(&next) = self.providers[current]
+                    .dependents
+                    .iter()
+                    .find(|&&d| in_slice[d] && !seen.contains(&d))
+                {
+                    error = error.needed_by(&self.providers[next].descriptor.name);
+                    seen.push(next);
+                    current = next;
+                }
+                tracing::error!(%error, "start failed; disposing what was built");
+                let container = Container {
+                    inner: Arc::clone(self),
+                };
+                if let Err(close_error) = container.close().await {
+                    tracing::error!(error = %close_error, "disposing after a failed start");
+                }
+                return Err(error);
+            }
+            for &dependent in self.providers[id].dependents.iter() {
+                if in_slice[dependent] {
+                    waiting_on[dependent] -= 1;
+                    if waiting_on[dependent] == 0 {
+                        running.push(tagged(dependent));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// The one build of node `id`; its outcome goes to every waiter through `done`.
-    async fn build(self: Arc<Self>, id: usize, done: watch::Sender<Outcome>) {
+    /// The one build of provider `id`; its outcome goes to every waiter through `done`.
+    async fn build(self: Arc<Self>, id: ProviderId, done: watch::Sender<slot::Outcome>) {
         let reset = ResetFlight { inner: &self, id };
         let outcome = self.build_node(id).await;
         // Clear the flight first: a failed build must not be joined by the next caller.
@@ -382,19 +326,14 @@ impl Inner {
         let _ = done.send(Some(outcome));
     }
 
-    async fn build_node(self: &Arc<Self>, id: usize) -> Result<(), ProvideError> {
-        let node = &self.nodes[id];
+    async fn build_node(self: &Arc<Self>, id: ProviderId) -> Result<(), ProvideError> {
+        let node = &self.providers[id];
         let name = &node.descriptor.name;
         let dependencies = join_all(node.dependencies.iter().map(|&d| self.ensure(d))).await;
         for result in dependencies {
             result.map_err(|e| e.needed_by(name))?;
         }
-        let values = node
-            .needs
-            .iter()
-            .map(|&at| Arc::clone(self.value(at).expect("dependencies are built")))
-            .collect();
-        let needs = Needs::new(Arc::clone(&node.need_specs), values);
+        let needs = Needs::of_provider(&node.descriptor.needs, &node.needs, self);
 
         let span = tracing::info_span!("provide", provider = %name, keys = %node.keys_text());
         let started = Instant::now();
@@ -422,19 +361,44 @@ impl Inner {
             cause,
         })
     }
+
+    /// Providers `roots` and everything they transitively need, in build order.
+    pub(crate) fn slice_of(&self, roots: &[ProviderId]) -> Vec<ProviderId> {
+        let mut seen = IdVec::filled(false, self.providers.len());
+        let mut stack: Vec<ProviderId> = roots.to_vec();
+        let mut slice = Vec::new();
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            slice.push(id);
+            stack.extend(self.providers[id].dependencies.iter().copied());
+        }
+        slice.sort_unstable_by_key(|&id| self.position[id]);
+        slice
+    }
 }
 
-type Outcome = slot::Outcome;
+/// A successful build fills the slot before its outcome is sent, so a waiter that saw success
+/// finds the value; the error is for the impossible case, never a panic in a request.
+fn unreachable_unbuilt(descriptor: &Descriptor) -> ProvideError {
+    ProvideError::Failed {
+        provider: descriptor.name.to_string(),
+        needed_by: Vec::new(),
+        cause: FailureCause::WrongOutput("no value after a successful build".to_owned()),
+    }
+}
 
-/// Clears a node's flight when its build ends, however it ends (even if the task is aborted).
+/// Clears a provider's flight when its build ends, however it ends (even if the task is
+/// aborted).
 struct ResetFlight<'a> {
     inner: &'a Inner,
-    id: usize,
+    id: ProviderId,
 }
 
 impl Drop for ResetFlight<'_> {
     fn drop(&mut self) {
-        *self.inner.nodes[self.id].slot.flight() = None;
+        *self.inner.providers[self.id].slot.flight() = None;
     }
 }
 
@@ -469,7 +433,7 @@ impl Drop for Inner {
             return;
         }
         let built: Vec<&str> = self
-            .nodes
+            .providers
             .iter()
             .filter(|n| n.slot.is_built())
             .map(|n| &*n.descriptor.name)
@@ -480,23 +444,5 @@ impl Drop for Inner {
                 "a container with built providers was dropped without close(); they were not disposed"
             );
         }
-    }
-}
-
-impl Inner {
-    /// Nodes `roots` and everything they transitively need, in build order.
-    pub(crate) fn slice_of(&self, roots: &[usize]) -> Vec<usize> {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack: Vec<usize> = roots.to_vec();
-        let mut slice = Vec::new();
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id], true) {
-                continue;
-            }
-            slice.push(id);
-            stack.extend(self.nodes[id].dependencies.iter().copied());
-        }
-        slice.sort_unstable_by_key(|&id| self.position[id]);
-        slice
     }
 }

@@ -1,17 +1,25 @@
 //! The graph algorithm: resolve every need to a provided value, find every problem, and order
-//! the declarations. Wraps petgraph; returns indices, never petgraph types.
+//! the declarations. Wraps petgraph; returns typed ids, never petgraph types.
+//!
+//! The declarations come in three typed lists (providers, steps, routes). Inside, they are
+//! nodes of one graph, numbered by [`NodeId`]; [`Layout`] is the one place that converts
+//! between a node and the declaration it stands for.
 
+mod layout;
 mod suggest;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use petgraph::algo::{tarjan_scc, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 
+use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem};
-use crate::key::{Key, KeySpec, Location};
+use crate::ids::{AppValue, IdVec, ProviderId, RouteId, StepId, StepValue};
+use crate::key::Key;
+use crate::registry;
 
+pub(crate) use layout::{Declared, Layout, NodeId};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
 
@@ -34,112 +42,169 @@ impl std::fmt::Display for Scope {
     }
 }
 
-/// One declaration as the graph sees it, borrowed from the builder's own descriptors (the
-/// analysis copies nothing per declaration; an [`Origin`] is made only for a problem).
-#[derive(Clone, Debug)]
+/// One declaration as the graph sees it: its kind and its descriptor, borrowed (the analysis
+/// copies nothing per declaration; an [`Origin`] is made only for a problem).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Decl<'a> {
     pub(crate) kind: NodeKind,
-    pub(crate) name: Cow<'a, str>,
-    pub(crate) location: Location,
-    pub(crate) scope: Scope,
-    pub(crate) provides: Cow<'a, [KeySpec]>,
-    pub(crate) needs: Cow<'a, [KeySpec]>,
+    pub(crate) descriptor: &'a Descriptor,
 }
 
 impl Decl<'_> {
+    fn scope(&self) -> Scope {
+        match self.kind {
+            NodeKind::Step | NodeKind::Route => Scope::Request,
+            _ => Scope::App,
+        }
+    }
+
     /// Who this is, for an error.
     pub(crate) fn origin(&self) -> Origin {
         Origin {
             kind: self.kind,
-            name: self.name.clone().into_owned(),
-            location: self.location,
+            name: self.descriptor.name.to_string(),
+            location: self.descriptor.location,
         }
     }
 
     /// The order of origins (kind, name, location), without making them.
     fn cmp_origin(&self, other: &Decl<'_>) -> std::cmp::Ordering {
-        (self.kind, &*self.name, self.location).cmp(&(other.kind, &*other.name, other.location))
+        (self.kind, &*self.descriptor.name, self.descriptor.location).cmp(&(
+            other.kind,
+            &*other.descriptor.name,
+            other.descriptor.location,
+        ))
     }
+}
+
+/// A route as the graph sees it: its handler's declaration and the steps it names as guards.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RouteDecl<'a> {
+    pub(crate) decl: Decl<'a>,
+    pub(crate) guards: &'a [std::borrow::Cow<'static, str>],
+}
+
+/// Everything the graph checks, in three typed lists.
+pub(crate) struct Input<'a> {
+    pub(crate) providers: IdVec<ProviderId, Decl<'a>>,
+    pub(crate) steps: IdVec<StepId, Decl<'a>>,
+    pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
 }
 
 /// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
 /// (foldhash, randomly seeded) is enough.
 pub(crate) type KeyMap<V> = HashMap<Key, V, foldhash::fast::RandomState>;
 
-/// A provided value: the `index`-th value of declaration `node`.
+/// A provided value: the `index`-th value of node `node`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ValueRef {
-    pub(crate) node: usize,
-    pub(crate) index: usize,
+struct ValueRef {
+    node: NodeId,
+    index: u32,
 }
 
-/// The checked graph: every need resolved, and an order in which dependencies come first.
+/// What a key resolves to: a provider's value or a step's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Value {
+    App(AppValue),
+    Step(StepValue),
+}
+
+/// The checked graph, in typed ids: every need resolved, and orders in which dependencies come
+/// first.
 #[derive(Debug)]
 pub(crate) struct Analysis {
-    /// Which value each key resolves to, after overrides.
-    pub(crate) keys: KeyMap<ValueRef>,
-    /// For each declaration, its needs resolved, in declaration order.
-    pub(crate) needs: Vec<Vec<ValueRef>>,
-    /// For each declaration, the declarations that need one of its values.
-    pub(crate) dependents: Vec<Vec<usize>>,
-    /// Every declaration, dependencies before dependents.
-    pub(crate) order: Vec<usize>,
+    /// Which provider value each app-scoped key resolves to, after overrides.
+    pub(crate) keys: KeyMap<AppValue>,
+    /// For each provider, its needs resolved, in declaration order (all app values: a provider
+    /// needing a step's value is a problem).
+    pub(crate) provider_needs: IdVec<ProviderId, Box<[AppValue]>>,
+    /// For each provider, the providers that need one of its values.
+    pub(crate) provider_dependents: IdVec<ProviderId, Box<[ProviderId]>>,
+    /// Every provider, dependencies first.
+    pub(crate) provider_order: Vec<ProviderId>,
+    /// For each step, its needs resolved.
+    pub(crate) step_needs: IdVec<StepId, Box<[Value]>>,
+    /// For each step, its position in an order of all steps where dependencies come first.
+    pub(crate) step_rank: IdVec<StepId, u32>,
+    /// For each route, its handler's needs resolved.
+    pub(crate) route_needs: IdVec<RouteId, Box<[Value]>>,
+    /// For each route, the steps it names as guards.
+    pub(crate) route_guards: IdVec<RouteId, Box<[StepId]>>,
 }
 
-/// Checks `decls` completely and orders them, or returns every problem found.
-pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
+/// Checks `input` completely and orders it, or returns every problem found.
+pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
+    let layout = Layout::new(input.providers.len(), input.steps.len(), input.routes.len());
+    let decls: Vec<Decl<'_>> = input
+        .providers
+        .iter()
+        .chain(input.steps.iter())
+        .chain(input.routes.iter().map(|r| &r.decl))
+        .copied()
+        .collect();
+    let decl = |node: NodeId| &decls[node.index()];
+
     let mut problems = Vec::new();
-    let keys = route_keys(decls, &mut problems);
+    let keys = route_keys(&decls, &mut problems);
+    let route_guards = resolve_guards(input, &mut problems);
 
-    let mut graph: DiGraph<usize, ()> = DiGraph::with_capacity(decls.len(), decls.len() * 3);
-    let ids: Vec<NodeIndex> = (0..decls.len()).map(|i| graph.add_node(i)).collect();
-    let mut needs = Vec::with_capacity(decls.len());
-    let mut dependents = vec![Vec::new(); decls.len()];
-    let mut missing = Vec::new();
+    let mut graph: DiGraph<NodeId, ()> = DiGraph::with_capacity(decls.len(), decls.len() * 3);
+    let ids: Vec<NodeIndex> = layout.nodes().map(|n| graph.add_node(n)).collect();
+    let mut needs: Vec<Vec<ValueRef>> = Vec::with_capacity(decls.len());
+    let mut dependents: Vec<Vec<NodeId>> = vec![Vec::new(); decls.len()];
+    let mut missing: Vec<(NodeId, Key)> = Vec::new();
 
-    for (i, decl) in decls.iter().enumerate() {
-        let mut resolved = Vec::with_capacity(decl.needs.len());
-        for need in decl.needs.iter() {
+    for consumer in layout.nodes() {
+        let consumer_decl = decl(consumer);
+        let mut resolved = Vec::with_capacity(consumer_decl.descriptor.needs.len());
+        for need in &consumer_decl.descriptor.needs {
             let Some(&target) = keys.get(&need.key) else {
-                missing.push((i, need.key.clone()));
+                missing.push((consumer, need.key.clone()));
                 continue;
             };
-            let provider = &decls[target.node];
-            let provided = provider.provides[target.index].ty;
+            let provider = decl(target.node);
+            let provided = provider.descriptor.provides[target.index as usize].ty;
             if provided != need.ty {
                 problems.push(Problem::TypeMismatch {
                     key: need.key.clone(),
-                    consumer: decl.origin(),
+                    consumer: consumer_decl.origin(),
                     expected: need.ty,
                     provider: provider.origin(),
                     provided,
                 });
             }
-            if decl.scope == Scope::App && provider.scope == Scope::Request {
+            if consumer_decl.scope() == Scope::App && provider.scope() == Scope::Request {
                 problems.push(Problem::ScopeViolation {
                     key: need.key.clone(),
-                    consumer: decl.origin(),
+                    consumer: consumer_decl.origin(),
                     provider: provider.origin(),
                 });
             }
             // Needs are walked per consumer, so a repeat can only be the consumer just added.
-            if dependents[target.node].last() != Some(&i) {
-                dependents[target.node].push(i);
-                graph.add_edge(ids[target.node], ids[i], ());
+            let of_target = &mut dependents[target.node.index()];
+            if of_target.last() != Some(&consumer) {
+                of_target.push(consumer);
+                graph.add_edge(ids[target.node.index()], ids[consumer.index()], ());
             }
             resolved.push(target);
         }
         needs.push(resolved);
     }
-
-    for (consumer, key) in missing {
-        problems.push(Problem::MissingKey {
-            suggestion: closest_key(&key, keys.keys())
-                .map(|k| suggest::suggestion(k, &keys, decls)),
-            chain: chain_of_dependents(consumer, decls, &dependents),
-            key,
-        });
+    // A guard runs before its route: the route is its dependent, so that a key the guard needs
+    // and nothing provides names the routes that run it. (Nothing needs a route, so these
+    // edges close no cycle.)
+    for (route, guards) in route_guards.iter_enumerated() {
+        let route = layout.route(route);
+        for &guard in guards.iter() {
+            let guard = layout.step(guard);
+            if !dependents[guard.index()].contains(&route) {
+                dependents[guard.index()].push(route);
+                graph.add_edge(ids[guard.index()], ids[route.index()], ());
+            }
+        }
     }
+
+    report_missing(missing, &decls, &keys, &dependents, &mut problems);
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
@@ -148,9 +213,9 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
         for component in tarjan_scc(&graph) {
             let is_cycle = component.len() > 1 || graph.contains_edge(component[0], component[0]);
             if is_cycle {
-                let members: Vec<usize> = component.iter().map(|&n| graph[n]).collect();
+                let members: Vec<NodeId> = component.iter().map(|&n| graph[n]).collect();
                 problems.push(Problem::Cycle {
-                    ring: ring_through(&members, decls, &needs),
+                    ring: ring_through(&members, &decls, &needs),
                 });
             }
         }
@@ -159,42 +224,125 @@ pub(crate) fn analyze(decls: &[Decl]) -> Result<Analysis, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let order = order
+    let order: Vec<NodeId> = order
         .expect("no cycle was found")
         .into_iter()
         .map(|n| graph[n])
         .collect();
-    Ok(Analysis {
-        keys,
-        needs,
-        dependents,
-        order,
-    })
+    Ok(typed(&layout, keys, needs, dependents, order, route_guards))
+}
+
+/// The analysis in typed ids. Only called on a graph without problems, so every provider's
+/// needs are app values.
+fn typed(
+    layout: &Layout,
+    keys: KeyMap<ValueRef>,
+    needs: Vec<Vec<ValueRef>>,
+    dependents: Vec<Vec<NodeId>>,
+    order: Vec<NodeId>,
+    route_guards: IdVec<RouteId, Box<[StepId]>>,
+) -> Analysis {
+    let value = |at: ValueRef| match layout.declared(at.node) {
+        Declared::Provider(provider) => Value::App(AppValue {
+            provider,
+            index: at.index,
+        }),
+        Declared::Step(step) => Value::Step(StepValue {
+            step,
+            index: at.index,
+        }),
+        Declared::Route(_) => unreachable!("a route provides nothing, so no need resolves to it"),
+    };
+    let app_value = |at: ValueRef| match value(at) {
+        Value::App(at) => at,
+        Value::Step(_) => unreachable!("a provider needing a step's value is a scope violation"),
+    };
+
+    let mut provider_needs = IdVec::with_capacity(layout.providers());
+    let mut provider_dependents = IdVec::with_capacity(layout.providers());
+    let mut step_needs = IdVec::with_capacity(layout.steps());
+    let mut route_needs = IdVec::with_capacity(layout.routes());
+    for (node, (resolved, users)) in layout.nodes().zip(needs.into_iter().zip(dependents)) {
+        match layout.declared(node) {
+            Declared::Provider(_) => {
+                provider_needs.push(resolved.into_iter().map(app_value).collect());
+                provider_dependents.push(
+                    users
+                        .into_iter()
+                        .filter_map(|d| match layout.declared(d) {
+                            Declared::Provider(p) => Some(p),
+                            _ => None,
+                        })
+                        .collect(),
+                );
+            }
+            Declared::Step(_) => {
+                step_needs.push(resolved.into_iter().map(value).collect());
+            }
+            Declared::Route(_) => {
+                route_needs.push(resolved.into_iter().map(value).collect());
+            }
+        }
+    }
+    let mut provider_order = Vec::with_capacity(layout.providers());
+    let mut step_rank = IdVec::filled(0, layout.steps());
+    let mut rank = 0;
+    for node in order {
+        match layout.declared(node) {
+            Declared::Provider(provider) => provider_order.push(provider),
+            Declared::Step(step) => {
+                step_rank[step] = rank;
+                rank += 1;
+            }
+            Declared::Route(_) => {}
+        }
+    }
+    Analysis {
+        keys: keys
+            .into_iter()
+            .filter_map(|(key, at)| match value(at) {
+                Value::App(at) => Some((key, at)),
+                Value::Step(_) => None,
+            })
+            .collect(),
+        provider_needs,
+        provider_dependents,
+        provider_order,
+        step_needs,
+        step_rank,
+        route_needs,
+        route_guards,
+    }
 }
 
 /// Decides which declaration provides each key: the first one, unless an override replaces it.
-fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
+/// An override of another type is reported once, and the key stays with the declaration it
+/// would have replaced, so its consumers are not reported too.
+fn route_keys(decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
     let mut keys: KeyMap<ValueRef> =
         KeyMap::with_capacity_and_hasher(decls.len(), Default::default());
-    let is_override = |d: &Decl| d.kind == NodeKind::Override;
+    let is_override = |d: &Decl<'_>| d.kind == NodeKind::Override;
+    let nodes = || (0..decls.len()).map(NodeId::at);
 
-    for (node, decl) in decls.iter().enumerate().filter(|(_, d)| !is_override(d)) {
-        for (index, spec) in decl.provides.iter().enumerate() {
+    for node in nodes().filter(|n| !is_override(&decls[n.index()])) {
+        let decl = &decls[node.index()];
+        for (index, spec) in decl.descriptor.provides.iter().enumerate() {
             match keys.get(&spec.key) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: spec.key.clone(),
-                    first: decls[first.node].origin(),
+                    first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
                 None => {
-                    keys.insert(spec.key.clone(), ValueRef { node, index });
+                    keys.insert(spec.key.clone(), value_ref(node, index));
                 }
             }
         }
     }
 
-    for (node, decl) in decls.iter().enumerate().filter(|(_, d)| is_override(d)) {
-        for (index, spec) in decl.provides.iter().enumerate() {
+    for node in nodes().filter(|n| is_override(&decls[n.index()])) {
+        let decl = &decls[node.index()];
+        for (index, spec) in decl.descriptor.provides.iter().enumerate() {
             let Some(base) = keys.get(&spec.key).copied() else {
                 problems.push(Problem::OverrideReplacesNothing {
                     key: spec.key.clone(),
@@ -204,7 +352,7 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
                 });
                 continue;
             };
-            let original = &decls[base.node];
+            let original = &decls[base.node.index()];
             if is_override(original) {
                 problems.push(Problem::DuplicateProvider {
                     key: spec.key.clone(),
@@ -213,37 +361,110 @@ fn route_keys(decls: &[Decl], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
                 });
                 continue;
             }
-            let declared = original.provides[base.index].ty;
+            let declared = original.descriptor.provides[base.index as usize].ty;
             if declared != spec.ty {
-                problems.push(Problem::TypeMismatch {
+                problems.push(Problem::OverrideTypeMismatch {
                     key: spec.key.clone(),
-                    consumer: decl.origin(),
-                    expected: declared,
+                    by: decl.origin(),
+                    declared,
                     provider: original.origin(),
                     provided: spec.ty,
                 });
+                continue;
             }
-            keys.insert(spec.key.clone(), ValueRef { node, index });
+            keys.insert(spec.key.clone(), value_ref(node, index));
         }
     }
     keys
 }
 
+fn value_ref(node: NodeId, index: usize) -> ValueRef {
+    ValueRef {
+        node,
+        index: u32::try_from(index).expect("fewer than 2^32 keys per declaration"),
+    }
+}
+
+/// For each route, the steps it names as guards; an unknown name is GT0007.
+fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<RouteId, Box<[StepId]>> {
+    let by_name: HashMap<&str, StepId> = input
+        .steps
+        .iter_enumerated()
+        .map(|(id, s)| (&*s.descriptor.name, id))
+        .collect();
+    let mut names: Vec<&str> = by_name.keys().copied().collect();
+    names.sort_unstable();
+    input
+        .routes
+        .iter()
+        .map(|route| {
+            route
+                .guards
+                .iter()
+                .filter_map(|name| match by_name.get(name.as_ref()) {
+                    Some(&step) => Some(step),
+                    None => {
+                        problems.push(Problem::UnknownStep {
+                            step: name.to_string(),
+                            route: route.decl.origin(),
+                            suggestion: closest(name, names.iter(), |n| n).map(|n| n.to_string()),
+                        });
+                        None
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// One GT0001 per missing key, naming every declaration that needs it (each with who needs
+/// that, up to a root), a near miss, and a declaration of the key that was not registered.
+fn report_missing(
+    mut missing: Vec<(NodeId, Key)>,
+    decls: &[Decl<'_>],
+    keys: &KeyMap<ValueRef>,
+    dependents: &[Vec<NodeId>],
+    problems: &mut Vec<Problem>,
+) {
+    missing.sort_by(|(a, ka), (b, kb)| {
+        ka.cmp(kb)
+            .then_with(|| decls[a.index()].cmp_origin(&decls[b.index()]))
+    });
+    missing.dedup();
+    for group in missing.chunk_by(|(_, a), (_, b)| a == b) {
+        let key = group[0].1.clone();
+        let needed_by = group
+            .iter()
+            .map(|&(consumer, _)| chain_of_dependents(consumer, decls, dependents))
+            .collect();
+        problems.push(Problem::MissingKey {
+            suggestion: closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
+            unregistered: registry::declaration_of(&key),
+            needed_by,
+            key,
+        });
+    }
+}
+
 /// The declaration `start`, then who needs it, then who needs that, up to a root: one path,
 /// choosing the first dependent by name at each step so the text is deterministic.
-fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) -> Vec<Origin> {
+fn chain_of_dependents(
+    start: NodeId,
+    decls: &[Decl<'_>],
+    dependents: &[Vec<NodeId>],
+) -> Vec<Origin> {
     const MAX_CHAIN: usize = 16;
-    let mut chain = vec![decls[start].origin()];
+    let mut chain = vec![decls[start.index()].origin()];
     let mut seen = vec![start];
     let mut current = start;
     while chain.len() < MAX_CHAIN {
-        let next = dependents[current]
+        let next = dependents[current.index()]
             .iter()
             .copied()
             .filter(|d| !seen.contains(d))
-            .min_by(|&a, &b| decls[a].cmp_origin(&decls[b]));
+            .min_by(|a, b| decls[a.index()].cmp_origin(&decls[b.index()]));
         let Some(next) = next else { break };
-        chain.push(decls[next].origin());
+        chain.push(decls[next.index()].origin());
         seen.push(next);
         current = next;
     }
@@ -251,21 +472,23 @@ fn chain_of_dependents(start: usize, decls: &[Decl], dependents: &[Vec<usize>]) 
 }
 
 /// One ring inside a strongly connected component, starting at its first member by name: the
-/// shortest path of needs from that member back to itself.
+/// shortest path of needs from that member back to itself. (Guards are edges too: a ring
+/// through a guard shows the guard's name as what is needed.)
 fn ring_through(
-    members: &[usize],
-    decls: &[Decl],
-    needs: &[Vec<crate::graph::ValueRef>],
+    members: &[NodeId],
+    decls: &[Decl<'_>],
+    needs: &[Vec<ValueRef>],
 ) -> Vec<(Origin, Key)> {
     let start = *members
         .iter()
-        .min_by(|&&a, &&b| decls[a].cmp_origin(&decls[b]))
+        .min_by(|a, b| decls[a.index()].cmp_origin(&decls[b.index()]))
         .expect("a component has members");
     // Breadth-first over "needs" edges, staying inside the component.
-    let mut parent: HashMap<usize, (usize, Key)> = HashMap::new();
+    let mut parent: HashMap<NodeId, (NodeId, Key)> = HashMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     'search: while let Some(node) = queue.pop_front() {
-        for (need, target) in decls[node].needs.iter().zip(&needs[node]) {
+        let wanted = &decls[node.index()].descriptor.needs;
+        for (need, target) in wanted.iter().zip(&needs[node.index()]) {
             let next = target.node;
             if !members.contains(&next) || parent.contains_key(&next) {
                 continue;
@@ -280,9 +503,8 @@ fn ring_through(
     // Walk back from start to start, then reverse into "X needs key of next".
     let mut ring = Vec::new();
     let mut node = start;
-    loop {
-        let (prev, key) = parent[&node].clone();
-        ring.push((decls[prev].origin(), key));
+    while let Some((prev, key)) = parent.get(&node).cloned() {
+        ring.push((decls[prev.index()].origin(), key));
         node = prev;
         if node == start {
             break;

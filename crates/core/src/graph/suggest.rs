@@ -49,9 +49,9 @@ fn normalize(key: &str) -> String {
         .collect()
 }
 
-pub(super) fn suggestion(key: &Key, keys: &KeyMap<ValueRef>, decls: &[Decl]) -> Suggestion {
+pub(super) fn suggestion(key: &Key, keys: &KeyMap<ValueRef>, decls: &[Decl<'_>]) -> Suggestion {
     Suggestion {
         key: key.clone(),
-        location: decls[keys[key].node].location,
+        location: decls[keys[key].node.index()].descriptor.location,
     }
 }

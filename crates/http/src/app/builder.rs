@@ -7,16 +7,17 @@ use std::time::Duration;
 
 use http::HeaderValue;
 
+use green_tea_core::sibling::{self, RequestScope};
 use green_tea_core::{
-    BuildError, ContainerBuilder, Declaration, Key, KeySpec, Needs, NodeKind, Origin, Problem,
-    Provider, ProviderDescriptor, Source, Wiring, closest, in_modules,
+    BuildError, ContainerBuilder, Descriptor, Key, NodeKind, Origin, Problem, Provider, RouteId,
 };
 
-use super::{App, AppInner, CompiledRoute, PathEntry, PlannedStep, StepInfo, ValueSource};
+use super::{App, AppInner, CompiledRoute, CompiledStep, PathEntry};
 use crate::limits::Limits;
-use crate::plugin::Plugin;
+use crate::plugin::{ErasedPlugin, Plugin};
 use crate::route::{Route, RouteRegistration};
 use crate::step::{Step, StepRegistration};
+use crate::warning::Warning;
 
 /// Declares an app. [`build`](Self::build) checks the whole graph (providers, steps and routes
 /// together) and constructs nothing.
@@ -25,10 +26,13 @@ pub struct AppBuilder {
     container: ContainerBuilder,
     steps: Vec<Arc<dyn Step>>,
     routes: Vec<Route>,
-    plugins: Vec<Arc<dyn Plugin>>,
+    plugins: Vec<Arc<dyn ErasedPlugin>>,
     limits: Limits,
     drain_timeout: Duration,
     dispose_timeout: Duration,
+    /// Each `discover` call: the modules it was limited to, and how many steps and routes it
+    /// found (the container counts the providers).
+    discovered: Vec<(Option<Vec<String>>, usize)>,
 }
 
 impl Default for AppBuilder {
@@ -51,10 +55,12 @@ impl AppBuilder {
             limits: Limits::default(),
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
+            discovered: Vec::new(),
         }
     }
 
-    /// Adds a provider.
+    /// Adds a provider: `name::provider()` for a `#[provider]` fn, a value of the type for a
+    /// `#[provider]` impl block, or any [`Provider`].
     pub fn provider(mut self, provider: impl Provider) -> Self {
         self.container = self.container.provider(provider);
         self
@@ -85,7 +91,7 @@ impl AppBuilder {
         self
     }
 
-    /// Adds a step.
+    /// Adds a step: `name::step()` for a `#[step]` fn, or any [`Step`].
     pub fn step(mut self, step: impl Step) -> Self {
         self.steps.push(Arc::new(step));
         self
@@ -105,7 +111,7 @@ impl AppBuilder {
 
     /// Registers a plugin: it adds what it brings now, and its `on_shutdown` runs on close.
     pub fn plugin(self, plugin: impl Plugin) -> Self {
-        let plugin: Arc<dyn Plugin> = Arc::new(plugin);
+        let plugin: Arc<dyn ErasedPlugin> = Arc::new(plugin);
         let mut this = plugin.register(self);
         this.plugins.push(plugin);
         this
@@ -113,6 +119,10 @@ impl AppBuilder {
 
     /// Adds every provider, step and route declared with the macros in this binary, in a
     /// deterministic order (by module path, then name).
+    ///
+    /// Discovery finds what the linker kept: declarations in a library crate that the binary
+    /// does not refer to may be left out, and then `build()` warns (see [`App::warnings`]).
+    /// In a library, register explicitly instead (the guide's "Project layout").
     pub fn discover(self) -> Self {
         self.add_discovered(None)
     }
@@ -124,7 +134,7 @@ impl AppBuilder {
     }
 
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
-        let wanted = |module: &str| modules.is_none_or(|m| in_modules(module, m));
+        let wanted = |module: &str| modules.is_none_or(|m| sibling::in_modules(module, m));
         self.container = match modules {
             Some(modules) => self.container.discover_in(modules),
             None => self.container.discover(),
@@ -134,14 +144,17 @@ impl AppBuilder {
             .filter(|r| wanted(r.module))
             .collect();
         steps.sort_by_key(|r| (r.module, r.name));
-        self.steps
-            .extend(steps.into_iter().map(|r| Arc::from((r.make)())));
         let mut routes: Vec<&RouteRegistration> = inventory::iter::<RouteRegistration>
             .into_iter()
             .filter(|r| wanted(r.module))
             .collect();
         routes.sort_by_key(|r| (r.module, r.name));
+        let found = steps.len() + routes.len();
+        self.steps
+            .extend(steps.into_iter().map(|r| Arc::from((r.make)())));
         self.routes.extend(routes.into_iter().map(|r| (r.make)()));
+        let modules = modules.map(|m| m.iter().map(|s| (*s).to_owned()).collect());
+        self.discovered.push((modules, found));
         self
     }
 
@@ -170,83 +183,60 @@ impl AppBuilder {
         self
     }
 
-    /// Checks everything at once (the core's checks, unknown guard steps, conflicting routes)
-    /// and compiles each route into its plan. Constructs nothing.
+    /// Checks everything at once (the graph with its steps and routes, unknown guard steps,
+    /// conflicting routes) and compiles each route into its plan. Constructs nothing.
     pub fn build(self) -> Result<App, BuildError> {
-        let steps: Vec<StepInfo> = self
-            .steps
-            .into_iter()
-            .map(|step| {
-                let d = step.descriptor();
-                let need_specs: Arc<[KeySpec]> = d.needs.into();
-                StepInfo {
-                    name: d.name.to_string(),
-                    provides: d.provides.into(),
-                    need_specs,
-                    location: d.location,
-                    checked: cfg!(debug_assertions) || !step.returns_declared_types(),
-                    step,
-                }
-            })
-            .collect();
-        let declaration =
-            |kind, name: String, provides: &[KeySpec], needs: &[KeySpec], location| {
-                let mut descriptor = ProviderDescriptor::new(name).at(location);
-                descriptor.provides = provides.to_vec();
-                descriptor.needs = needs.to_vec();
-                Declaration { kind, descriptor }
-            };
-        let mut declarations: Vec<Declaration> = steps
-            .iter()
-            .map(|s| {
-                let (provides, needs) = (&s.provides, &s.need_specs);
-                declaration(NodeKind::Step, s.name.clone(), provides, needs, s.location)
-            })
-            .collect();
-        declarations.extend(
-            self.routes
-                .iter()
-                .map(|r| declaration(NodeKind::Route, route_title(r), &[], &r.needs, r.location)),
-        );
-
+        let warnings = self.warnings();
+        for warning in &warnings {
+            tracing::warn!("{warning}");
+        }
         let mut problems = Vec::new();
-        let guards = resolve_guards(&self.routes, &steps, &mut problems);
-        let (router, paths) = route_table(&self.routes, &mut problems);
-
-        let built = self
-            .container
-            .dispose_timeout(self.dispose_timeout)
-            .build_with(declarations);
-        let (container, wiring) = match built {
-            Ok(ok) if problems.is_empty() => ok,
-            Ok(_) => return Err(BuildError::from_problems(problems)),
+        let mut scope = RequestScope::new();
+        for step in self.steps {
+            scope.add_step(step.descriptor(), step);
+        }
+        let mut table = RouteTable::default();
+        for route in self.routes {
+            let (descriptor, guards) = (route.descriptor(), route.steps.clone());
+            let (method, path, origin) = (
+                route.method.clone(),
+                route.path.clone(),
+                route_origin(&route),
+            );
+            let id = scope.add_route(descriptor, guards, route);
+            table.add(id, method, path, origin, &mut problems);
+        }
+        let (router, paths) = table.finish();
+        let container = self.container.dispose_timeout(self.dispose_timeout);
+        let wired = match sibling::build_scope(container, scope) {
+            Ok(wired) if problems.is_empty() => wired,
+            Ok(_) => return Err(sibling::build_error(problems)),
             Err(error) => {
                 problems.extend(error.into_problems());
-                return Err(BuildError::from_problems(problems));
+                return Err(sibling::build_error(problems));
             }
         };
 
-        let routes = self
-            .routes
-            .into_iter()
-            .zip(guards)
-            .enumerate()
-            .map(|(i, (route, guards))| {
-                compile(
-                    route,
-                    steps.len() + i,
-                    &guards,
-                    &steps,
-                    &wiring,
-                    self.limits.body_bytes,
-                )
-            })
-            .collect();
+        let steps = wired.steps.map(|_, s| CompiledStep {
+            step: s.step,
+            descriptor: s.descriptor,
+        });
+        let app_body_limit = self.limits.body_bytes;
+        let routes = wired.routes.map(|_, r| CompiledRoute {
+            method: r.route.method,
+            template: r.route.path,
+            name: r.route.name,
+            descriptor: r.descriptor,
+            handler: r.route.handler,
+            plan: r.plan,
+            ready: Default::default(),
+            body_limit: r.route.body_limit.unwrap_or(app_body_limit),
+        });
 
         let (shutdown, _) = tokio::sync::watch::channel(false);
         Ok(App {
             inner: Arc::new(AppInner {
-                container,
+                container: wired.container,
                 router,
                 paths,
                 routes,
@@ -258,180 +248,120 @@ impl AppBuilder {
                 drain_timeout: self.drain_timeout,
                 limits: self.limits,
                 dispose_timeout: self.dispose_timeout,
-                no_needs: Needs::new(Arc::from(Vec::new()), Vec::new()),
+                warnings,
             }),
         })
     }
-}
 
-/// `POST /orders -> Orders::create`, or just `POST /orders` when the route has no other name.
-fn route_title(route: &Route) -> String {
-    let head = format!("{} {}", route.method, route.path);
-    if route.name == head {
-        head
-    } else {
-        format!("{head} -> {}", route.name)
+    fn warnings(&self) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let providers = sibling::discovered(&self.container);
+        for ((modules, found), providers) in self.discovered.iter().zip(providers) {
+            if found + providers == 0 {
+                warnings.push(Warning::DiscoveredNothing {
+                    modules: modules.clone(),
+                });
+            }
+        }
+        if self.routes.is_empty() {
+            warnings.push(Warning::NoRoutes);
+        }
+        warnings
     }
 }
 
 fn route_origin(route: &Route) -> Origin {
     Origin {
         kind: NodeKind::Route,
-        name: route_title(route),
+        name: route.title(),
         location: route.location,
     }
-}
-
-/// For each route, the indices of the steps it names as guards; an unknown name is GT0007.
-fn resolve_guards(
-    routes: &[Route],
-    steps: &[StepInfo],
-    problems: &mut Vec<Problem>,
-) -> Vec<Vec<usize>> {
-    let by_name: HashMap<&str, usize> = steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
-    let mut names: Vec<&str> = by_name.keys().copied().collect();
-    names.sort_unstable();
-    routes
-        .iter()
-        .map(|route| {
-            route
-                .steps
-                .iter()
-                .filter_map(|name| match by_name.get(name.as_ref()) {
-                    Some(&i) => Some(i),
-                    None => {
-                        problems.push(Problem::UnknownStep {
-                            step: name.to_string(),
-                            route: route_origin(route),
-                            suggestion: closest(name, names.iter(), |n| n).map(|n| n.to_string()),
-                        });
-                        None
-                    }
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// The matchit router over path templates, and per template the routes by method. Two routes
 /// with one method and path, or templates matchit cannot tell apart, are GT0008.
-fn route_table(
-    routes: &[Route],
-    problems: &mut Vec<Problem>,
-) -> (matchit::Router<usize>, Vec<PathEntry>) {
-    let mut router = matchit::Router::new();
-    let mut paths: Vec<PathEntry> = Vec::new();
-    let mut by_template: HashMap<&str, usize> = HashMap::new();
-    for (index, route) in routes.iter().enumerate() {
-        let entry = match by_template.get(route.path.as_str()) {
+#[derive(Default)]
+struct RouteTable {
+    router: matchit::Router<usize>,
+    paths: Vec<PathEntry>,
+    by_template: HashMap<String, usize>,
+    origins: HashMap<RouteId, Origin>,
+}
+
+impl RouteTable {
+    fn add(
+        &mut self,
+        id: RouteId,
+        method: http::Method,
+        path: String,
+        origin: Origin,
+        problems: &mut Vec<Problem>,
+    ) {
+        let entry = match self.by_template.get(&path) {
             Some(&entry) => entry,
             None => {
-                if let Err(error) = router.insert(route.path.clone(), paths.len()) {
+                if let Err(error) = self.router.insert(path.clone(), self.paths.len()) {
                     problems.push(Problem::RouteConflict {
-                        route: route_origin(route),
+                        route: origin,
                         reason: error.to_string(),
                     });
-                    continue;
+                    return;
                 }
-                by_template.insert(&route.path, paths.len());
-                paths.push(PathEntry {
-                    template: route.path.clone(),
+                self.by_template.insert(path.clone(), self.paths.len());
+                self.paths.push(PathEntry {
+                    template: path.clone(),
                     methods: Vec::new(),
                     allow: HeaderValue::from_static(""),
                 });
-                paths.len() - 1
+                self.paths.len() - 1
             }
         };
-        let path = &mut paths[entry];
-        if let Some(&(_, first)) = path.methods.iter().find(|(m, _)| *m == route.method) {
-            let first = route_origin(&routes[first]);
+        let methods = &mut self.paths[entry].methods;
+        if let Some(&(_, first)) = methods.iter().find(|(m, _)| *m == method) {
+            let first = &self.origins[&first];
             problems.push(Problem::RouteConflict {
-                route: route_origin(route),
                 reason: format!(
-                    "{} {} is already routed to {} ({})",
-                    route.method, route.path, first.name, first.location
+                    "{method} {path} is already routed to {} ({})",
+                    first.name, first.location
                 ),
+                route: origin,
             });
-            continue;
+            return;
         }
-        path.methods.push((route.method.clone(), index));
+        methods.push((method, id));
+        self.origins.insert(id, origin);
     }
-    for path in &mut paths {
-        let mut allow: Vec<&str> = path.methods.iter().map(|(m, _)| m.as_str()).collect();
-        // A GET route also serves HEAD (see `PathEntry::route_for`).
-        if allow.contains(&"GET") && !allow.contains(&"HEAD") {
-            allow.push("HEAD");
+
+    fn finish(mut self) -> (matchit::Router<usize>, Vec<PathEntry>) {
+        for path in &mut self.paths {
+            let mut allow: Vec<&str> = path.methods.iter().map(|(m, _)| m.as_str()).collect();
+            // A GET route also serves HEAD (see `PathEntry::route_for`).
+            if allow.contains(&"GET") && !allow.contains(&"HEAD") {
+                allow.push("HEAD");
+            }
+            path.allow = HeaderValue::from_str(&allow.join(", "))
+                .expect("method names are valid header text");
         }
-        path.allow =
-            HeaderValue::from_str(&allow.join(", ")).expect("method names are valid header text");
+        (self.router, self.paths)
     }
-    (router, paths)
 }
 
-/// One route's plan: the steps it runs (what its handler and guards need, transitively, in
-/// graph order), where each of their needs comes from, and the provider values it reads.
-fn compile(
-    route: Route,
-    decl: usize,
-    guards: &[usize],
-    steps: &[StepInfo],
-    wiring: &Wiring,
-    app_body_limit: usize,
-) -> CompiledRoute {
-    let mut runs: Vec<usize> = wiring.runs_before(decl);
-    for &guard in guards {
-        runs.extend(wiring.runs_before(guard));
-        runs.push(guard);
-    }
-    let position: HashMap<usize, usize> = wiring
-        .order
-        .iter()
-        .enumerate()
-        .map(|(p, &d)| (d, p))
-        .collect();
-    runs.sort_by_key(|d| position[d]);
-    runs.dedup();
-
-    // Each step's values go to the request's locals, in run order.
-    let mut local_base: HashMap<usize, usize> = HashMap::new();
-    let mut local_count = 0;
-    for &step in &runs {
-        local_base.insert(step, local_count);
-        local_count += steps[step].provides.len();
-    }
-    let mut app_values = Vec::new();
-    let mut source = |s: &Source| match *s {
-        Source::App(v) => {
-            app_values.push(v);
-            ValueSource::App(v)
+impl Route {
+    /// `POST /orders -> Orders::create`, or just `POST /orders` when the route has no other
+    /// name.
+    pub(crate) fn title(&self) -> String {
+        let head = format!("{} {}", self.method, self.path);
+        if self.name == head {
+            head
+        } else {
+            format!("{head} -> {}", self.name)
         }
-        Source::Request { decl, index } => ValueSource::Local(local_base[&decl] + index),
-    };
-    let planned: Box<[PlannedStep]> = runs
-        .iter()
-        .map(|&step| PlannedStep {
-            step,
-            needs: wiring.needs[step].iter().map(&mut source).collect(),
-        })
-        .collect();
-    let needs: Box<[ValueSource]> = wiring.needs[decl].iter().map(&mut source).collect();
-    app_values.dedup();
+    }
 
-    CompiledRoute {
-        template: route.path.clone(),
-        name: route.name.to_string(),
-        method: route.method,
-        location: route.location,
-        handler: route.handler,
-        steps: planned,
-        local_count,
-        needs,
-        need_specs: route.needs.into(),
-        app_values: app_values.into(),
-        body_limit: route.body_limit.unwrap_or(app_body_limit),
+    /// The handler's declaration: its name, its needs, where it was declared.
+    fn descriptor(&self) -> Descriptor {
+        let mut descriptor = Descriptor::new(self.title()).at(self.location);
+        descriptor.needs = self.needs.clone();
+        descriptor
     }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 
-use green_tea_core::{CloseError, CloseFailure, ClosePart, DisposeCause};
+use green_tea_core::sibling::{join_message, panic_message};
+use green_tea_core::{CloseError, CloseFailure, ClosePart, FailureCause};
 
 use super::{App, AppInner};
 
@@ -29,7 +30,7 @@ impl App {
                     Err(CloseError {
                         failures: vec![CloseFailure {
                             part: ClosePart::Drain { in_flight: 0 },
-                            cause: DisposeCause::Panicked(green_tea_core::join_message(join)),
+                            cause: FailureCause::Panicked(join_message(join)),
                         }],
                     })
                 })
@@ -59,7 +60,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         );
         failures.push(CloseFailure {
             part: ClosePart::Drain { in_flight },
-            cause: DisposeCause::TimedOut(inner.drain_timeout),
+            cause: FailureCause::TimedOut(inner.drain_timeout),
         });
     }
 
@@ -71,9 +72,9 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
                 tracing::info!(plugin = %name, "plugin shut down");
                 continue;
             }
-            Ok(Ok(Err(error))) => DisposeCause::Error(Arc::new(error)),
-            Ok(Err(panic)) => DisposeCause::Panicked(green_tea_core::panic_message(&*panic)),
-            Err(_) => DisposeCause::TimedOut(inner.dispose_timeout),
+            Ok(Ok(Err(error))) => FailureCause::Error(Arc::new(error)),
+            Ok(Err(panic)) => FailureCause::Panicked(panic_message(&*panic)),
+            Err(_) => FailureCause::TimedOut(inner.dispose_timeout),
         };
         tracing::error!(plugin = %name, %cause, "plugin on_shutdown failed");
         failures.push(CloseFailure {

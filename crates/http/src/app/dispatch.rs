@@ -1,9 +1,12 @@
-//! Serving one request: route, run the plan's steps, call the handler. No key is looked up by
-//! name here; every value is read by the index compiled at `build()`.
+//! Serving one request: route, make sure the route's providers are built, run its plan's
+//! steps, call the handler. No key is looked up by name here; every value is read by the id
+//! compiled at `build()`.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum_core::response::{IntoResponse, Response};
@@ -13,10 +16,11 @@ use http::request::Parts;
 use http::{Request, StatusCode};
 use tracing::Instrument;
 
-use green_tea_core::{AppValue, Needs};
+use green_tea_core::sibling::{self, panic_message};
+use green_tea_core::{RouteId, Source};
 
+use super::AppInner;
 use super::in_flight::{Entered, InFlight};
-use super::{AnyValue, AppInner, ValueSource};
 use crate::context::{RequestBody, RequestContext, RequestValues};
 use crate::error::HttpError;
 use crate::extract::PathParams;
@@ -29,6 +33,8 @@ impl AppInner {
     /// more async block around it (each layer moves the request once more). Not an
     /// `async fn`, for the reason given at [`run`](Self::run): the request is split here and
     /// the block holds its head once.
+    ///
+    /// [`InFlightBody`]: super::InFlightBody
     pub(crate) fn dispatch<B: Into<RequestBody>>(
         self: Arc<Self>,
         request: Request<B>,
@@ -52,33 +58,11 @@ impl AppInner {
                 let closing = HttpError::unavailable("the app is shutting down");
                 return (closing.into_response(), None);
             };
-            let index = match self.router.at(parts.uri.path()) {
-                Ok(matched) => {
-                    let path = &self.paths[*matched.value];
-                    let Some(route) = path.route_for(&parts.method) else {
-                        let mut response = HttpError::with_status(
-                            StatusCode::METHOD_NOT_ALLOWED,
-                            format!("{} is not allowed on {}", parts.method, path.template),
-                        )
-                        .into_response();
-                        response.headers_mut().insert(ALLOW, path.allow.clone());
-                        return (response, None);
-                    };
-                    if !matched.params.is_empty() {
-                        let params = matched
-                            .params
-                            .iter()
-                            .map(|(k, v)| (k.to_owned(), v.to_owned()));
-                        parts.extensions.insert(PathParams(params.collect()));
-                    }
-                    route
-                }
-                Err(_) => {
-                    let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
-                    return (HttpError::not_found(unknown).into_response(), None);
-                }
+            let id = match self.route_of(&mut parts) {
+                Ok(id) => id,
+                Err(response) => return (response, None),
             };
-            let route = &self.routes[index];
+            let route = &self.routes[id];
 
             // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
             let span = tracing::debug_span!(
@@ -90,15 +74,15 @@ impl AppInner {
             );
             // Timing is for the span; without a subscriber that wants it, skip the clock.
             let started = (!span.is_disabled()).then(Instant::now);
-            // Pinned where it is built, so the combinators below hold a pointer to it rather than
-            // moving the route's future (568 bytes) at each layer.
-            let run = std::pin::pin!(self.run(index, parts, body));
+            // Pinned where it is built, so the combinators below hold a pointer to it rather
+            // than moving the route's future at each layer.
+            let run = std::pin::pin!(self.run(id, parts, body));
             let response = AssertUnwindSafe(run)
                 .catch_unwind()
                 .instrument(span.clone())
                 .await
                 .unwrap_or_else(|panic| {
-                    let message = green_tea_core::panic_message(&*panic);
+                    let message = panic_message(&*panic);
                     span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
                     HttpError::internal().into_response()
                 });
@@ -112,64 +96,77 @@ impl AppInner {
         }
     }
 
+    /// The route for the request's path and method, its path parameters put in the request's
+    /// extensions; or the 404 or 405 that answers it.
+    // The error is the response: large, and made once per request at most.
+    #[allow(clippy::result_large_err)]
+    fn route_of(&self, parts: &mut Parts) -> Result<RouteId, Response> {
+        let Ok(matched) = self.router.at(parts.uri.path()) else {
+            let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
+            return Err(HttpError::not_found(unknown).into_response());
+        };
+        let path = &self.paths[*matched.value];
+        let Some(id) = path.route_for(&parts.method) else {
+            let mut response = HttpError::with_status(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!("{} is not allowed on {}", parts.method, path.template),
+            )
+            .into_response();
+            response.headers_mut().insert(ALLOW, path.allow.clone());
+            return Err(response);
+        };
+        if !matched.params.is_empty() {
+            let params = matched
+                .params
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()));
+            parts.extensions.insert(PathParams(params.collect()));
+        }
+        Ok(id)
+    }
+
     /// The route's steps, then its handler. Not an `async fn`: the block holds `parts` and
     /// `body` once, where an `async fn` would also keep a copy of each argument it rebinds.
     #[allow(clippy::manual_async_fn)]
     fn run(
         self: &Arc<Self>,
-        index: usize,
+        id: RouteId,
         mut parts: Parts,
         body: RequestBody,
     ) -> impl Future<Output = Response> + Send + '_ {
         async move {
-            let route = &self.routes[index];
-            // One vector per request: the steps' values in run order, then the handler's needs.
-            let mut locals = RequestValues::with_capacity(route.local_count + route.needs.len());
-            for planned in route.steps.iter() {
-                let info = &self.steps[planned.step];
-                // A step that needs nothing reads the empty needs made at build: no vector and
-                // no `Arc` to count up and down per request (unless it is asynchronous).
-                let mut made = None;
-                if !planned.needs.is_empty() {
-                    let mut values = Vec::with_capacity(planned.needs.len());
-                    for source in planned.needs.iter() {
-                        let value = match self.ready_value(*source, &locals) {
-                            Ok(Ok(value)) => Ok(value),
-                            Ok(Err(unbuilt)) => self.build(unbuilt).await,
-                            Err(error) => Err(error),
-                        };
-                        match value {
-                            Ok(value) => values.push(value),
-                            Err(error) => return error.into_response(),
-                        }
+            let route = &self.routes[id];
+            // Once every provider the route reads is built, a request checks only that the
+            // container is still open (`close()` on the container alone; the app's own close
+            // stops requests before they get here). Until then each step, and the handler,
+            // builds what it needs just before it runs: a request rejected by a step builds
+            // nothing its handler needs.
+            let ready = route.ready.load(Ordering::Acquire) && !self.container.is_closed();
+            let mut locals = RequestValues::with_capacity(route.plan.locals);
+            for planned in route.plan.steps.iter() {
+                if !ready {
+                    if let Err(response) = self.build_providers(&planned.needs).await {
+                        return response;
                     }
-                    made = Some(Needs::new(Arc::clone(&info.need_specs), values));
                 }
-                let needs = made.as_ref().unwrap_or(&self.no_needs);
-                let span = tracing::debug_span!("step", step = %info.name);
-                // `if let` (edition 2024) drops the synchronous attempt before the `else` awaits,
-                // so the future keeps no room for it.
-                let outcome = if let Some(outcome) =
-                    span.in_scope(|| info.step.run_now(&mut parts, needs))
-                {
-                    outcome
-                } else {
-                    let needs = made
-                        .unwrap_or_else(|| Needs::new(Arc::clone(&info.need_specs), Vec::new()));
-                    info.step
-                        .run(&mut parts, needs)
-                        .instrument(span.clone())
-                        .await
-                };
-                match outcome {
+                let step = &self.steps[planned.step];
+                let needs = sibling::needs(
+                    &self.container,
+                    &step.descriptor.needs,
+                    &planned.needs,
+                    &locals,
+                );
+                let span = tracing::debug_span!("step", step = %step.descriptor.name);
+                let run = span.in_scope(|| step.step.run(&mut parts, needs));
+                match run.instrument(span.clone()).await {
                     Ok(provided) => {
-                        if info.checked {
-                            if let Err(wrong) = provided.check_against(&info.provides) {
-                                span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                                return HttpError::internal().into_response();
-                            }
+                        if let Err(wrong) =
+                            sibling::check_provided(&provided, &step.descriptor.provides)
+                        {
+                            span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                            return HttpError::internal().into_response();
                         }
-                        provided.append_to(&mut locals);
+                        sibling::append_provided(provided, &mut locals);
                     }
                     Err(rejection) => {
                         span.in_scope(|| {
@@ -179,44 +176,35 @@ impl AppInner {
                     }
                 }
             }
-            let first_need = locals.len();
-            // The same read as the steps' needs above, written out rather than shared through
-            // an `async fn value_of`: that layer measured 89 instructions more per request.
-            for source in route.needs.iter() {
-                let value = match self.ready_value(*source, &locals) {
-                    Ok(Ok(value)) => Ok(value),
-                    Ok(Err(unbuilt)) => self.build(unbuilt).await,
-                    Err(error) => Err(error),
-                };
-                match value {
-                    Ok(value) => locals.push(value),
-                    Err(error) => return error.into_response(),
+            if !ready {
+                if let Err(response) = self.build_providers(&route.plan.needs).await {
+                    return response;
                 }
+                route.ready.store(true, Ordering::Release);
             }
-            let request =
-                RequestContext::new(parts, body, locals, first_need, Arc::clone(self), index);
+            let request = RequestContext::new(parts, body, locals, Arc::clone(self), id);
             route.handler.call(request).await
         }
     }
 
-    /// Builds provider `at`, or waits for the build already under way (single-flight).
-    /// Boxed: only a request that finds its provider unbuilt pays for the build's future, and
-    /// every other request's future keeps no room for it.
-    fn build(&self, at: AppValue) -> impl Future<Output = Result<AnyValue, HttpError>> + Send + '_ {
-        Box::pin(self.container.value(at)).map(|built| built.map_err(HttpError::from))
-    }
-
-    /// One value, if it is there already: an earlier step's always is, a provider's once it is
-    /// built. `Ok(Err(at))`: provider `at` is not built yet; the caller awaits its
-    /// [`build`](Self::build). No future for the values already there.
-    fn ready_value(
-        &self,
-        source: ValueSource,
-        locals: &[AnyValue],
-    ) -> Result<Result<AnyValue, AppValue>, HttpError> {
-        Ok(match source {
-            ValueSource::Local(index) => Ok(Arc::clone(&locals[index])),
-            ValueSource::App(at) => self.container.try_value(at)?.ok_or(at),
+    /// Builds the providers of `needs` that are not built yet (single-flight). Boxed: only
+    /// the first requests of a route pay for it, and every other request's future keeps no
+    /// room for it.
+    fn build_providers<'a>(
+        &'a self,
+        needs: &'a [Source],
+    ) -> Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>> {
+        Box::pin(async move {
+            for need in needs {
+                let Source::App(at) = *need else { continue };
+                match sibling::try_value(&self.container, at) {
+                    Ok(Some(_)) => continue,
+                    Ok(None) => sibling::build(&self.container, at).await,
+                    Err(closed) => Err(closed),
+                }
+                .map_err(|error| HttpError::from(error).into_response())?;
+            }
+            Ok(())
         })
     }
 }

@@ -5,24 +5,26 @@ mod close;
 mod dispatch;
 mod in_flight;
 
-use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use axum_core::body::Body;
 use axum_core::response::Response;
 use http::{HeaderValue, Method, Request};
 
-use green_tea_core::{AppValue, CloseError, Container, KeySpec, Location, Needs};
+use green_tea_core::sibling::{self, RoutePlan};
+use green_tea_core::{CloseError, Container, Descriptor, IdVec, RouteId, StepId};
 
 pub use builder::AppBuilder;
 use in_flight::InFlight;
 pub(crate) use in_flight::InFlightBody;
 pub use in_flight::InFlightGuard;
 
-use crate::plugin::Plugin;
+use crate::plugin::ErasedPlugin;
 use crate::route::Handler;
 use crate::step::Step;
+use crate::warning::Warning;
 
 /// A built application: its graph checked, its routes compiled, nothing constructed yet.
 ///
@@ -38,30 +40,29 @@ pub(crate) struct AppInner {
     pub(crate) container: Container,
     pub(crate) router: matchit::Router<usize>,
     pub(crate) paths: Vec<PathEntry>,
-    pub(crate) routes: Vec<CompiledRoute>,
-    pub(crate) steps: Vec<StepInfo>,
-    pub(crate) plugins: Vec<Arc<dyn Plugin>>,
+    pub(crate) routes: IdVec<RouteId, CompiledRoute>,
+    pub(crate) steps: IdVec<StepId, CompiledStep>,
+    pub(crate) plugins: Vec<Arc<dyn ErasedPlugin>>,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) drain_timeout: Duration,
     pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
-    /// What a synchronous step that declares no needs is given, on every request.
-    pub(crate) no_needs: Needs,
+    pub(crate) warnings: Vec<Warning>,
 }
 
 /// One path template and the routes at it, one per method.
 pub(crate) struct PathEntry {
     pub(crate) template: String,
-    pub(crate) methods: Vec<(Method, usize)>,
+    pub(crate) methods: Vec<(Method, RouteId)>,
     /// The `Allow` header for a 405 here.
     pub(crate) allow: HeaderValue,
 }
 
 impl PathEntry {
     /// The route for `method`; a `HEAD` without its own route is served by `GET`.
-    fn route_for(&self, method: &Method) -> Option<usize> {
+    fn route_for(&self, method: &Method) -> Option<RouteId> {
         let find = |m: &Method| {
             self.methods
                 .iter()
@@ -77,44 +78,25 @@ impl PathEntry {
 }
 
 /// A step as registered, for running and for `explain`.
-pub(crate) struct StepInfo {
+pub(crate) struct CompiledStep {
     pub(crate) step: Arc<dyn Step>,
-    pub(crate) name: String,
-    pub(crate) provides: Arc<[KeySpec]>,
-    pub(crate) need_specs: Arc<[KeySpec]>,
-    pub(crate) location: Location,
-    /// Whether each request's values are checked against `provides` (see
-    /// [`Step::returns_declared_types`]).
-    pub(crate) checked: bool,
+    pub(crate) descriptor: Descriptor,
 }
 
-/// Where a value comes from while serving: a provider (by index) or an earlier step of the
-/// same request (by position in the request's local values).
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ValueSource {
-    App(AppValue),
-    Local(usize),
-}
-
-/// One step of one route's plan.
-pub(crate) struct PlannedStep {
-    pub(crate) step: usize,
-    pub(crate) needs: Box<[ValueSource]>,
-}
-
-/// A route compiled at `build()`: everything serving needs, by index.
+/// A route compiled at `build()`: everything serving needs, by id.
 pub(crate) struct CompiledRoute {
     pub(crate) method: Method,
     pub(crate) template: String,
-    pub(crate) name: String,
-    pub(crate) location: Location,
+    /// The handler's name (`Orders::create`, or `POST /orders` for an unnamed closure).
+    pub(crate) name: std::borrow::Cow<'static, str>,
+    /// The handler's declaration: its title (`POST /orders -> Orders::create`), needs and
+    /// location.
+    pub(crate) descriptor: Descriptor,
     pub(crate) handler: Arc<dyn Handler>,
-    pub(crate) steps: Box<[PlannedStep]>,
-    pub(crate) local_count: usize,
-    pub(crate) needs: Box<[ValueSource]>,
-    pub(crate) need_specs: Arc<[KeySpec]>,
-    /// Every provider value the route's steps and handler read, for `explain`.
-    pub(crate) app_values: Box<[AppValue]>,
+    pub(crate) plan: RoutePlan,
+    /// Whether every provider the route reads has been built (then a request skips the
+    /// check of each).
+    pub(crate) ready: AtomicBool,
     pub(crate) body_limit: usize,
 }
 
@@ -148,22 +130,28 @@ impl App {
         self.inner.container.get(key).await
     }
 
-    /// Builds, now, every provider that some route reaches (see [`Container::start`]);
-    /// providers no route reaches are left alone. On failure, what was built is disposed and
-    /// the app's container is closed.
+    /// Builds, now, every provider that some route reaches, independent ones concurrently;
+    /// providers no route reaches are left alone (`container().build_all()` builds every
+    /// one). On failure, what was built is disposed and the app's container is closed.
     pub async fn start(&self) -> Result<(), green_tea_core::ProvideError> {
-        let roots: Vec<AppValue> = self
+        let roots: Vec<_> = self
             .inner
             .routes
             .iter()
-            .flat_map(|r| r.app_values.iter().copied())
+            .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
-        self.inner.container.start_values(&roots).await
+        sibling::build_now(&self.inner.container, &roots).await
     }
 
     /// Whether `close()` has begun.
     pub fn is_closed(&self) -> bool {
         *self.inner.shutdown.borrow()
+    }
+
+    /// What `build()` found suspicious but not wrong: discovery that found nothing, an app
+    /// without routes. Each is also logged (`tracing`, WARN) when the app is built.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.inner.warnings
     }
 }
 
@@ -176,5 +164,3 @@ impl std::fmt::Debug for App {
             .finish()
     }
 }
-
-pub(crate) type AnyValue = Arc<dyn Any + Send + Sync>;

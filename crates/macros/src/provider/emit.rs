@@ -16,10 +16,10 @@ pub(super) fn convert() -> Convert {
     }
 }
 
-/// `impl Provider for self_ty`. Written out rather than through `async_trait`: its futures
-/// are boxed by a probe over everything they hold (the provider and every value), which
-/// reports nothing when one of those is not `Send + Sync`, because `checks` (or, for the
-/// provider itself, the `Provider: Send + Sync` bound) already reports it, once.
+/// `impl Provider for self_ty`. Its futures go through a probe over everything they hold (the
+/// provider and every value), which reports nothing when one of those is not `Send + Sync`,
+/// because `checks` (or, for the provider itself, the `Provider: Send + Sync` bound) already
+/// reports it, once.
 pub(super) fn provider_impl(
     self_ty: &TokenStream,
     declared: &Declared<'_>,
@@ -31,20 +31,14 @@ pub(super) fn provider_impl(
     let state = emit::state_probe(declared);
     let dispose = dispose_body.map(|body| {
         quote! {
-            fn dispose<'life0, 'life1, 'async_trait>(
-                &'life0 self,
-                __provided: &'life1 ::green_tea::__private::Provided,
-            ) -> ::green_tea::__private::BoxFuture<
-                'async_trait,
-                ::std::result::Result<(), ::green_tea::__private::BoxError>,
-            >
-            where
-                'life0: 'async_trait,
-                'life1: 'async_trait,
-                Self: 'async_trait,
-            {
+            fn dispose(
+                &self,
+                __provided: &::green_tea::__private::Provided,
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<(), ::green_tea::__private::BoxError>,
+            > + ::std::marker::Send {
                 #uses
-                #state.boxed(async move { #body })
+                #state.provider_future(async move { #body })
             }
         }
     });
@@ -52,22 +46,17 @@ pub(super) fn provider_impl(
         impl ::green_tea::__private::Provider for #self_ty {
             #descriptor
 
-            fn provide<'life0, 'async_trait>(
-                &'life0 self,
-                __needs: ::green_tea::__private::Needs,
-            ) -> ::green_tea::__private::BoxFuture<
-                'async_trait,
-                ::std::result::Result<
+            fn provide(
+                &self,
+                __needs: ::green_tea::__private::Needs<'_>,
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<
                     ::green_tea::__private::Provided,
                     ::green_tea::__private::BoxError,
                 >,
-            >
-            where
-                'life0: 'async_trait,
-                Self: 'async_trait,
-            {
+            > + ::std::marker::Send {
                 #uses
-                #state.boxed(async move { #provide_body })
+                #state.provider_future(async move { #provide_body })
             }
 
             #dispose
@@ -101,16 +90,14 @@ pub(super) fn fetch_provided(
     (lets, args)
 }
 
-/// The `inventory` registration that `ContainerBuilder::discover` collects.
+/// The `inventory` registration that `discover()` collects.
 pub(super) fn registration(name: &str, make: TokenStream) -> TokenStream {
     quote! {
         ::green_tea::__private::inventory::submit! {
             ::green_tea::__private::Registration {
                 name: #name,
                 module: ::std::module_path!(),
-                make: || -> ::std::boxed::Box<dyn ::green_tea::__private::Provider> {
-                    ::std::boxed::Box::new(#make)
-                },
+                make: || ::green_tea::__private::Discovered::new(#make),
             }
         }
     }

@@ -1,4 +1,4 @@
-//! `#[provider]` on a `fn`: the fn stays as written, and an empty braced struct of the same
+//! `#[provider]` on a `fn`: the fn stays as written, and a companion type of the same
 //! name implements `Provider` by calling it.
 
 use proc_macro2::{Span, TokenStream};
@@ -9,7 +9,7 @@ use syn::{FnArg, ItemFn};
 use super::attr::Args;
 use super::emit as provider_emit;
 use super::signature;
-use crate::emit::{self, Declared};
+use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
 use crate::types::{self, Pass, Returns};
 
@@ -75,8 +75,10 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
             ::green_tea::__private::DisposeOutput::into_dispose_result(#call)
         }
     });
+    let cfgs = emit::cfgs(&item.attrs);
+    let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Provider);
     let provider_impl =
-        provider_emit::provider_impl(&quote!(#name), &declared, provide_body, dispose_body);
+        provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body);
     let checked: Vec<_> = output
         .values
         .iter()
@@ -84,17 +86,16 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         .cloned()
         .collect();
     let checks = emit::checks(&checked, &[], &[]);
-    let registration = provider_emit::registration(&name_text, quote!(#name {}));
-
-    let cfgs = emit::cfgs(&item.attrs);
-    let fn_struct = emit::fn_struct(&item.vis, name, &cfgs, "provider", "provider");
+    let registration = provider_emit::registration(&name_text, quote!(#self_ty::provider()));
+    let register = format!(".provider({name_text}::provider())");
+    let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
 
     Ok(quote! {
         // `&String` is right here: the parameter's type is the key's type.
         #[allow(clippy::ptr_arg)]
         #item
 
-        #fn_struct
+        #companion
 
         #(#cfgs)*
         #provider_impl
@@ -104,6 +105,11 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
 
         #(#cfgs)*
         #registration
+
+        #(#cfgs)*
+        const _: () = {
+            #declared_keys
+        };
     })
 }
 

@@ -9,7 +9,7 @@ use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, Receiver, Signature, Type};
 use super::attr::Args;
 use super::emit as provider_emit;
 use super::signature;
-use crate::emit::{self, Declared};
+use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
 use crate::types::{self, Returns, ValueParam, plural};
 
@@ -118,12 +118,21 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             );
             None
         }
-        Some(new) if new.sig.inputs.is_empty() => Some(quote!(<#self_ty>::new())),
-        _ => Some(quote!(<#self_ty as ::std::default::Default>::default())),
+        Some(new) if new.sig.inputs.is_empty() => Some((quote!(<#self_ty>::new()), "new")),
+        _ => Some((
+            quote!(<#self_ty as ::std::default::Default>::default()),
+            "default",
+        )),
     };
     errors.finish()?;
-    let (Some(args), Some(name), Some(provide), Some(needed), Some(output), Some(make)) =
-        (args, name, provide, needed, output, make)
+    let (
+        Some(args),
+        Some(name),
+        Some(provide),
+        Some(needed),
+        Some(output),
+        Some((make, made_with)),
+    ) = (args, name, provide, needed, output, make)
     else {
         unreachable!("each missing part recorded an error");
     };
@@ -178,6 +187,8 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
         .collect();
     let checks = emit::checks(&checked, &[], &[]);
     let registration = provider_emit::registration(&name_text, make);
+    let register = format!(".provider({name_text}::{made_with}())");
+    let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
     let cfgs = emit::cfgs(&item.attrs);
     let item = allow_ptr_arg(item.clone());
     Ok(quote! {
@@ -191,6 +202,11 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
 
         #(#cfgs)*
         #registration
+
+        #(#cfgs)*
+        const _: () = {
+            #declared_keys
+        };
     })
 }
 

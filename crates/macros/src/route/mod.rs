@@ -13,7 +13,7 @@ use syn::{FnArg, ImplItem, Item, ItemImpl, Type};
 
 use crate::emit;
 use crate::errors::{self, Errors};
-use crate::types;
+use crate::types::{self, Pass};
 use handler::{BodyRead, Handler, Param};
 
 /// Expands `#[route(attr)] item`. On error the block is emitted without the attributes this
@@ -164,9 +164,11 @@ fn expand_route(
         syn::parse2(types::replace_self(quote!(#ty), self_ty)).unwrap_or_else(|_| ty.clone())
     };
 
-    // Reading the request: needs and extractors in order, then the body.
-    let mut reads = TokenStream::new();
+    // Reading the request: extractors in order (they need the head mutably), then the body
+    // (the request mutably), then the needs, borrowed from the request for the call.
+    let mut extract_reads = TokenStream::new();
     let mut body_read = TokenStream::new();
+    let mut need_reads = TokenStream::new();
     let mut args = Vec::new();
     let mut needs = Vec::new();
     let mut checked = Vec::new();
@@ -180,17 +182,21 @@ fn expand_route(
                 let ty = outside(&value.ty);
                 let probe = emit::probe(&ty);
                 let need_index = proc_macro2::Literal::usize_unsuffixed(needs.len());
-                reads.extend(quote! {
-                    let #var = #probe.request_need(&__request, #need_index).map_err(#into_response)?;
+                let read = match value.pass {
+                    Pass::Arc => quote!(request_need),
+                    Pass::Ref => quote!(request_need_ref),
+                };
+                need_reads.extend(quote! {
+                    let #var = #probe.#read(&__request, #need_index).map_err(#into_response)?;
                 });
                 needs.push(quote!(let __route = #probe.route_needs(__route, #key);));
                 checked.push(ty);
-                args.push(emit::pass(&var, value.pass));
+                args.push(quote!(#var));
             }
             Param::Extract(ty) => {
                 let ty = outside(ty);
                 let extract = emit::extract(&ty, quote!(__request.parts_mut()));
-                reads.extend(quote!(let #var = #extract.await?;));
+                extract_reads.extend(quote!(let #var = #extract.await?;));
                 extractors.push(ty);
                 args.push(quote!(#var));
             }
@@ -263,8 +269,9 @@ fn expand_route(
             ::green_tea::__private::Response,
         > {
             #uses
-            #reads
+            #extract_reads
             #body_read
+            #need_reads
             ::std::result::Result::Ok(#answer(#call))
         }
 

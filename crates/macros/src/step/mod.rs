@@ -1,5 +1,5 @@
 //! `#[step]`: a fn of the request head, its needs and extractors becomes a `Step`. The fn stays
-//! as written; an empty braced struct of the same name implements `Step` by calling it, and an
+//! as written; a companion of the same name implements `Step` by calling it, and an
 //! `inventory` registration lets `discover()` find it.
 
 mod attr;
@@ -9,7 +9,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Item, ItemFn};
 
-use crate::emit::{self, Convert, Declared};
+use crate::emit::{self, Convert, Declared, FnKind};
 use crate::errors::{self, Errors};
 use crate::types::{self, Returns};
 use params::{Head, Param};
@@ -131,81 +131,53 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             _ => None,
         })
         .collect();
-    // A synchronous step without extractors never waits: it also answers through `run_now`,
-    // which the app tries first, so it costs no boxed future per request.
-    let run_now = (sig.asyncness.is_none() && extractors.is_empty()).then(|| {
+    // A synchronous step without extractors never waits: it answers at once, and costs no
+    // allocation per request. Anything else is one boxed future.
+    let run_body = if sig.asyncness.is_none() && extractors.is_empty() {
         quote! {
-            fn run_now(
-                &self,
-                __parts: &mut ::green_tea::__private::Parts,
-                __needs: &::green_tea::__private::Needs,
-            ) -> ::std::option::Option<
-                ::std::result::Result<
-                    ::green_tea::__private::Provided,
-                    ::green_tea::__private::Response,
-                >,
-            > {
-                #uses
-                // The error is a response: large, and returned once per request at most.
-                #[allow(clippy::result_large_err)]
-                let __run = || -> ::std::result::Result<
-                    ::green_tea::__private::Provided,
-                    ::green_tea::__private::Response,
-                > {
-                    let _ = (&__parts, &__needs);
-                    #fetch
-                    #pack
-                };
-                ::std::option::Option::Some(__run())
-            }
+            // The error is a response: large, and returned once per request at most.
+            #[allow(clippy::result_large_err)]
+            let __run = || -> ::green_tea::__private::StepResult {
+                let _ = (&__parts, &__needs);
+                #fetch
+                #pack
+            };
+            ::green_tea::__private::StepFuture::ready(__run())
         }
-    });
+    } else {
+        quote! {
+            #state.step_future(async move {
+                let _ = (&__parts, &__needs);
+                #extract
+                #fetch
+                #pack
+            })
+        }
+    };
     let checks = emit::checks(&checked, &extractors, &[]);
     let cfgs = emit::cfgs(&item.attrs);
-    let fn_struct = emit::fn_struct(&item.vis, name, &cfgs, "step", "step");
+    let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Step);
+    let register = format!(".step({name_text}::step())");
+    let declared_keys = emit::declared_keys(&declared, FnKind::Step, &register);
 
     Ok(quote! {
         // `&String` is right here: the parameter's type is the key's type.
         #[allow(clippy::ptr_arg)]
         #item
 
-        #fn_struct
+        #companion
 
         #(#cfgs)*
-        impl ::green_tea::__private::Step for #name {
+        impl ::green_tea::__private::Step for #self_ty {
             #descriptor
 
-            fn run<'life0, 'life1, 'async_trait>(
-                &'life0 self,
-                __parts: &'life1 mut ::green_tea::__private::Parts,
-                __needs: ::green_tea::__private::Needs,
-            ) -> ::green_tea::__private::BoxFuture<
-                'async_trait,
-                ::std::result::Result<
-                    ::green_tea::__private::Provided,
-                    ::green_tea::__private::Response,
-                >,
-            >
-            where
-                'life0: 'async_trait,
-                'life1: 'async_trait,
-                Self: 'async_trait,
-            {
+            fn run<'a>(
+                &'a self,
+                __parts: &'a mut ::green_tea::__private::Parts,
+                __needs: ::green_tea::__private::Needs<'a>,
+            ) -> ::green_tea::__private::StepFuture<'a> {
                 #uses
-                #state.boxed(async move {
-                    let _ = (&__parts, &__needs);
-                    #extract
-                    #fetch
-                    #pack
-                })
-            }
-
-            #run_now
-
-            // The descriptor's provided keys and `Provided` are both made from the fn's output
-            // types above.
-            fn returns_declared_types(&self) -> bool {
-                true
+                #run_body
             }
         }
 
@@ -218,10 +190,15 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
                 name: #name_text,
                 module: ::std::module_path!(),
                 make: || -> ::std::boxed::Box<dyn ::green_tea::__private::Step> {
-                    ::std::boxed::Box::new(#name {})
+                    ::std::boxed::Box::new(#self_ty::step())
                 },
             }
         }
+
+        #(#cfgs)*
+        const _: () = {
+            #declared_keys
+        };
     })
 }
 

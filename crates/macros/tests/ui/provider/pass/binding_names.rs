@@ -1,6 +1,7 @@
 //! DESIGN.md's shape: a provider fn `billing_api`, and in the same module a provider whose
-//! parameter is named `billing_api` and a `let billing_api`. The generated struct lives only in
-//! the type namespace, so each of these is a plain binding.
+//! parameter is named `billing_api` and a `let billing_api`. The generated companion lives only
+//! in the type namespace, so each of these is a plain binding; and a module of the same name as
+//! a provider fn takes precedence over its companion rather than colliding with it.
 #![deny(warnings)]
 
 use green_tea::prelude::*;
@@ -33,8 +34,21 @@ async fn direct() -> usize {
     guarded_billing.client.url.len()
 }
 
+/// A provider fn and a module of the same name: no collision.
+#[provider(provides = "audit")]
+fn audit() -> u32 {
+    audit::LEVEL
+}
+
+mod audit {
+    pub(crate) const LEVEL: u32 = 3;
+}
+
 fn main() {
-    let billing_api = billing_api {};
-    let providers: Vec<Box<dyn Provider>> = vec![Box::new(billing_api), Box::new(guarded_billing {})];
-    let _ = (providers, direct());
+    let billing_api = billing_api::provider();
+    let builder = Container::builder()
+        .provider(billing_api)
+        .provider(guarded_billing::provider())
+        .provider(self::__green_tea_audit::audit::provider());
+    let _ = (builder, direct(), audit());
 }

@@ -23,6 +23,8 @@ pub mod billing {
 }
 
 fn main() {
-    let _: Box<dyn Provider> = Box::new(billing::billing_url {});
+    let _ = Container::builder()
+        .provider(billing::billing_url::provider())
+        .provider(billing::url_parts::provider());
     let _ = billing::url_parts(Arc::new(billing::billing_url()));
 }

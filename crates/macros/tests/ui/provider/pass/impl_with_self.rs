@@ -22,5 +22,5 @@ impl Settings {
 }
 
 fn main() {
-    let _: Box<dyn Provider> = Box::new(Settings::default());
+    let _ = Container::builder().provider(Settings::default());
 }

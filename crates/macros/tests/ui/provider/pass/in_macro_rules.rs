@@ -40,5 +40,7 @@ counter_provider!(Counter, "counter");
 doubled_provider!(doubled, "doubled", "counter");
 
 fn main() {
-    let _: Vec<Box<dyn Provider>> = vec![Box::new(Counter::default()), Box::new(doubled {})];
+    let _ = Container::builder()
+        .provider(Counter::default())
+        .provider(doubled::provider());
 }

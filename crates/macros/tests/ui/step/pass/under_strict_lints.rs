@@ -47,12 +47,12 @@ macro_rules! constant_step {
 constant_step!(answer, "answer", 42);
 
 fn main() {
-    let auth = auth::auth {};
+    let auth = auth::auth::step();
     let steps: Vec<Box<dyn Step>> = vec![
         Box::new(auth),
-        Box::new(auth::tag {}),
-        Box::new(auth::named {}),
-        Box::new(answer {}),
+        Box::new(auth::tag::step()),
+        Box::new(auth::named::step()),
+        Box::new(answer::step()),
     ];
     assert_eq!(steps[0].descriptor().name, "auth");
     assert_eq!(answer(), 42);

@@ -1,0 +1,236 @@
+//! Request-scoped declarations (steps and routes) checked in the same graph as the providers,
+//! and each route compiled into its plan: the steps it runs, in order, and where every need
+//! comes from, by typed id. The HTTP layer serves these plans.
+
+use std::borrow::Cow;
+
+use crate::container::{Container, ContainerBuilder};
+use crate::descriptor::Descriptor;
+use crate::error::{BuildError, NodeKind};
+use crate::graph::{self, Analysis, Decl, Input, RouteDecl, Value};
+use crate::ids::{AppValue, IdVec, LocalId, RouteId, Source, StepId};
+
+/// The steps and routes of an app, each with what the layer above needs to run it (`S` for a
+/// step, `R` for a route).
+pub struct RequestScope<S, R> {
+    steps: IdVec<StepId, (Descriptor, S)>,
+    routes: IdVec<RouteId, ScopedRoute<R>>,
+}
+
+struct ScopedRoute<R> {
+    descriptor: Descriptor,
+    guards: Vec<Cow<'static, str>>,
+    payload: R,
+}
+
+impl<S, R> Default for RequestScope<S, R> {
+    fn default() -> Self {
+        RequestScope {
+            steps: IdVec::new(),
+            routes: IdVec::new(),
+        }
+    }
+}
+
+impl<S, R> RequestScope<S, R> {
+    /// Nothing yet.
+    pub fn new() -> Self {
+        RequestScope::default()
+    }
+
+    /// Adds a step; its name is how routes name it as a guard.
+    pub fn add_step(&mut self, descriptor: Descriptor, step: S) -> StepId {
+        self.steps.push((descriptor, step))
+    }
+
+    /// Adds a route's handler (its descriptor provides nothing) and the steps it names as
+    /// guards.
+    pub fn add_route(
+        &mut self,
+        descriptor: Descriptor,
+        guards: Vec<Cow<'static, str>>,
+        route: R,
+    ) -> RouteId {
+        self.routes.push(ScopedRoute {
+            descriptor,
+            guards,
+            payload: route,
+        })
+    }
+}
+
+/// A checked app: the container of its providers, and its steps and routes with their plans.
+pub struct Wired<S, R> {
+    /// The providers.
+    pub container: Container,
+    /// The steps, as added.
+    pub steps: IdVec<StepId, WiredStep<S>>,
+    /// The routes, as added, each with its plan.
+    pub routes: IdVec<RouteId, WiredRoute<R>>,
+}
+
+/// A checked step.
+pub struct WiredStep<S> {
+    /// What it provides and needs.
+    pub descriptor: Descriptor,
+    /// What the layer above runs.
+    pub step: S,
+}
+
+/// A checked route and its plan.
+pub struct WiredRoute<R> {
+    /// What its handler needs.
+    pub descriptor: Descriptor,
+    /// What the layer above runs.
+    pub route: R,
+    /// What serving it takes.
+    pub plan: RoutePlan,
+}
+
+/// What serving one route takes, compiled at `build()`: no key is looked up by name while
+/// serving.
+#[derive(Clone, Debug)]
+pub struct RoutePlan {
+    /// The steps it runs (what its handler and guards need, transitively), in run order. The
+    /// values each provides are the request's, in this order: they are its [`LocalId`]s.
+    pub steps: Box<[PlannedStep]>,
+    /// Where each of the handler's needs comes from.
+    pub needs: Box<[Source]>,
+    /// How many values its steps provide per request.
+    pub locals: usize,
+    /// Every provider value its steps and handler read: built before they run.
+    pub app_values: Box<[AppValue]>,
+}
+
+/// One step of a route's plan.
+#[derive(Clone, Debug)]
+pub struct PlannedStep {
+    /// The step.
+    pub step: StepId,
+    /// Where each of its needs comes from.
+    pub needs: Box<[Source]>,
+}
+
+impl ContainerBuilder {
+    /// Checks the providers together with `scope`: every need provided, with the right type,
+    /// no cycle, no provider needing a request's value, every guard a step. Constructs
+    /// nothing.
+    pub(crate) fn build_scope<S, R>(
+        self,
+        scope: RequestScope<S, R>,
+    ) -> Result<Wired<S, R>, BuildError> {
+        let input = Input {
+            providers: self.provider_decls(),
+            steps: scope
+                .steps
+                .iter()
+                .map(|(descriptor, _)| Decl {
+                    kind: NodeKind::Step,
+                    descriptor,
+                })
+                .collect(),
+            routes: scope
+                .routes
+                .iter()
+                .map(|r| RouteDecl {
+                    decl: Decl {
+                        kind: NodeKind::Route,
+                        descriptor: &r.descriptor,
+                    },
+                    guards: &r.guards,
+                })
+                .collect(),
+        };
+        let analysis = graph::analyze(&input).map_err(BuildError::from_problems)?;
+        drop(input);
+        let plans: IdVec<RouteId, RoutePlan> = analysis
+            .route_needs
+            .ids()
+            .map(|route| plan(&analysis, &scope.steps, route))
+            .collect();
+        tracing::debug!(
+            steps = scope.steps.len(),
+            routes = scope.routes.len(),
+            "request scope checked"
+        );
+        let container = self.into_container(analysis);
+        let mut plans = plans.into_iter();
+        Ok(Wired {
+            container,
+            steps: scope
+                .steps
+                .map(|_, (descriptor, step)| WiredStep { descriptor, step }),
+            routes: scope.routes.map(|_, r| WiredRoute {
+                descriptor: r.descriptor,
+                route: r.payload,
+                plan: plans.next().expect("one plan per route"),
+            }),
+        })
+    }
+}
+
+/// Route `route`'s plan: the steps its handler and guards need, transitively, in graph order;
+/// their values laid out in that order; every need's source.
+fn plan<S>(
+    analysis: &Analysis,
+    steps: &IdVec<StepId, (Descriptor, S)>,
+    route: RouteId,
+) -> RoutePlan {
+    let mut runs = IdVec::filled(false, steps.len());
+    let mut stack: Vec<StepId> = analysis.route_guards[route].to_vec();
+    let needed_steps = |needs: &[Value]| -> Vec<StepId> {
+        needs
+            .iter()
+            .filter_map(|v| match v {
+                Value::Step(at) => Some(at.step),
+                Value::App(_) => None,
+            })
+            .collect()
+    };
+    stack.extend(needed_steps(&analysis.route_needs[route]));
+    while let Some(step) = stack.pop() {
+        if !std::mem::replace(&mut runs[step], true) {
+            stack.extend(needed_steps(&analysis.step_needs[step]));
+        }
+    }
+    let mut order: Vec<StepId> = steps.ids().filter(|&s| runs[s]).collect();
+    order.sort_by_key(|&s| analysis.step_rank[s]);
+
+    // Each step's values go to the request's locals, in run order.
+    let mut first_local: IdVec<StepId, Option<usize>> = IdVec::filled(None, steps.len());
+    let mut locals = 0;
+    for &step in &order {
+        first_local[step] = Some(locals);
+        locals += steps[step].0.provides.len();
+    }
+    let mut app_values = Vec::new();
+    let mut source = |value: &Value| match *value {
+        Value::App(at) => {
+            if !app_values.contains(&at) {
+                app_values.push(at);
+            }
+            Source::App(at)
+        }
+        Value::Step(at) => {
+            let first = first_local[at.step].expect("a needed step runs before its consumer");
+            Source::Local(LocalId::at(first + at.index as usize))
+        }
+    };
+    let planned: Box<[PlannedStep]> = order
+        .iter()
+        .map(|&step| PlannedStep {
+            step,
+            needs: analysis.step_needs[step].iter().map(&mut source).collect(),
+        })
+        .collect();
+    let needs = analysis.route_needs[route]
+        .iter()
+        .map(&mut source)
+        .collect();
+    RoutePlan {
+        steps: planned,
+        needs,
+        locals,
+        app_values: app_values.into(),
+    }
+}

@@ -1,0 +1,102 @@
+//! What green-tea's crates above the core (the HTTP layer) use to check and run the graph.
+//! Not a public API: it may change in any release.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::container::{Container, ContainerBuilder};
+use crate::error::{BuildError, Problem, ProvideError};
+use crate::explain::Explain;
+use crate::ids::{AppValue, Source};
+use crate::key::KeySpec;
+use crate::value::{Needs, Provided};
+
+pub use crate::error::{join_message, panic_message};
+pub use crate::explain::dot_quote;
+pub use crate::graph::closest;
+pub use crate::provider::in_modules;
+pub use crate::scope::{PlannedStep, RequestScope, RoutePlan, Wired, WiredRoute, WiredStep};
+pub use crate::value::AnyValue;
+
+/// Checks the providers of `builder` together with the steps and routes of `scope`, and
+/// compiles each route's plan.
+pub fn build_scope<S, R>(
+    builder: ContainerBuilder,
+    scope: RequestScope<S, R>,
+) -> Result<Wired<S, R>, BuildError> {
+    builder.build_scope(scope)
+}
+
+/// How many providers each `discover` call on `builder` found.
+pub fn discovered(builder: &ContainerBuilder) -> &[usize] {
+    &builder.discovered
+}
+
+/// A build error of `problems` (those the core found and the layer's own), sorted.
+pub fn build_error(problems: Vec<Problem>) -> BuildError {
+    BuildError::from_problems(problems)
+}
+
+/// The value `at` if its provider is built.
+pub fn value(container: &Container, at: AppValue) -> Option<&AnyValue> {
+    container.inner.value(at)
+}
+
+/// The value `at` if its provider is built; `Err(Closed)` once the container is closed.
+pub fn try_value(container: &Container, at: AppValue) -> Result<Option<&AnyValue>, ProvideError> {
+    container.inner.try_value(at)
+}
+
+/// Builds the provider of `at` (and what it needs), or joins the build under way.
+pub fn build(
+    container: &Container,
+    at: AppValue,
+) -> impl Future<Output = Result<(), ProvideError>> + Send + 'static {
+    container.inner.ensure(at.provider())
+}
+
+/// Builds now the providers of `values` and what they need, independent ones concurrently; on
+/// failure, disposes what was built and closes the container.
+pub fn build_now(
+    container: &Container,
+    values: &[AppValue],
+) -> impl Future<Output = Result<(), ProvideError>> + Send + 'static {
+    let inner = Arc::clone(&container.inner);
+    let roots: Vec<_> = values.iter().map(|v| v.provider()).collect();
+    async move { inner.build_now(roots).await }
+}
+
+/// A request's view of a step's or handler's needs: `sources` read from the app's providers
+/// (which must be built) or from `locals`, the request's own values.
+pub fn needs<'a>(
+    container: &'a Container,
+    specs: &'a [KeySpec],
+    sources: &'a [Source],
+    locals: &'a [AnyValue],
+) -> Needs<'a> {
+    Needs::of_request(specs, sources, locals, &container.inner)
+}
+
+/// The value `source` names: a provider's (if built) or one of the request's `locals`.
+pub fn source_value<'a>(
+    container: &'a Container,
+    locals: &'a [AnyValue],
+    source: Source,
+) -> Option<&'a AnyValue> {
+    crate::value::source_value(&container.inner, locals, source)
+}
+
+/// Checks that `provided` holds one value per spec, of its type.
+pub fn check_provided(provided: &Provided, specs: &[KeySpec]) -> Result<(), String> {
+    provided.check_against(specs)
+}
+
+/// Appends `provided`'s values, in order, to `out`.
+pub fn append_provided(provided: Provided, out: &mut impl Extend<AnyValue>) {
+    provided.append_to(out)
+}
+
+/// What the provider values `roots` need, in build order; `target` names it.
+pub fn explain_values(container: &Container, target: String, roots: &[AppValue]) -> Explain {
+    container.explain_values(target, roots)
+}

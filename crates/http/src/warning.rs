@@ -1,0 +1,39 @@
+//! What `build()` finds suspicious but not wrong: each is logged and kept on the app.
+
+use std::fmt;
+
+/// Something about an app that is allowed but is rarely meant; see
+/// [`App::warnings`](crate::App::warnings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// `discover()` (or `discover_in`) found no `#[provider]`, `#[step]` or `#[route]`.
+    DiscoveredNothing {
+        /// The modules `discover_in` was limited to (`None` for `discover()`).
+        modules: Option<Vec<String>>,
+    },
+    /// The app has no routes: every request is answered 404.
+    NoRoutes,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::DiscoveredNothing { modules } => {
+                f.write_str("discover() found no #[provider], #[step] or #[route]")?;
+                if let Some(modules) = modules {
+                    write!(f, " in {}", modules.join(", "))?;
+                }
+                f.write_str(
+                    ": declarations in a library crate that the binary does not refer to are \
+                     dropped by the linker; register them explicitly (the guide's project \
+                     layout shows how)",
+                )
+            }
+            Warning::NoRoutes => f.write_str(
+                "the app has no routes, so every request is answered 404: register routes with \
+                 `.routes(Type::routes())` or `.route(...)`",
+            ),
+        }
+    }
+}

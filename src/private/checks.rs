@@ -1,0 +1,19 @@
+//! Compile-time assertions the macros emit, each spanned at the type it is about, so that its
+//! one error points there.
+
+use axum_core::extract::FromRequestParts;
+
+/// Fails to compile, pointing at the type, unless a provided value can live in the graph.
+pub fn assert_value<T: Send + Sync + 'static>() {}
+
+/// Fails to compile unless the provider struct can be shared across tasks.
+pub fn assert_provider_state<T: Send + Sync + 'static>() {}
+
+/// Fails to compile, pointing at the type, unless a step or handler parameter is an
+/// axum-core extractor.
+pub fn assert_extractor<T: FromRequestParts<()>>() {}
+
+/// Fails to compile, pointing at the type, unless a `#[body]` parameter can be read from
+/// JSON. (Bound as `Deserialize<'de>` rather than `DeserializeOwned`, whose error lacks
+/// serde's "consider adding `#[derive(serde::Deserialize)]`".)
+pub fn assert_json_body<T: for<'de> serde::Deserialize<'de>>() {}

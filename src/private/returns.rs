@@ -1,0 +1,58 @@
+//! What a declaration's fn may return, turned into what its trait wants.
+
+use axum_core::response::{IntoResponse, Response};
+use green_tea_core::{BoxError, NeedError};
+use green_tea_http::HttpError;
+
+/// What a provider fn may return: the value itself, or a `Result` of it.
+pub fn provide_ok<T>(value: T) -> Result<T, BoxError> {
+    Ok(value)
+}
+
+/// Turns a fallible provider's error into a `BoxError`.
+pub fn provide_result<T, E: Into<BoxError>>(result: Result<T, E>) -> Result<T, BoxError> {
+    result.map_err(Into::into)
+}
+
+/// What a `dispose` may return: `()` or `Result<(), E>`.
+pub trait DisposeOutput {
+    /// As a `Result`.
+    fn into_dispose_result(self) -> Result<(), BoxError>;
+}
+
+impl DisposeOutput for () {
+    fn into_dispose_result(self) -> Result<(), BoxError> {
+        Ok(())
+    }
+}
+
+impl<E: Into<BoxError>> DisposeOutput for Result<(), E> {
+    fn into_dispose_result(self) -> Result<(), BoxError> {
+        self.map_err(Into::into)
+    }
+}
+
+/// What a step fn may return: the value itself (or `()` for a guard)...
+// The error is a `Response` because a step's result's is.
+#[allow(clippy::result_large_err)]
+pub fn step_ok<T>(value: T) -> Result<T, Response> {
+    Ok(value)
+}
+
+/// ...or a `Result` of it, whose error is the response that rejects the request.
+#[allow(clippy::result_large_err)]
+pub fn step_result<T, E: IntoResponse>(result: Result<T, E>) -> Result<T, Response> {
+    result.map_err(IntoResponse::into_response)
+}
+
+/// A step's need of the wrong type. `build()` checks every type, so this is a bug in a
+/// hand-written graph, answered as a 500 like any other server fault.
+pub fn need_rejection(error: NeedError) -> Response {
+    tracing::error!(%error, "a step could not read its need");
+    HttpError::internal().into_response()
+}
+
+/// A route handler's answer, reported at its return type if it is not a response.
+pub fn into_response<R: IntoResponse>(response: R) -> Response {
+    response.into_response()
+}
