@@ -18,20 +18,4 @@ impl PathParams {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
-
-    /// The parameters as a form string for serde_urlencoded, which then percent-decodes
-    /// them. `+`, `&` and `=` are literal in a path, so they are escaped first.
-    pub(super) fn to_form(&self) -> String {
-        let escape = |v: &str| {
-            v.replace('+', "%2B")
-                .replace('&', "%26")
-                .replace('=', "%3D")
-        };
-        let pairs: Vec<String> = self
-            .0
-            .iter()
-            .map(|(k, v)| format!("{k}={}", escape(v)))
-            .collect();
-        pairs.join("&")
-    }
 }
