@@ -1,6 +1,6 @@
 # The same commands CI runs (.ci/run), one recipe each.
 
-default: fmt clippy test doc cg-check
+default: fmt clippy test loom doc cg-check
 
 fmt:
     cargo fmt --all --check
@@ -12,6 +12,10 @@ clippy:
 
 test:
     cargo test --workspace
+
+# loom models of the breaker's closed path and the in-flight count (docs/reliability.md).
+loom:
+    cd loom && cargo fmt --check && cargo clippy --release --all-targets -- -D warnings && cargo test --release
 
 doc:
     RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps

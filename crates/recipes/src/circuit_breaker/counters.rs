@@ -1,8 +1,9 @@
 //! What the breaker has seen: one atomic per counter, bumped without the lock.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use super::config::Outcome;
+use super::sync::AtomicU64;
 
 /// A snapshot of what the breaker has seen since it was made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -31,11 +31,12 @@
 //! - A caller that loaded a word just before the machine replaced it behaves as if its call had
 //!   come just before the change: it is admitted, and its result is counted as stale.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 use super::config::Outcome;
 use super::counters::AtomicCounters;
 use super::state::Ticket;
+use super::sync::AtomicU64;
 use super::word::Word;
 
 /// The state word and the counters: everything a call on a closed breaker touches.

@@ -40,10 +40,11 @@ mod counters;
 mod error;
 mod fast_path;
 mod state;
+mod sync;
 mod word;
 
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -54,6 +55,7 @@ pub use state::{BreakerState, Transition};
 
 use fast_path::FastPath;
 use state::{Machine, Ticket};
+use sync::{Mutex, MutexGuard};
 
 /// A circuit breaker. Cheap to clone: clones share one state, so it lives on a provider and is
 /// built once with the app.
@@ -278,5 +280,6 @@ impl Drop for Permit<'_> {
     }
 }
 
-#[cfg(test)]
+// Unit tests run with std's types; under loom the models in `loom/` stand in for them.
+#[cfg(all(test, not(green_tea_loom)))]
 mod tests;

@@ -1,8 +1,9 @@
 //! Counts requests in flight so that `close()` can wait for them before disposing anything.
 
+mod count;
+
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
 use axum_core::body::Body;
@@ -12,18 +13,18 @@ use tokio::sync::Notify;
 
 use super::AppInner;
 use crate::serve::Busy;
+use count::Count;
 
 /// Requests enter before they touch any provider and leave when their response body has been
 /// sent or dropped (a streaming body may still read a provider after the handler returned).
 ///
-/// A request increments the count *before* it checks `closing`, and `close()` sets `closing`
-/// before it reads the count (both `SeqCst`): so either the request sees `closing` and backs
-/// out, or `close()` sees the request and waits for it. No request can slip past the drain and
-/// then touch a disposed provider.
+/// A request is counted and sees whether closing has begun in one step, and `close()` begins
+/// closing before it reads the count (see [`Count`]): so either the request sees closing and
+/// backs out, or `close()` sees the request and waits for it. No request can slip past the
+/// drain and then touch a disposed provider.
 #[derive(Default)]
 pub(crate) struct InFlight {
-    count: AtomicUsize,
-    closing: AtomicBool,
+    count: Count,
     idle: Notify,
 }
 
@@ -32,26 +33,25 @@ pub(crate) struct Entered(Arc<InFlight>);
 
 impl InFlight {
     pub(crate) fn enter(this: &Arc<InFlight>) -> Option<Entered> {
-        let entered = InFlight::join(this);
-        if this.closing.load(Ordering::SeqCst) {
-            return None; // dropping `entered` leaves again
-        }
-        Some(entered)
+        let may_go_on = this.count.enter();
+        // Counted either way: if closing has begun, dropping it leaves again.
+        let entered = Entered(Arc::clone(this));
+        may_go_on.then_some(entered)
     }
 
     /// Counts one more in flight, whether or not closing has begun: for work that joins a
     /// request already in flight (see [`InFlightGuard::new`]).
     fn join(this: &Arc<InFlight>) -> Entered {
-        this.count.fetch_add(1, Ordering::SeqCst);
+        this.count.join();
         Entered(Arc::clone(this))
     }
 
     pub(crate) fn begin_closing(&self) {
-        self.closing.store(true, Ordering::SeqCst);
+        self.count.begin_closing();
     }
 
     pub(crate) fn count(&self) -> usize {
-        self.count.load(Ordering::SeqCst)
+        self.count.in_flight()
     }
 
     /// Resolves once no request is in flight (after `begin_closing`).
@@ -70,8 +70,7 @@ impl InFlight {
 
 impl Drop for Entered {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 && self.0.closing.load(Ordering::SeqCst)
-        {
+        if self.0.count.leave() {
             self.0.idle.notify_waiters();
         }
     }
