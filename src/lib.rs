@@ -9,6 +9,7 @@
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
 //! - [`guide::testing`]: overrides and `TestClient`
+//! - [`guide::project_layout`]: a library, a binary and tests; discovery in that layout
 //! - [`guide::recipes::circuit_breakers`]: the circuit-breaker recipe
 //! - [`guide::errors`]: every build error code
 
@@ -257,6 +258,8 @@ pub mod guide {
     pub mod explain {}
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
+    #[doc = include_str!("../docs/project-layout.md")]
+    pub mod project_layout {}
     #[doc = include_str!("../docs/errors/README.md")]
     pub mod errors {
         #[doc = include_str!("../docs/errors/GT0001.md")]

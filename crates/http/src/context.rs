@@ -190,9 +190,9 @@ impl RequestContext {
         if announced > limit as u64 {
             return Err(self.too_large());
         }
-        // One arm per body type, each collecting a concrete body: an `http_body::Body` impl on
-        // `RequestBody` read the same with one match per frame, and cost 42 instructions more
-        // per request (callgrind, in process).
+        // One arm per body type, each collecting a concrete body, rather than an
+        // `http_body::Body` impl on `RequestBody`, which would match on the variant for every
+        // frame (docs/benchmarks.md has the measurement).
         let collect = async {
             match body {
                 RequestBody::Hyper(body) => {

@@ -156,7 +156,10 @@ impl From<ProvideError> for HttpError {
 }
 
 /// Anything that can go wrong in an app's life: building it, serving it, closing it.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` is its `Display`, so `fn main() -> Result<(), green_tea::Error>` prints the
+/// readable report (a build error lists every problem) rather than a dump of the data.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The graph is invalid.
@@ -171,4 +174,10 @@ pub enum Error {
     /// Binding or accepting failed.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }

@@ -65,14 +65,32 @@ pub struct AppExplain {
 }
 
 /// `explain` was asked about a path no route serves.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("no route matches `{path}`; routes: {}", .routes.join(", "))]
+#[derive(Clone, thiserror::Error)]
+#[error("{}", no_route_text(.path, .routes))]
 #[non_exhaustive]
 pub struct NoRoute {
     /// The path asked about.
     pub path: String,
     /// The route templates there are, closest first.
     pub routes: Vec<String>,
+}
+
+/// As `Display`, so that `?` in a `main` that returns a `Result` prints the message.
+impl fmt::Debug for NoRoute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+fn no_route_text(path: &str, routes: &[String]) -> String {
+    if routes.is_empty() {
+        return format!(
+            "no route matches `{path}`: the app has no routes at all (was nothing registered? \
+             `discover()` finds declarations only in crates the binary names; see \
+             `App::warnings`)"
+        );
+    }
+    format!("no route matches `{path}`; routes: {}", routes.join(", "))
 }
 
 impl App {

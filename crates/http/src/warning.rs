@@ -25,9 +25,10 @@ impl fmt::Display for Warning {
                     write!(f, " in {}", modules.join(", "))?;
                 }
                 f.write_str(
-                    ": declarations in a library crate that the binary does not refer to are \
-                     dropped by the linker; register them explicitly (the guide's project \
-                     layout shows how)",
+                    ": if they are declared in a library crate, name that crate in this binary \
+                     (`use my_lib as _;`, or call one of its functions), because Rust does not \
+                     link a crate the binary never names; or register them explicitly (see \
+                     the guide's project layout)",
                 )
             }
             Warning::NoRoutes => f.write_str(

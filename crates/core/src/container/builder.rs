@@ -68,9 +68,10 @@ impl ContainerBuilder {
     /// Adds every provider declared with `#[provider]` in this binary, in a deterministic
     /// order (by module path, then name).
     ///
-    /// Discovery finds what the linker kept: declarations in a library crate that nothing in
-    /// the binary refers to may be left out. Register those explicitly (the guide's "Project
-    /// layout" shows how).
+    /// Discovery finds what is linked into the binary: Rust does not link a library crate the
+    /// binary never names, so declarations in a library are found only if the binary names
+    /// it (`use my_lib as _;`, or a call to one of its functions); the guide's "Project
+    /// layout" shows both ways.
     pub fn discover(self) -> Self {
         self.add_discovered(None)
     }

@@ -120,9 +120,11 @@ impl AppBuilder {
     /// Adds every provider, step and route declared with the macros in this binary, in a
     /// deterministic order (by module path, then name).
     ///
-    /// Discovery finds what the linker kept: declarations in a library crate that the binary
-    /// does not refer to may be left out, and then `build()` warns (see [`App::warnings`]).
-    /// In a library, register explicitly instead (the guide's "Project layout").
+    /// Discovery finds what is linked into the binary: Rust does not link a library crate the
+    /// binary never names, so declarations in a library are found only if the binary names
+    /// it (`use my_lib as _;`, or a call to one of its functions). Discovery that finds
+    /// nothing is a warning (see [`App::warnings`]); the guide's "Project layout" shows the
+    /// ways to lay out a library, a binary and tests.
     pub fn discover(self) -> Self {
         self.add_discovered(None)
     }

@@ -1,0 +1,185 @@
+//! What a newcomer meets first when something is wrong: each mistake reported once, the right
+//! way round, readable from `main`, and an app that finds nothing saying so.
+
+use std::sync::Arc;
+
+use green_tea::error::Problem;
+use green_tea::http::Warning;
+use green_tea::prelude::*;
+
+trait Clock: Send + Sync {
+    fn now(&self) -> u64;
+}
+
+struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> u64 {
+        7
+    }
+}
+
+#[provider(provides = "clock")]
+fn clock() -> Arc<dyn Clock> {
+    Arc::new(SystemClock)
+}
+
+struct Time;
+
+#[route("/time")]
+impl Time {
+    #[get("/")]
+    async fn now(#[needs("clock")] clock: &Arc<dyn Clock>) -> String {
+        clock.now().to_string()
+    }
+}
+
+#[test]
+fn an_override_of_the_wrong_type_is_one_problem_that_says_how_to_coerce() {
+    let err = App::builder()
+        .provider(clock::provider())
+        .routes(Time::routes())
+        .override_value("clock", Arc::new(SystemClock))
+        .build()
+        .unwrap_err();
+    assert_eq!(err.problems().len(), 1, "{err}");
+    assert!(matches!(
+        &err.problems()[0],
+        Problem::OverrideTypeMismatch { key, .. } if key.as_str() == "clock"
+    ));
+    let text = err.to_string();
+    assert!(
+        text.contains(
+            "provides `clock` as `Arc<SystemClock>`, but `clock` has type `Arc<dyn Clock>`"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("coerce the value with `as Arc<dyn Clock>`"),
+        "{text}"
+    );
+
+    // Done as the help says, it builds.
+    let app = App::builder()
+        .provider(clock::provider())
+        .routes(Time::routes())
+        .override_value("clock", Arc::new(SystemClock) as Arc<dyn Clock>)
+        .build();
+    assert!(app.is_ok());
+}
+
+struct User(String);
+
+/// Declared, but the app below forgets to register it.
+#[step(provides = "user")]
+fn user(parts: &Parts) -> User {
+    User(parts.uri.path().to_owned())
+}
+
+struct Todos;
+
+#[route("/todos")]
+impl Todos {
+    #[get("/")]
+    async fn list(#[needs("user")] user: &User) -> String {
+        user.0.clone()
+    }
+
+    #[post("/")]
+    async fn create(#[needs("user")] user: &User) -> String {
+        user.0.clone()
+    }
+}
+
+#[test]
+fn a_step_declared_but_not_registered_is_one_problem_that_says_so() {
+    let err = App::builder().routes(Todos::routes()).build().unwrap_err();
+    assert_eq!(err.problems().len(), 1, "{err}");
+    let Problem::MissingKey {
+        needed_by,
+        unregistered,
+        ..
+    } = &err.problems()[0]
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(needed_by.len(), 2, "both routes: {err}");
+    let unregistered = unregistered.as_ref().expect("the declaration is known");
+    assert_eq!(unregistered.declared.name, "user");
+    assert_eq!(unregistered.register, ".step(user::step())");
+    let text = err.to_string();
+    assert!(
+        text.contains("needed by route GET /todos -> Todos::list (tests/graph_diagnostics.rs:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("needed by route POST /todos -> Todos::create (tests/graph_diagnostics.rs:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("help: step `user` (tests/graph_diagnostics.rs:")
+            && text.contains(
+                "provides `user`, but it is not registered: register it with `.step(user::step())`"
+            ),
+        "{text}"
+    );
+
+    // Registered as the help says, it builds.
+    assert!(
+        App::builder()
+            .step(user::step())
+            .routes(Todos::routes())
+            .build()
+            .is_ok()
+    );
+}
+
+#[test]
+fn errors_print_as_their_report_from_main() {
+    let err = App::builder().routes(Todos::routes()).build().unwrap_err();
+    // `fn main() -> Result<(), E>` prints `Error: {:?}`.
+    assert_eq!(format!("{err:?}"), err.to_string());
+    let err = green_tea::Error::from(err);
+    assert_eq!(format!("{err:?}"), err.to_string());
+    assert!(format!("{err:?}").starts_with("error[GT0001]: no provider for `user`"));
+    assert!(!format!("{err:?}").contains("BuildError {"));
+}
+
+#[tokio::test]
+async fn discovery_that_finds_nothing_and_an_app_without_routes_warn() {
+    let app = App::builder()
+        .discover_in(&["nothing::declared::here"])
+        .build()
+        .unwrap();
+    assert_eq!(
+        app.warnings(),
+        [
+            Warning::DiscoveredNothing {
+                modules: Some(vec!["nothing::declared::here".to_owned()])
+            },
+            Warning::NoRoutes,
+        ]
+    );
+    let text = app.warnings()[0].to_string();
+    assert!(text.contains("use my_lib as _;"), "{text}");
+    let no_route = app.explain("/todos").unwrap_err();
+    assert!(
+        no_route
+            .to_string()
+            .contains("the app has no routes at all"),
+        "{no_route}"
+    );
+    let response = TestClient::new(app.clone()).get("/todos").send().await;
+    assert_eq!(response.status(), 404);
+    app.close().await.unwrap();
+}
+
+#[test]
+fn an_app_that_discovers_its_declarations_does_not_warn() {
+    let app = App::builder()
+        .discover_in(&[module_path!()])
+        .build()
+        .unwrap();
+    assert!(app.warnings().is_empty(), "{:?}", app.warnings());
+    assert!(app.explain("/todos").is_ok());
+}
