@@ -12,7 +12,6 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::request::Parts;
 use http_body::Body as _;
-use http_body_util::{BodyExt, Limited};
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
 
@@ -195,14 +194,8 @@ impl RequestContext {
         // frame (docs/benchmarks.md has the measurement).
         let collect = async {
             match body {
-                RequestBody::Hyper(body) => {
-                    let collected = Limited::new(body, limit).collect().await;
-                    collected.map(|c| c.to_bytes())
-                }
-                RequestBody::Boxed(body) => {
-                    let collected = Limited::new(body, limit).collect().await;
-                    collected.map(|c| c.to_bytes())
-                }
+                RequestBody::Hyper(body) => collect_limited(body, limit).await,
+                RequestBody::Boxed(body) => collect_limited(body, limit).await,
             }
         };
         // A small body has usually arrived with the head: try once before arming the timer.
@@ -226,8 +219,8 @@ impl RequestContext {
             };
         match collected {
             Ok(bytes) => Ok(bytes),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => Err(self.too_large()),
-            Err(error) => Err(HttpError::bad_request(format!(
+            Err(Unread::TooLarge) => Err(self.too_large()),
+            Err(Unread::Body(error)) => Err(HttpError::bad_request(format!(
                 "could not read the request body: {error}"
             ))),
         }
@@ -265,6 +258,58 @@ impl RequestContext {
     }
 }
 
+/// Why a body could not be read whole.
+#[derive(Debug)]
+enum Unread {
+    /// More than the limit arrived.
+    TooLarge,
+    /// The body failed (the client went away, the stream broke).
+    Body(green_tea_core::BoxError),
+}
+
+/// The body's data frames, up to `limit` bytes in all. A body of one data frame (nearly every
+/// request body: hyper hands a small body over in one) is that frame's bytes, not copied and
+/// with nothing allocated; a body of several is gathered into one buffer. Trailers are
+/// ignored.
+async fn collect_limited<B>(body: B, limit: usize) -> Result<Bytes, Unread>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: Into<green_tea_core::BoxError>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut gathered: Option<bytes::BytesMut> = None;
+    let mut total = 0_usize;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|error| Unread::Body(error.into()))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        total = total.saturating_add(data.len());
+        if total > limit {
+            return Err(Unread::TooLarge);
+        }
+        if data.is_empty() {
+            continue;
+        }
+        match (&mut first, &mut gathered) {
+            (None, _) => first = Some(data),
+            (Some(earlier), None) => {
+                let mut buffer = bytes::BytesMut::with_capacity(total);
+                buffer.extend_from_slice(earlier);
+                buffer.extend_from_slice(&data);
+                gathered = Some(buffer);
+            }
+            (Some(_), Some(buffer)) => buffer.extend_from_slice(&data),
+        }
+    }
+    Ok(match (gathered, first) {
+        (Some(buffer), _) => buffer.freeze(),
+        (None, Some(only)) => only,
+        (None, None) => Bytes::new(),
+    })
+}
+
 /// `application/json`, or any `application/*+json`, with any parameters. On the header's
 /// bytes: no UTF-8 pass, no `char` searches (this runs on every JSON request).
 fn has_json_content_type(parts: &Parts) -> bool {
@@ -288,4 +333,82 @@ fn has_json_content_type(parts: &Parts) -> bool {
         && subtype.is_ascii()
         && (subtype.eq_ignore_ascii_case(b"json")
             || subtype.len() > 5 && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use bytes::Bytes;
+    use futures_util::stream;
+    use http::HeaderMap;
+    use http_body::Frame;
+    use http_body_util::StreamBody;
+
+    use super::{Unread, collect_limited};
+
+    type Frames = Vec<Result<Frame<Bytes>, std::io::Error>>;
+
+    fn frames(frames: Frames) -> StreamBody<stream::Iter<<Frames as IntoIterator>::IntoIter>> {
+        StreamBody::new(stream::iter(frames))
+    }
+
+    fn data(text: &'static str) -> Result<Frame<Bytes>, std::io::Error> {
+        Ok(Frame::data(Bytes::from_static(text.as_bytes())))
+    }
+
+    #[tokio::test]
+    async fn one_frame_is_its_own_bytes() {
+        let only = Bytes::from_static(b"{\"ok\":true}");
+        let body = http_body_util::BodyExt::map_err(
+            http_body_util::Full::new(only.clone()),
+            |never: Infallible| -> std::io::Error { match never {} },
+        );
+        let collected = collect_limited(body, 100).await.unwrap();
+        assert_eq!(collected, only);
+        assert_eq!(collected.as_ptr(), only.as_ptr(), "not copied");
+    }
+
+    #[tokio::test]
+    async fn several_frames_are_gathered_in_order_and_trailers_ignored() {
+        let mut trailers = HeaderMap::new();
+        trailers.insert("x-sum", "3".parse().unwrap());
+        let body = frames(vec![
+            data("ab"),
+            data(""),
+            data("cd"),
+            Ok(Frame::trailers(trailers)),
+            data("e"),
+        ]);
+        assert_eq!(collect_limited(body, 100).await.unwrap(), "abcde");
+        assert_eq!(collect_limited(frames(vec![]), 100).await.unwrap(), "");
+    }
+
+    #[tokio::test]
+    async fn past_the_limit_is_too_large_even_across_frames() {
+        let body = frames(vec![data("abc"), data("def")]);
+        assert!(matches!(
+            collect_limited(body, 5).await,
+            Err(Unread::TooLarge)
+        ));
+        assert_eq!(
+            collect_limited(frames(vec![data("abcde")]), 5)
+                .await
+                .unwrap(),
+            "abcde",
+            "the limit itself is allowed"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failing_body_is_its_error() {
+        let body = frames(vec![
+            data("ab"),
+            Err(std::io::Error::other("connection reset")),
+        ]);
+        let Err(Unread::Body(error)) = collect_limited(body, 100).await else {
+            panic!("a broken body reads")
+        };
+        assert_eq!(error.to_string(), "connection reset");
+    }
 }
