@@ -54,8 +54,8 @@ pub mod http {
     #[doc(inline)]
     pub use green_tea_http::{
         Guard, Handler, HandlerFuture, InFlightGuard, Limits, Path, PathParams, Plugin, Query,
-        RequestContext, Route, Step, StepFn, StepFuture, StepResult, TestRequest, TestResponse,
-        Warning,
+        Reply, RequestContext, ResponseBody, Route, Step, StepFn, StepFuture, StepResult,
+        TestRequest, TestResponse, Warning, reply_of,
     };
 }
 

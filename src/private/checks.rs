@@ -2,6 +2,7 @@
 //! one error points there.
 
 use axum_core::extract::FromRequestParts;
+use axum_core::response::IntoResponse;
 
 /// Fails to compile, pointing at the type, unless a provided value can live in the graph.
 pub fn assert_value<T: Send + Sync + 'static>() {}
@@ -12,6 +13,11 @@ pub fn assert_provider_state<T: Send + Sync + 'static>() {}
 /// Fails to compile, pointing at the type, unless a step or handler parameter is an
 /// axum-core extractor.
 pub fn assert_extractor<T: FromRequestParts<()>>() {}
+
+/// Fails to compile, pointing at the handler's return type, unless its answer is a response.
+pub fn assert_response<R: IntoResponse>(answer: &R) {
+    let _ = answer;
+}
 
 /// Fails to compile, pointing at the type, unless a `#[body]` parameter can be read from
 /// JSON. (Bound as `Deserialize<'de>` rather than `DeserializeOwned`, whose error lacks

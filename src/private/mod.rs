@@ -19,19 +19,21 @@ pub use green_tea_core::{
     BoxError, Descriptor, Location, NeedError, Needs, NodeKind, Provided, Provider,
 };
 pub use green_tea_http::{
-    HttpError, RequestContext, Route, RouteRegistration, Step, StepFuture, StepRegistration,
-    StepResult, join_paths,
+    HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step, StepFuture,
+    StepRegistration, StepResult, join_paths, reply_of,
 };
 pub use http::Method;
 pub use http::request::Parts;
 
-pub use checks::{assert_extractor, assert_json_body, assert_provider_state, assert_value};
+pub use checks::{
+    assert_extractor, assert_json_body, assert_provider_state, assert_response, assert_value,
+};
 pub use futures::{SharedState, UnsharedState};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};
 pub use returns::{
-    DisposeOutput, into_response, need_rejection, provide_ok, provide_result, step_ok, step_result,
+    DisposeOutput, need_rejection, provide_ok, provide_result, step_ok, step_result,
 };
 pub use route::{
-    Extractor, JsonBody, NotAJsonBody, NotARouteValue, NotAnExtractor, RouteValue, SharedRoute,
-    UnsharedRoute,
+    AnyReply, Extractor, JsonBody, NotAJsonBody, NotAReply, NotARouteValue, NotAnExtractor,
+    OwnReply, RouteValue, SharedRoute, UnsharedRoute, probe_of,
 };

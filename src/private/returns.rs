@@ -51,8 +51,3 @@ pub fn need_rejection(error: NeedError) -> Response {
     tracing::error!(%error, "a step could not read its need");
     HttpError::internal().into_response()
 }
-
-/// A route handler's answer, reported at its return type if it is not a response.
-pub fn into_response<R: IntoResponse>(response: R) -> Response {
-    response.into_response()
-}

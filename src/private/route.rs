@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum_core::extract::FromRequestParts;
 use axum_core::response::{IntoResponse, Response};
-use green_tea_http::{HttpError, RequestContext, Route};
+use green_tea_http::{HttpError, IntoReply, Reply, RequestContext, Route, reply_of};
 use http::Method;
 use http::request::Parts;
 
@@ -167,30 +167,23 @@ impl<T> NotAJsonBody<T> for TypeProbe<T> {
 
 /// The route `#[route]` writes for one method, for needs `S: Send + Sync + 'static`:
 /// `handle` reads the request and calls the method; a rejection (an extractor's, a
-/// need's or the body's) is the response. A method whose future is not `Send` is reported
+/// need's or the body's) is the reply. A method whose future is not `Send` is reported
 /// once, at the method.
 pub trait SharedRoute {
-    /// `Route::new(method, path, handler)`.
+    /// `Route::replying(method, path, handle)`.
     fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response, Response>> + Send + 'static;
+        Fut: Future<Output = Reply> + Send + 'static;
 }
 
 impl<S: Send + Sync + 'static> SharedRoute for &TypeProbe<S> {
     fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Response, Response>> + Send + 'static,
+        Fut: Future<Output = Reply> + Send + 'static,
     {
-        Route::new(method, path, move |request| {
-            let answer = handle(request);
-            async move {
-                match answer.await {
-                    Ok(response) | Err(response) => response,
-                }
-            }
-        })
+        Route::replying(method, path, handle)
     }
 }
 
@@ -201,15 +194,60 @@ pub trait UnsharedRoute {
     fn route<F, Fut>(&self, method: Method, path: String, handle: F) -> Route
     where
         F: Fn(RequestContext) -> Fut,
-        Fut: Future<Output = Result<Response, Response>>;
+        Fut: Future<Output = Reply>;
 }
 
 impl<S> UnsharedRoute for TypeProbe<S> {
     fn route<F, Fut>(&self, _: Method, _: String, _: F) -> Route
     where
         F: Fn(RequestContext) -> Fut,
-        Fut: Future<Output = Result<Response, Response>>,
+        Fut: Future<Output = Reply>,
     {
         unreachable!("{REPORTED}")
     }
+}
+
+/// A handler's answer of one of green-tea's own types (`Json`, `HttpError`, text...): a
+/// reply whose bytes are not boxed.
+pub trait OwnReply<R> {
+    /// `answer.into_reply()`.
+    fn reply(&self, answer: R) -> Reply;
+}
+
+impl<R: IntoReply> OwnReply<R> for &&TypeProbe<R> {
+    fn reply(&self, answer: R) -> Reply {
+        answer.into_reply()
+    }
+}
+
+/// Any other `IntoResponse` answer: its response, held as it is.
+pub trait AnyReply<R> {
+    /// `reply_of(answer.into_response())`.
+    fn reply(&self, answer: R) -> Reply;
+}
+
+impl<R: IntoResponse> AnyReply<R> for &TypeProbe<R> {
+    fn reply(&self, answer: R) -> Reply {
+        reply_of(answer.into_response())
+    }
+}
+
+/// The stand-in for an answer that is not a response, which `assert_response` already
+/// reported; it never runs.
+pub trait NotAReply<R> {
+    /// Never runs.
+    fn reply(&self, answer: R) -> Reply;
+}
+
+impl<R> NotAReply<R> for TypeProbe<R> {
+    fn reply(&self, _: R) -> Reply {
+        unreachable!("an answer that is not `IntoResponse` fails to compile")
+    }
+}
+
+/// The probe for the type of `value` (for answers whose type the expansion cannot name, such
+/// as `impl IntoResponse`).
+pub fn probe_of<T>(value: &T) -> TypeProbe<T> {
+    let _ = value;
+    TypeProbe::new()
 }

@@ -199,12 +199,14 @@ impl RequestContext {
             }
         };
         // A small body has usually arrived with the head: try once before arming the timer.
+        // The timer is boxed: only a body that has not arrived yet pays for it, and every
+        // handler's future keeps no room for it.
         let timeout = self.app.limits.body_read_timeout;
         let mut collect = std::pin::pin!(collect);
         let collected =
             match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
                 Poll::Ready(collected) => collected,
-                Poll::Pending => match tokio::time::timeout(timeout, collect).await {
+                Poll::Pending => match Box::pin(tokio::time::timeout(timeout, collect)).await {
                     Ok(collected) => collected,
                     Err(_elapsed) => {
                         return Err(HttpError::with_status(

@@ -4,10 +4,12 @@ use std::borrow::Cow;
 use std::fmt;
 
 use axum_core::response::{IntoResponse, Response};
-use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
 
 use green_tea_core::{BuildError, CloseError, ProvideError};
+
+use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
 
 /// An error that is an HTTP response: a status and a message, rendered as
 /// `{"error": "<message>"}`.
@@ -119,17 +121,40 @@ impl fmt::Display for HttpError {
 
 impl std::error::Error for HttpError {}
 
+/// The JSON body of an error: `{"error": "<message>"}`.
+#[derive(serde::Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+}
+
+impl IntoReply for HttpError {
+    fn into_reply(self) -> Reply {
+        let mut body = Vec::with_capacity(self.message.len() + 16);
+        // A string always serializes.
+        let _ = serde_json::to_writer(
+            &mut body,
+            &ErrorBody {
+                error: &self.message,
+            },
+        );
+        let mut reply = bytes_reply(ResponseBody::from_vec(body), "application/json");
+        *reply.status_mut() = self.status;
+        if let Some(headers) = self.headers {
+            reply.headers_mut().extend(*headers);
+        }
+        reply
+    }
+}
+
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.message }).to_string();
-        let mut response = (self.status, body).into_response();
-        response
-            .headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(headers) = self.headers {
-            response.headers_mut().extend(*headers);
-        }
-        response
+        self.into_reply().map(axum_core::body::Body::new)
+    }
+}
+
+impl From<HttpError> for Reply {
+    fn from(error: HttpError) -> Self {
+        error.into_reply()
     }
 }
 

@@ -11,10 +11,24 @@ use futures_util::future::BoxFuture;
 
 use green_tea_core::Provided;
 
+use crate::response::Reply;
+
 /// A value now, or a boxed future of one.
-enum MaybeBoxed<'a, T> {
+pub(crate) enum MaybeBoxed<'a, T> {
     Ready(Option<T>),
     Boxed(BoxFuture<'a, T>),
+}
+
+impl<'a, T> MaybeBoxed<'a, T> {
+    /// The value now, or the future of it: awaited by itself, only the box is held across the
+    /// wait, not room for the value too.
+    pub(crate) fn now_or_later(self) -> Result<T, BoxFuture<'a, T>> {
+        match self {
+            MaybeBoxed::Ready(Some(value)) => Ok(value),
+            MaybeBoxed::Ready(None) => unreachable!("a ready future is taken once"),
+            MaybeBoxed::Boxed(future) => Err(future),
+        }
+    }
 }
 
 impl<T: Unpin> Future for MaybeBoxed<'_, T> {
@@ -40,7 +54,7 @@ pub type StepResult = Result<Provided, Response>;
 /// A step that never waits answers with [`StepFuture::ready`], which costs nothing; one that
 /// waits wraps its work with [`StepFuture::new`], which boxes it once.
 #[must_use = "a future does nothing unless awaited"]
-pub struct StepFuture<'a>(MaybeBoxed<'a, StepResult>);
+pub struct StepFuture<'a>(pub(crate) MaybeBoxed<'a, StepResult>);
 
 impl<'a> StepFuture<'a> {
     /// The step's outcome, now.
@@ -71,28 +85,28 @@ impl std::fmt::Debug for StepFuture<'_> {
     }
 }
 
-/// The future of one handler's call (see [`Handler::call`](crate::Handler::call)): a response
+/// The future of one handler's call (see [`Handler::call`](crate::Handler::call)): a reply
 /// now ([`HandlerFuture::ready`], nothing allocated) or later ([`HandlerFuture::new`], boxed
-/// once).
+/// once). Any axum-core response becomes a reply with [`reply_of`](crate::reply_of).
 #[must_use = "a future does nothing unless awaited"]
-pub struct HandlerFuture(MaybeBoxed<'static, Response>);
+pub struct HandlerFuture(pub(crate) MaybeBoxed<'static, Reply>);
 
 impl HandlerFuture {
-    /// The response, now.
-    pub fn ready(response: Response) -> Self {
-        HandlerFuture(MaybeBoxed::Ready(Some(response)))
+    /// The reply, now.
+    pub fn ready(reply: Reply) -> Self {
+        HandlerFuture(MaybeBoxed::Ready(Some(reply)))
     }
 
-    /// The response, later: `future` is boxed once.
-    pub fn new(future: impl Future<Output = Response> + Send + 'static) -> Self {
+    /// The reply, later: `future` is boxed once.
+    pub fn new(future: impl Future<Output = Reply> + Send + 'static) -> Self {
         HandlerFuture(MaybeBoxed::Boxed(Box::pin(future)))
     }
 }
 
 impl Future for HandlerFuture {
-    type Output = Response;
+    type Output = Reply;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply> {
         Pin::new(&mut self.0).poll(cx)
     }
 }

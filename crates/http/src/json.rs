@@ -2,11 +2,10 @@
 
 use axum_core::body::Body;
 use axum_core::response::{IntoResponse, Response};
-use bytes::BufMut;
-use http::header::{CONTENT_TYPE, HeaderValue};
 use serde::Serialize;
 
 use crate::error::HttpError;
+use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
 
 /// Serializes `T` as a JSON response body with status 200 (pair it with a status:
 /// `(StatusCode::CREATED, Json(v))`).
@@ -20,19 +19,34 @@ use crate::error::HttpError;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Json<T>(pub T);
 
+impl<T: Serialize> IntoReply for Json<T> {
+    fn into_reply(self) -> Reply {
+        // Written into a vector that is sent as it is: turned into `Bytes`, a vector with
+        // spare capacity needs a header of its own.
+        let mut body = Vec::with_capacity(128);
+        match serde_json::to_writer(&mut body, &self.0) {
+            Ok(()) => bytes_reply(ResponseBody::from_vec(body), "application/json"),
+            Err(error) => {
+                tracing::error!(%error, "could not serialize a JSON response");
+                HttpError::internal().into_reply()
+            }
+        }
+    }
+}
+
 impl<T: Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
-        // Written into a BytesMut and frozen: no copy and no shrinking reallocation, as turning
-        // a Vec with spare capacity into Bytes would.
-        let mut body = bytes::BytesMut::with_capacity(128).writer();
+        // Written into a BytesMut and frozen, for axum-core's `Body`, which takes `Bytes`.
+        let mut body = bytes::BufMut::writer(bytes::BytesMut::with_capacity(128));
         match serde_json::to_writer(&mut body, &self.0) {
             Ok(()) => {
                 // Built here rather than from `Bytes::into_response`, which would first set
                 // `application/octet-stream` only for it to be replaced.
                 let mut response = Response::new(Body::from(body.into_inner().freeze()));
-                response
-                    .headers_mut()
-                    .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("application/json"),
+                );
                 response
             }
             Err(error) => {

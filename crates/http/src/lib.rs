@@ -11,6 +11,7 @@ mod future;
 mod json;
 mod limits;
 mod plugin;
+mod response;
 mod route;
 mod serve;
 mod service;
@@ -27,6 +28,9 @@ pub use future::{HandlerFuture, StepFuture, StepResult};
 pub use json::Json;
 pub use limits::Limits;
 pub use plugin::Plugin;
+#[doc(hidden)]
+pub use response::IntoReply;
+pub use response::{Reply, ResponseBody, reply_of};
 pub use route::{Handler, Route, RouteRegistration, join_paths};
 #[doc(hidden)]
 pub use serve::http_builder;

@@ -12,6 +12,7 @@ use green_tea_core::{Key, KeySpec, Location};
 
 use crate::context::RequestContext;
 use crate::future::HandlerFuture;
+use crate::response::{Reply, reply_of};
 
 /// What answers a request once its steps have run. Any `async` closure of a
 /// [`RequestContext`] returning something [`IntoResponse`] is one (its future is boxed once
@@ -33,7 +34,20 @@ where
     R: IntoResponse + 'static,
 {
     fn call(&self, request: RequestContext) -> HandlerFuture {
-        HandlerFuture::new((self)(request).map(IntoResponse::into_response))
+        HandlerFuture::new((self)(request).map(|answer| reply_of(answer.into_response())))
+    }
+}
+
+/// A handler whose future answers with a [`Reply`] itself (what `#[route]` writes).
+struct ReplyFn<F>(F);
+
+impl<F, Fut> Handler for ReplyFn<F>
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Reply> + Send + 'static,
+{
+    fn call(&self, request: RequestContext) -> HandlerFuture {
+        HandlerFuture::new((self.0)(request))
     }
 }
 
@@ -93,6 +107,18 @@ impl Route {
     }
 
     method_constructors!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
+
+    /// A route whose handler's future answers with a [`Reply`] (what `#[route]` writes: its
+    /// own answers then skip the box `IntoResponse` puts around every body).
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn replying<F, Fut>(method: Method, path: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Reply> + Send + 'static,
+    {
+        Route::new(method, path, ReplyFn(handler))
+    }
 
     /// Declares a key the handler needs, of type `T`; the handler reads it by position with
     /// [`RequestContext::need`].

@@ -45,10 +45,11 @@ pub(crate) fn probe_traits() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use ::green_tea::__private::{
-            Extractor as _, GraphValue as _, JsonBody as _, NotAGraphValue as _,
-            NotAJsonBody as _, NotARouteValue as _, NotAnExtractor as _, RouteValue as _,
-            SharedRoute as _, SharedState as _, UnsharedRoute as _, UnsharedState as _,
-            ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
+            AnyReply as _, Extractor as _, GraphValue as _, JsonBody as _, NotAGraphValue as _,
+            NotAJsonBody as _, NotAReply as _, NotARouteValue as _, NotAnExtractor as _,
+            OwnReply as _, RouteValue as _, SharedRoute as _, SharedState as _,
+            UnsharedRoute as _, UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _,
+            ValueIsSync as _,
         };
     }
 }

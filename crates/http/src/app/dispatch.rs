@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use axum_core::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use http::header::ALLOW;
 use http::request::Parts;
@@ -24,6 +23,7 @@ use super::in_flight::{Entered, InFlight};
 use crate::context::{RequestBody, RequestContext, RequestValues};
 use crate::error::HttpError;
 use crate::extract::PathParams;
+use crate::response::{IntoReply, Reply, reply_of};
 
 impl AppInner {
     /// Answers one request. The second half is the request's place in flight: whoever sends
@@ -38,7 +38,7 @@ impl AppInner {
     pub(crate) fn dispatch<B: Into<RequestBody>>(
         self: Arc<Self>,
         request: Request<B>,
-    ) -> impl Future<Output = (Response, Option<Entered>)> + Send + 'static {
+    ) -> impl Future<Output = (Reply, Option<Entered>)> + Send + 'static {
         let (parts, body) = request.into_parts();
         let body = body.into();
         self.answer(parts, body)
@@ -52,11 +52,11 @@ impl AppInner {
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
-    ) -> impl Future<Output = (Response, Option<Entered>)> + Send + 'static {
+    ) -> impl Future<Output = (Reply, Option<Entered>)> + Send + 'static {
         async move {
             let Some(in_flight) = InFlight::enter(&self.in_flight) else {
                 let closing = HttpError::unavailable("the app is shutting down");
-                return (closing.into_response(), None);
+                return (closing.into_reply(), None);
             };
             let id = match self.route_of(&mut parts) {
                 Ok(id) => id,
@@ -84,7 +84,7 @@ impl AppInner {
                 .unwrap_or_else(|panic| {
                     let message = panic_message(&*panic);
                     span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
-                    HttpError::internal().into_response()
+                    HttpError::internal().into_reply()
                 });
             if let Some(started) = started {
                 let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -100,10 +100,10 @@ impl AppInner {
     /// extensions; or the 404 or 405 that answers it.
     // The error is the response: large, and made once per request at most.
     #[allow(clippy::result_large_err)]
-    fn route_of(&self, parts: &mut Parts) -> Result<RouteId, Response> {
+    fn route_of(&self, parts: &mut Parts) -> Result<RouteId, Reply> {
         let Ok(matched) = self.router.at(parts.uri.path()) else {
             let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
-            return Err(HttpError::not_found(unknown).into_response());
+            return Err(HttpError::not_found(unknown).into_reply());
         };
         let path = &self.paths[*matched.value];
         let Some(id) = path.route_for(&parts.method) else {
@@ -111,7 +111,7 @@ impl AppInner {
                 StatusCode::METHOD_NOT_ALLOWED,
                 format!("{} is not allowed on {}", parts.method, path.template),
             )
-            .into_response();
+            .into_reply();
             response.headers_mut().insert(ALLOW, path.allow.clone());
             return Err(response);
         };
@@ -133,7 +133,7 @@ impl AppInner {
         id: RouteId,
         mut parts: Parts,
         body: RequestBody,
-    ) -> impl Future<Output = Response> + Send + '_ {
+    ) -> impl Future<Output = Reply> + Send + '_ {
         async move {
             let route = &self.routes[id];
             // Once every provider the route reads is built, a request checks only that the
@@ -157,14 +157,18 @@ impl AppInner {
                     &locals,
                 );
                 let span = tracing::debug_span!("step", step = %step.descriptor.name);
-                let run = span.in_scope(|| step.step.run(&mut parts, needs));
-                match run.instrument(span.clone()).await {
+                let run = span.in_scope(|| step.step.run(&mut parts, needs)).0;
+                let outcome = match run.now_or_later() {
+                    Ok(outcome) => outcome,
+                    Err(waiting) => waiting.instrument(span.clone()).await,
+                };
+                match outcome {
                     Ok(provided) => {
                         if let Err(wrong) =
                             sibling::check_provided(&provided, &step.descriptor.provides)
                         {
                             span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                            return HttpError::internal().into_response();
+                            return HttpError::internal().into_reply();
                         }
                         sibling::append_provided(provided, &mut locals);
                     }
@@ -172,7 +176,7 @@ impl AppInner {
                         span.in_scope(|| {
                             tracing::debug!(status = rejection.status().as_u16(), "rejected")
                         });
-                        return rejection;
+                        return reply_of(rejection);
                     }
                 }
             }
@@ -183,7 +187,10 @@ impl AppInner {
                 route.ready.store(true, Ordering::Release);
             }
             let request = RequestContext::new(parts, body, locals, Arc::clone(self), id);
-            route.handler.call(request).await
+            match route.handler.call(request).0.now_or_later() {
+                Ok(reply) => reply,
+                Err(waiting) => waiting.await,
+            }
         }
     }
 
@@ -193,7 +200,7 @@ impl AppInner {
     fn build_providers<'a>(
         &'a self,
         needs: &'a [Source],
-    ) -> Pin<Box<dyn Future<Output = Result<(), Response>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<(), Reply>> + Send + 'a>> {
         Box::pin(async move {
             for need in needs {
                 let Source::App(at) = *need else { continue };
@@ -202,7 +209,7 @@ impl AppInner {
                     Ok(None) => sibling::build(&self.container, at).await,
                     Err(closed) => Err(closed),
                 }
-                .map_err(|error| HttpError::from(error).into_response())?;
+                .map_err(|error| HttpError::from(error).into_reply())?;
             }
             Ok(())
         })

@@ -108,13 +108,8 @@ impl App {
 
     /// Answers one request in-process: routing, steps, handler, errors as JSON.
     pub async fn handle(&self, request: Request<Body>) -> Response {
-        let (response, in_flight) = Arc::clone(&self.inner).dispatch(request).await;
-        match in_flight {
-            Some(in_flight) => {
-                response.map(|body| Body::new(InFlightBody::new(body, Some(in_flight))))
-            }
-            None => response,
-        }
+        let (reply, in_flight) = Arc::clone(&self.inner).dispatch(request).await;
+        reply.map(|body| Body::new(InFlightBody::new(body, in_flight).into_bytes()))
     }
 
     /// The app's container of providers.

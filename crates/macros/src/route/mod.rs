@@ -174,7 +174,7 @@ fn expand_route(
     let mut checked = Vec::new();
     let mut extractors = Vec::new();
     let mut json_bodies = Vec::new();
-    let into_response = quote!(::green_tea::__private::IntoResponse::into_response);
+    let into_reply = quote!(::green_tea::__private::IntoReply::into_reply);
     for (index, param) in handler.params.iter().enumerate() {
         let var = format_ident!("__arg{}", index);
         match param {
@@ -187,7 +187,10 @@ fn expand_route(
                     Pass::Ref => quote!(request_need_ref),
                 };
                 need_reads.extend(quote! {
-                    let #var = #probe.#read(&__request, #need_index).map_err(#into_response)?;
+                    let #var = match #probe.#read(&__request, #need_index) {
+                        ::std::result::Result::Ok(value) => value,
+                        ::std::result::Result::Err(rejection) => return #into_reply(rejection),
+                    };
                 });
                 needs.push(quote!(let __route = #probe.route_needs(__route, #key);));
                 checked.push(ty);
@@ -196,7 +199,14 @@ fn expand_route(
             Param::Extract(ty) => {
                 let ty = outside(ty);
                 let extract = emit::extract(&ty, quote!(__request.parts_mut()));
-                extract_reads.extend(quote!(let #var = #extract.await?;));
+                extract_reads.extend(quote! {
+                    let #var = match #extract.await {
+                        ::std::result::Result::Ok(value) => value,
+                        ::std::result::Result::Err(rejection) => {
+                            return ::green_tea::__private::reply_of(rejection);
+                        }
+                    };
+                });
                 extractors.push(ty);
                 args.push(quote!(#var));
             }
@@ -214,7 +224,12 @@ fn expand_route(
                     BodyRead::Text => quote_spanned!(at=> __request.text()),
                     BodyRead::Bytes => quote_spanned!(at=> __request.bytes()),
                 };
-                body_read.extend(quote!(let #var = #call.await.map_err(#into_response)?;));
+                body_read.extend(quote! {
+                    let #var = match #call.await {
+                        ::std::result::Result::Ok(value) => value,
+                        ::std::result::Result::Err(rejection) => return #into_reply(rejection),
+                    };
+                });
                 args.push(quote!(#var));
             }
         }
@@ -224,12 +239,17 @@ fn expand_route(
         quote!(<#self_ty>::#method_name(#(#args),*) #await_call),
         at_method,
     );
-    let answer = match &handler.output {
+    // The answer must be a response: reported once, at the return type. Then it becomes a
+    // reply through a probe, so that green-tea's own answers (`Json`, `HttpError`, text) skip
+    // the box `IntoResponse` puts around every body.
+    // Reported at the method, as a call of it would be.
+    let answer_ref = emit::located_at(quote!(&__answer), at_method);
+    let assert_response = match &handler.output {
         Some(ty) => {
             let at = Span::call_site().located_at(ty.span());
-            quote_spanned!(at=> ::green_tea::__private::into_response)
+            quote_spanned!(at=> ::green_tea::__private::assert_response)
         }
-        None => quote!(::green_tea::__private::into_response),
+        None => quote!(::green_tea::__private::assert_response),
     };
 
     let http = &handler.method;
@@ -261,18 +281,21 @@ fn expand_route(
     let cfgs = &handler.cfgs;
     quote! {
         #(#cfgs)*
+        // Not an `async fn`: its future would hold the request twice (the argument and its
+        // rebinding); the block holds it once.
         #[allow(unused_mut)]
-        async fn #handle_fn(
+        fn #handle_fn(
             mut __request: ::green_tea::__private::RequestContext,
-        ) -> ::std::result::Result<
-            ::green_tea::__private::Response,
-            ::green_tea::__private::Response,
-        > {
-            #uses
-            #extract_reads
-            #body_read
-            #need_reads
-            ::std::result::Result::Ok(#answer(#call))
+        ) -> impl ::std::future::Future<Output = ::green_tea::__private::Reply> {
+            async move {
+                #uses
+                #extract_reads
+                #body_read
+                #need_reads
+                let __answer = #call;
+                #assert_response(#answer_ref);
+                (&&&::green_tea::__private::probe_of(&__answer)).reply(__answer)
+            }
         }
 
         #(#cfgs)*

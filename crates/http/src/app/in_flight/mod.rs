@@ -6,12 +6,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use axum_core::body::Body;
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
 use super::AppInner;
+use crate::response::{Chunk, ResponseBody};
 use crate::serve::Busy;
 use count::Count;
 
@@ -120,13 +120,13 @@ impl std::fmt::Debug for InFlightGuard {
 /// A response body that keeps its request in flight until it is finished or dropped: in the
 /// app (for the drain) and, when served, on its connection (which is not idle meanwhile).
 pub(crate) struct InFlightBody {
-    body: Body,
+    body: ResponseBody,
     _entered: Option<Entered>,
     _connection: Option<Busy>,
 }
 
 impl InFlightBody {
-    pub(crate) fn new(body: Body, entered: Option<Entered>) -> Self {
+    pub(crate) fn new(body: ResponseBody, entered: Option<Entered>) -> Self {
         InFlightBody {
             body,
             _entered: entered,
@@ -139,9 +139,18 @@ impl InFlightBody {
         self._connection = Some(connection);
         self
     }
+
+    /// The same body with `Bytes` frames, for whoever takes axum-core's `Body` (a vector is
+    /// turned into `Bytes` as it is read).
+    pub(crate) fn into_bytes(self) -> InFlightBytes {
+        InFlightBytes(self)
+    }
 }
 
-impl http_body::Body for InFlightBody {
+/// An [`InFlightBody`] read as `Bytes` frames.
+pub(crate) struct InFlightBytes(InFlightBody);
+
+impl http_body::Body for InFlightBytes {
     type Data = Bytes;
     type Error = axum_core::Error;
 
@@ -149,7 +158,27 @@ impl http_body::Body for InFlightBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        Pin::new(&mut self.0.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.0.body.size_hint()
+    }
+}
+
+impl http_body::Body for InFlightBody {
+    type Data = Chunk;
+    type Error = axum_core::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Chunk>, axum_core::Error>>> {
+        self.body.poll_chunk(cx)
     }
 
     fn is_end_stream(&self) -> bool {
