@@ -48,7 +48,12 @@ fn app(log: &Log) -> App {
 }
 
 /// The status and the whole body of a response.
-async fn read(response: Response<Body>) -> (StatusCode, String) {
+/// Status and body text of any response: the app's own (`Reply`) or axum's.
+async fn read<B>(response: Response<B>) -> (StatusCode, String)
+where
+    B: hyper::body::Body<Data = bytes::Bytes>,
+    B::Error: std::fmt::Debug,
+{
     let status = response.status();
     let body = response
         .into_body()

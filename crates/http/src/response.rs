@@ -12,17 +12,24 @@ use bytes::{Buf, Bytes};
 use http::StatusCode;
 use http_body::{Body as _, Frame, SizeHint};
 
+use crate::app::Entered;
+
 /// A response as green-tea serves it.
 pub type Reply = http::Response<ResponseBody>;
 
-/// The body of a [`Reply`].
+/// The body of a [`Reply`]. A body the app sent also holds its request's place in flight
+/// until it is read to the end or dropped: `close()` waits for it (a streamed body may still
+/// read a provider after its handler returned).
 ///
 /// ```
 /// use green_tea::http::{HttpError, Reply, ResponseBody};
 /// let reply: Reply = HttpError::not_found("no such order").into();
 /// assert_eq!(reply.status(), 404);
 /// ```
-pub struct ResponseBody(Repr);
+pub struct ResponseBody {
+    repr: Repr,
+    in_flight: Option<Entered>,
+}
 
 enum Repr {
     /// Bytes, sent as one frame.
@@ -37,17 +44,30 @@ enum Repr {
 impl ResponseBody {
     /// No body.
     pub fn empty() -> Self {
-        ResponseBody(Repr::Bytes(None))
+        ResponseBody::of(Repr::Bytes(None))
     }
 
     /// `vec` as the whole body.
     pub fn from_vec(vec: Vec<u8>) -> Self {
-        ResponseBody(Repr::Vec(Some(vec)).non_empty())
+        ResponseBody::of(Repr::Vec(Some(vec)).non_empty())
     }
 
     /// `bytes` as the whole body.
     pub fn from_bytes(bytes: Bytes) -> Self {
-        ResponseBody(Repr::Bytes(Some(bytes)).non_empty())
+        ResponseBody::of(Repr::Bytes(Some(bytes)).non_empty())
+    }
+
+    fn of(repr: Repr) -> Self {
+        ResponseBody {
+            repr,
+            in_flight: None,
+        }
+    }
+
+    /// The same body, holding its request's place in flight.
+    pub(crate) fn in_flight(mut self, entered: Option<Entered>) -> Self {
+        self.in_flight = entered;
+        self
     }
 
     /// The next frame, as green-tea's server writes it: a vector is not converted.
@@ -55,7 +75,7 @@ impl ResponseBody {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Chunk>, axum_core::Error>>> {
-        match &mut self.0 {
+        match &mut self.repr {
             Repr::Bytes(bytes) => {
                 Poll::Ready(bytes.take().map(|b| Ok(Frame::data(Chunk::Bytes(b)))))
             }
@@ -83,13 +103,13 @@ impl Repr {
 
 impl From<Body> for ResponseBody {
     fn from(body: Body) -> Self {
-        ResponseBody(Repr::Body(body))
+        ResponseBody::of(Repr::Body(body))
     }
 }
 
 impl std::fmt::Debug for ResponseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
+        match &self.repr {
             Repr::Bytes(b) => f
                 .debug_tuple("Bytes")
                 .field(&b.as_ref().map(Bytes::len))
@@ -111,7 +131,7 @@ impl http_body::Body for ResponseBody {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
-        match &mut self.get_mut().0 {
+        match &mut self.get_mut().repr {
             Repr::Bytes(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Repr::Vec(vec) => Poll::Ready(vec.take().map(|v| Ok(Frame::data(Bytes::from(v))))),
             Repr::Body(body) => Pin::new(body).poll_frame(cx),
@@ -119,7 +139,7 @@ impl http_body::Body for ResponseBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        match &self.0 {
+        match &self.repr {
             Repr::Bytes(bytes) => bytes.is_none(),
             Repr::Vec(vec) => vec.is_none(),
             Repr::Body(body) => body.is_end_stream(),
@@ -127,7 +147,7 @@ impl http_body::Body for ResponseBody {
     }
 
     fn size_hint(&self) -> SizeHint {
-        match &self.0 {
+        match &self.repr {
             Repr::Bytes(bytes) => {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
             }

@@ -4,30 +4,32 @@ use std::convert::Infallible;
 use std::task::{Context, Poll};
 
 use axum_core::body::Body;
-use axum_core::response::Response;
 use bytes::Bytes;
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use http::Request;
 
 use green_tea_core::BoxError;
 
 use crate::app::App;
+use crate::response::Reply;
 
 impl<B> tower_service::Service<Request<B>> for App
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    type Response = Response;
+    type Response = Reply;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+    type Future = BoxFuture<'static, Result<Reply, Infallible>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let app = self.clone();
-        Box::pin(async move { Ok(app.handle(request.map(Body::new)).await) })
+        // The request's future as it is, boxed once: no async block around it, which would
+        // hold the request a second time.
+        Box::pin(self.handle(request.map(Body::new)).map(Ok))
     }
 }

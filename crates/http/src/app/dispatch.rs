@@ -76,7 +76,7 @@ impl AppInner {
             let started = (!span.is_disabled()).then(Instant::now);
             // Pinned where it is built, so the combinators below hold a pointer to it rather
             // than moving the route's future at each layer.
-            let run = std::pin::pin!(self.run(id, parts, body));
+            let run = std::pin::pin!(self.run(id, &mut parts, body));
             let response = AssertUnwindSafe(run)
                 .catch_unwind()
                 .instrument(span.clone())
@@ -125,15 +125,18 @@ impl AppInner {
         Ok(id)
     }
 
-    /// The route's steps, then its handler. Not an `async fn`: the block holds `parts` and
-    /// `body` once, where an `async fn` would also keep a copy of each argument it rebinds.
+    /// The route's steps, then its handler. Not an `async fn`: the block holds `body` once,
+    /// where an `async fn` would also keep a copy of each argument it rebinds. The request
+    /// head is borrowed from the caller's future, which holds it anyway, rather than moved in
+    /// (a future keeps room for what it captured even after moving it on), and taken only for
+    /// the handler.
     #[allow(clippy::manual_async_fn)]
-    fn run(
-        self: &Arc<Self>,
+    fn run<'a>(
+        self: &'a Arc<Self>,
         id: RouteId,
-        mut parts: Parts,
+        parts: &'a mut Parts,
         body: RequestBody,
-    ) -> impl Future<Output = Reply> + Send + '_ {
+    ) -> impl Future<Output = Reply> + Send + 'a {
         async move {
             let route = &self.routes[id];
             // Once every provider the route reads is built, a request checks only that the
@@ -157,7 +160,7 @@ impl AppInner {
                     &locals,
                 );
                 let span = tracing::debug_span!("step", step = %step.descriptor.name);
-                let run = span.in_scope(|| step.step.run(&mut parts, needs)).0;
+                let run = span.in_scope(|| step.step.run(parts, needs)).0;
                 let outcome = match run.now_or_later() {
                     Ok(outcome) => outcome,
                     Err(waiting) => waiting.instrument(span.clone()).await,
@@ -186,6 +189,7 @@ impl AppInner {
                 }
                 route.ready.store(true, Ordering::Release);
             }
+            let parts = std::mem::replace(parts, http::Request::new(()).into_parts().0);
             let request = RequestContext::new(parts, body, locals, Arc::clone(self), id);
             match route.handler.call(request).0.now_or_later() {
                 Ok(reply) => reply,

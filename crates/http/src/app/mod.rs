@@ -10,7 +10,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use axum_core::body::Body;
-use axum_core::response::Response;
 use http::{HeaderValue, Method, Request};
 
 use green_tea_core::sibling::{self, RoutePlan};
@@ -18,10 +17,11 @@ use green_tea_core::{CloseError, Container, Descriptor, IdVec, RouteId, StepId};
 
 pub use builder::AppBuilder;
 use in_flight::InFlight;
-pub(crate) use in_flight::InFlightBody;
 pub use in_flight::InFlightGuard;
+pub(crate) use in_flight::{Entered, InFlightBody};
 
 use crate::plugin::ErasedPlugin;
+use crate::response::Reply;
 use crate::route::Handler;
 use crate::step::Step;
 use crate::warning::Warning;
@@ -106,10 +106,19 @@ impl App {
         AppBuilder::new()
     }
 
-    /// Answers one request in-process: routing, steps, handler, errors as JSON.
-    pub async fn handle(&self, request: Request<Body>) -> Response {
-        let (reply, in_flight) = Arc::clone(&self.inner).dispatch(request).await;
-        reply.map(|body| Body::new(InFlightBody::new(body, in_flight).into_bytes()))
+    /// Answers one request in-process: routing, steps, handler, errors as JSON. The reply's
+    /// body holds the request in flight until it is read or dropped. (`reply.map(Body::new)`
+    /// makes it an axum-core `Response`.)
+    ///
+    /// (Not an `async fn`: its future would hold the request a second time.)
+    pub fn handle(
+        &self,
+        request: Request<Body>,
+    ) -> impl std::future::Future<Output = Reply> + Send + 'static {
+        use futures_util::FutureExt as _;
+        Arc::clone(&self.inner)
+            .dispatch(request)
+            .map(|(reply, in_flight)| reply.map(|body| body.in_flight(in_flight)))
     }
 
     /// The app's container of providers.

@@ -6,7 +6,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 use tokio::sync::Notify;
 
@@ -117,19 +116,17 @@ impl std::fmt::Debug for InFlightGuard {
     }
 }
 
-/// A response body that keeps its request in flight until it is finished or dropped: in the
-/// app (for the drain) and, when served, on its connection (which is not idle meanwhile).
+/// A response body as the server writes it: frames of [`Chunk`]s (a vector is not turned into
+/// `Bytes`), and the connection kept busy (not idle) until the body is done.
 pub(crate) struct InFlightBody {
     body: ResponseBody,
-    _entered: Option<Entered>,
     _connection: Option<Busy>,
 }
 
 impl InFlightBody {
     pub(crate) fn new(body: ResponseBody, entered: Option<Entered>) -> Self {
         InFlightBody {
-            body,
-            _entered: entered,
+            body: body.in_flight(entered),
             _connection: None,
         }
     }
@@ -138,35 +135,6 @@ impl InFlightBody {
     pub(crate) fn holding(mut self, connection: Busy) -> Self {
         self._connection = Some(connection);
         self
-    }
-
-    /// The same body with `Bytes` frames, for whoever takes axum-core's `Body` (a vector is
-    /// turned into `Bytes` as it is read).
-    pub(crate) fn into_bytes(self) -> InFlightBytes {
-        InFlightBytes(self)
-    }
-}
-
-/// An [`InFlightBody`] read as `Bytes` frames.
-pub(crate) struct InFlightBytes(InFlightBody);
-
-impl http_body::Body for InFlightBytes {
-    type Data = Bytes;
-    type Error = axum_core::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
-        Pin::new(&mut self.0.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.0.body.size_hint()
     }
 }
 
@@ -182,10 +150,10 @@ impl http_body::Body for InFlightBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        http_body::Body::is_end_stream(&self.body)
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        http_body::Body::size_hint(&self.body)
     }
 }
