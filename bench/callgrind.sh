@@ -13,13 +13,21 @@
 # hand (green-tea-wired-*). PROFILE picks the build: release (what `cargo build --release`
 # gives), tuned (thin LTO, one codegen unit) or both (default); every binary is measured in
 # each, and analyze.py prints one table per profile. SERVERS overrides the list of binaries
-# (names ending in -server or -inproc); OUT the results file.
+# (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
+# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>).
+#
+# In process, a binary's figures repeat exactly from the same path and environment; a longer
+# or shorter environment or path moves the stack's alignment, and memcpy's work with it, by up
+# to 4 instructions a request. The servers vary by up to about 100 from run to run, more when
+# the machine is saturated (a concurrent build once added 5,000 to axum's and 15,000 to
+# actix-web's in release), so compare servers measured on a machine that is not.
 set -euo pipefail
 cd "$(dirname "$0")"
 N1=${N1:-2000}
 N2=${N2:-12000}
 PORT=${PORT:-3998}
 MODE=${MODE:-servers}
+PROFILES_DIR=${PROFILES_DIR:-results/profiles}
 export PROFILE=${PROFILE:-both}
 servers_list="green-tea-server green-tea-wired-server axum-server actix-server hyper-server"
 inproc_list="green-tea-inproc green-tea-wired-inproc axum-inproc actix-inproc hyper-inproc"
@@ -65,10 +73,10 @@ run_inproc() { # binary n log valgrind-flags...: the driver answering n requests
 
 measure() { # profile server tool n
     local profile=$1 server=$2 tool=$3 n=$4
-    local file="results/profiles/$profile/$server.$tool.$n"
+    local file="$PROFILES_DIR/$profile/$server.$tool.$n"
     local flags=(--tool="$tool")
     if [ "$tool" = callgrind ]; then flags+=(--callgrind-out-file="$file"); else flags+=(--dhat-out-file="$file"); fi
-    mkdir -p "results/profiles/$profile"
+    mkdir -p "$PROFILES_DIR/$profile"
     case $server in
         *-inproc) run_inproc "target/$profile/$server" "$n" "$file.log" "${flags[@]}" ;;
         *) run_server "target/$profile/$server" "$n" "$file.log" "${flags[@]}" ;;

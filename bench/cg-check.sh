@@ -45,7 +45,8 @@ for profile in release tuned; do
         trap - EXIT
     fi
     out=results/cg-check-$stamp-$profile.tsv
-    PROFILE=$profile SERVERS=${!list} OUT=$out bash callgrind.sh
+    # Its raw profiles apart from callgrind.sh's, whose N they would otherwise overwrite.
+    PROFILE=$profile SERVERS=${!list} OUT=$out PROFILES_DIR=results/cg-check-profiles bash callgrind.sh
     outs+=("$out")
 done
 python3 analyze.py check cg-baseline.tsv "${outs[@]}"
