@@ -20,7 +20,8 @@ loom:
 doc:
     RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps
 
-# Instructions and allocations per request against bench/cg-baseline.tsv (installs valgrind).
+# Instructions and allocations per request against bench/cg-baseline.tsv (installs valgrind):
+# both green-tea forms in process in both profiles, the macro form's server in release.
 cg-check:
     bench/cg-check.sh
 
@@ -35,11 +36,13 @@ run:
 bench:
     cargo bench --bench core --bench breaker
 
-# Throughput and latency against axum, actix-web and raw hyper (installs wrk).
+# Throughput and latency against axum, actix-web and raw hyper (installs wrk); both green-tea
+# forms, in the release and the tuned profile (PROFILE=release or tuned for one).
 bench-http:
     bench/http.sh
 
-# Instructions and allocations per request under valgrind (deterministic).
+# Instructions and allocations per request under valgrind (deterministic); every server, both
+# green-tea forms, in the release and the tuned profile (PROFILE=release or tuned for one).
 bench-cg:
     bench/callgrind.sh
 

@@ -1,4 +1,6 @@
-"""Summarises bench/http.sh and bench/callgrind.sh results into the tables of docs/benchmarks.md."""
+"""Summarises bench/http.sh and bench/callgrind.sh results into the tables of docs/benchmarks.md.
+
+Every comparison is within one build profile (`release`, `tuned`): one table per profile."""
 
 import csv
 import statistics
@@ -6,61 +8,87 @@ import sys
 from collections import defaultdict
 
 OURS = "green-tea-server"
+PROFILE_ORDER = {"release": 0, "tuned": 1}
+
+
+def rows_of(path):
+    """The rows of a results TSV. Files from before the `profile` column were built with thin
+    LTO and one codegen unit, which is the `tuned` profile now."""
+    rows = list(csv.DictReader(open(path), delimiter="\t"))
+    for row in rows:
+        row.setdefault("profile", "tuned")
+    return rows
+
+
+def by_profile(rows):
+    """{profile: its rows}, in PROFILE_ORDER."""
+    grouped = defaultdict(list)
+    for row in rows:
+        grouped[row["profile"]].append(row)
+    return dict(sorted(grouped.items(), key=lambda item: (PROFILE_ORDER.get(item[0], 9), item[0])))
 
 
 def http(path):
-    rows = list(csv.DictReader(open(path), delimiter="\t"))
-    by_round = defaultdict(dict)
-    for row in rows:
-        by_round[row["round"]][row["server"]] = row
-    others = sorted({r["server"] for r in rows} - {OURS})
-    print(f"| green-tea / X (req/s, paired per round) | min | median | max |")
-    print("|---|---|---|---|")
-    for other in others:
-        ratios = [float(r[OURS]["req_per_s"]) / float(r[other]["req_per_s"]) for r in by_round.values() if OURS in r and other in r]
-        print(f"| vs {other} | {min(ratios):.3f} | {statistics.median(ratios):.3f} | {max(ratios):.3f} |")
-    print()
-    print("| server | median req/s | median p50 ms | median p99 ms |")
-    print("|---|---|---|---|")
-    for server in [OURS] + others:
-        mine = [r for r in rows if r["server"] == server]
-        med = lambda key: statistics.median(float(r[key]) for r in mine)
-        print(f"| {server} | {med('req_per_s'):.0f} | {med('p50_ms'):.3f} | {med('p99_ms'):.3f} |")
+    for profile, rows in by_profile(rows_of(path)).items():
+        by_round = defaultdict(dict)
+        for row in rows:
+            by_round[row["round"]][row["server"]] = row
+        others = sorted({r["server"] for r in rows} - {OURS})
+        print(f"profile `{profile}`")
+        print()
+        print("| green-tea / X (req/s, paired per round) | min | median | max |")
+        print("|---|---|---|---|")
+        for other in others:
+            ratios = [float(r[OURS]["req_per_s"]) / float(r[other]["req_per_s"])
+                      for r in by_round.values() if OURS in r and other in r]
+            print(f"| vs {other} | {min(ratios):.3f} | {statistics.median(ratios):.3f} | {max(ratios):.3f} |")
+        print()
+        print("| server | median req/s | median p50 ms | median p99 ms |")
+        print("|---|---|---|---|")
+        for server in [OURS] + others:
+            mine = [r for r in rows if r["server"] == server]
+            med = lambda key: statistics.median(float(r[key]) for r in mine)
+            print(f"| {server} | {med('req_per_s'):.0f} | {med('p50_ms'):.3f} | {med('p99_ms'):.3f} |")
+        print()
 
 
 def same_mode_green_tea(server):
-    """The green-tea row measured the same way as `server`: `X-server` (loopback) is compared
-    with green-tea-server, `X-inproc` (in process, no socket) with green-tea-inproc."""
+    """The green-tea row (the macro form) measured the same way as `server`: `X-server`
+    (loopback) is compared with green-tea-server, `X-inproc` (in process, no socket) with
+    green-tea-inproc."""
     return "green-tea-" + server.rsplit("-", 1)[-1]
 
 
-def per_request_costs(path):
-    """{(server, tool): cost of one request} from a callgrind.sh TSV (difference of two N)."""
-    rows = list(csv.DictReader(open(path), delimiter="\t"))
+def per_request_costs(*paths):
+    """{(profile, server, tool): cost of one request} from callgrind.sh TSVs (the difference
+    of two N)."""
     totals = defaultdict(dict)
-    for row in rows:
-        totals[(row["server"], row["tool"])][int(row["n"])] = int(row["total"])
+    for path in paths:
+        for row in rows_of(path):
+            totals[(row["profile"], row["server"], row["tool"])][int(row["n"])] = int(row["total"])
     per_request = {}
-    for (server, tool), by_n in totals.items():
+    for key, by_n in totals.items():
         (n1, t1), (n2, t2) = sorted(by_n.items())
-        per_request[(server, tool)] = (t2 - t1) / (n2 - n1)
+        per_request[key] = (t2 - t1) / (n2 - n1)
     return per_request
 
 
-def check(path, baseline_path):
-    """Fails (exit 1) if a binary in `path` costs more than its baseline: instructions by more
-    than the baseline's tolerance, allocations by more than a tenth of one per request."""
-    measured = per_request_costs(path)
+def check(baseline_path, *paths):
+    """Fails (exit 1) if a binary measured in `paths` costs more than its baseline row (same
+    profile and binary): instructions by more than the row's tolerance, allocations by more
+    than a tenth of one per request. A baseline row not measured this time is skipped."""
+    measured = per_request_costs(*paths)
     failed = False
     compared = 0
     for row in csv.DictReader(open(baseline_path), delimiter="\t"):
-        server = row["server"]
-        if not any(s == server for s, _ in measured):
+        profile, server = row["profile"], row["server"]
+        if not any(p == profile and s == server for p, s, _ in measured):
             continue  # not asked for this time
-        ir = measured.get((server, "callgrind"))
-        allocs = measured.get((server, "dhat"))
+        ir = measured.get((profile, server, "callgrind"))
+        allocs = measured.get((profile, server, "dhat"))
+        name = f"{server} ({profile})"
         if ir is None or allocs is None:
-            print(f"{server}: measured by one tool only")
+            print(f"{name}: measured by one tool only")
             failed = True
             continue
         compared += 1
@@ -69,7 +97,7 @@ def check(path, baseline_path):
         if ir > limit or allocs > float(row["allocations"]) + 0.1:
             verdict = "REGRESSION"
             failed = True
-        print(f"{server}: {ir:,.0f} instructions (baseline {float(row['instructions']):,.0f}, limit {limit:,.0f}), "
+        print(f"{name}: {ir:,.0f} instructions (baseline {float(row['instructions']):,.0f}, limit {limit:,.0f}), "
               f"{allocs:.1f} allocations (baseline {row['allocations']}): {verdict}")
     if compared == 0:
         print("nothing measured has a baseline")
@@ -77,18 +105,25 @@ def check(path, baseline_path):
     sys.exit(1 if failed else 0)
 
 
-def callgrind(path):
-    per_request = per_request_costs(path)
-    # Loopback servers first, then in-process drivers; green-tea first within each.
-    servers = sorted({s for s, _ in per_request}, key=lambda s: (s.endswith("-inproc"), s != same_mode_green_tea(s), s))
-    print("| server | instructions / request | allocations / request | instructions vs green-tea |")
-    print("|---|---|---|---|")
-    for server in servers:
-        ours = per_request.get((same_mode_green_tea(server), "callgrind"))
-        ir = per_request.get((server, "callgrind"), float("nan"))
-        allocs = per_request.get((server, "dhat"), float("nan"))
-        ratio = (ours / ir) if ours else float("nan")
-        print(f"| {server} | {ir:,.0f} | {allocs:.1f} | green-tea = {ratio:.2f}x |")
+def callgrind(*paths):
+    per_request = per_request_costs(*paths)
+    profiles = sorted({p for p, _, _ in per_request}, key=lambda p: (PROFILE_ORDER.get(p, 9), p))
+    for profile in profiles:
+        mine = {(s, t): cost for (p, s, t), cost in per_request.items() if p == profile}
+        # Loopback servers first, then in-process drivers; green-tea's two forms first within each.
+        servers = sorted({s for s, _ in mine},
+                         key=lambda s: (s.endswith("-inproc"), not s.startswith("green-tea"), s != same_mode_green_tea(s), s))
+        print(f"profile `{profile}`")
+        print()
+        print("| binary | instructions / request | allocations / request | green-tea (macro form) vs it |")
+        print("|---|---|---|---|")
+        for server in servers:
+            ours = mine.get((same_mode_green_tea(server), "callgrind"))
+            ir = mine.get((server, "callgrind"), float("nan"))
+            allocs = mine.get((server, "dhat"), float("nan"))
+            ratio = (ours / ir) if ours else float("nan")
+            print(f"| {server} | {ir:,.0f} | {allocs:.1f} | {ratio:.2f}x |")
+        print()
 
 
 if __name__ == "__main__":

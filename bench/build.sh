@@ -1,13 +1,51 @@
 #!/usr/bin/env bash
-# Builds the named binaries and loadgen, each binary with only its own framework's features:
-# the feature is the binary's name without `-server` (the loopback servers) or `-inproc` (the
-# in-process drivers); see servers/Cargo.toml. Sourced by http.sh and callgrind.sh.
+# Builds binaries, each with only its own framework's features (see servers/Cargo.toml), in the
+# profiles PROFILE names: `release` (default: what `cargo build --release` gives a user), `tuned`
+# (thin LTO, one codegen unit) or `both`. Binaries land in target/<profile>/. Sourced by
+# http.sh and callgrind.sh.
+
+# The profiles PROFILE names, one per line.
+profiles() {
+    case ${PROFILE:-release} in
+        release | tuned) echo "${PROFILE:-release}" ;;
+        both) printf 'release\ntuned\n' ;;
+        *) echo "PROFILE must be release, tuned or both, not '$PROFILE'" >&2; return 2 ;;
+    esac
+}
+
+# The feature a binary needs: its name without `-server` (the loopback servers) or `-inproc`
+# (the in-process drivers); both green-tea forms (`green-tea-*`, `green-tea-wired-*`) are
+# `green-tea`.
+feature_of() {
+    local feature=${1%-server}
+    feature=${feature%-inproc}
+    case $feature in
+        green-tea-wired) echo green-tea ;;
+        *) echo "$feature" ;;
+    esac
+}
+
+# build_servers PROFILE BIN...: the binaries in one profile, one cargo run per feature (the
+# binaries of one feature share their build). `loadgen`, if named, goes with the first feature's
+# run: it is the client, never measured, so it takes whatever features are built anyway rather
+# than a dependency build of its own.
 build_servers() {
-    local bin feature
+    local profile=$1 bin feature features=() loadgen=
+    shift
+    declare -A bins=()
     for bin in "$@"; do
-        feature=${bin%-server}
-        feature=${feature%-inproc}
-        cargo build --release -q --no-default-features --features "$feature" --bin "$bin"
+        if [ "$bin" = loadgen ]; then loadgen=" --bin loadgen"; continue; fi
+        feature=$(feature_of "$bin")
+        [ -n "${bins[$feature]:-}" ] || features+=("$feature")
+        bins[$feature]+=" --bin $bin"
     done
-    cargo build --release -q --no-default-features --bin loadgen
+    if [ ${#features[@]} -eq 0 ]; then
+        [ -z "$loadgen" ] || cargo build --profile "$profile" -q --no-default-features --bin loadgen
+        return
+    fi
+    bins[${features[0]}]+=$loadgen
+    for feature in "${features[@]}"; do
+        # shellcheck disable=SC2086 # the --bin flags split on purpose
+        cargo build --profile "$profile" -q --no-default-features --features "$feature" ${bins[$feature]}
+    done
 }

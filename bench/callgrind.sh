@@ -8,54 +8,78 @@
 #                      loopback connection;
 #   inproc             X-inproc, the same app called in process with no socket (the framework's
 #                      own cost, without the connection, HTTP parsing and I/O);
-#   both               the two, one after the other, in one table.
-# SERVERS overrides the list of binaries (names ending in -server or -inproc).
+#   both               the two, one after the other.
+# green-tea is there twice: the macro form users write (green-tea-*) and the same app wired by
+# hand (green-tea-wired-*). PROFILE picks the build: release (what `cargo build --release`
+# gives), tuned (thin LTO, one codegen unit) or both (default); every binary is measured in
+# each, and analyze.py prints one table per profile. SERVERS overrides the list of binaries
+# (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
+# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>).
+#
+# In process, a binary's figures repeat exactly from the same path and environment; a longer
+# or shorter environment or path moves the stack's alignment, and memcpy's work with it, by up
+# to 4 instructions a request. The servers vary by up to about 100 from run to run, more when
+# the machine is saturated (a concurrent build once added 5,000 to axum's and 15,000 to
+# actix-web's in release), so compare servers measured on a machine that is not.
 set -euo pipefail
 cd "$(dirname "$0")"
 N1=${N1:-2000}
 N2=${N2:-12000}
 PORT=${PORT:-3998}
 MODE=${MODE:-servers}
+PROFILES_DIR=${PROFILES_DIR:-results/profiles}
+export PROFILE=${PROFILE:-both}
+servers_list="green-tea-server green-tea-wired-server axum-server actix-server hyper-server"
+inproc_list="green-tea-inproc green-tea-wired-inproc axum-inproc actix-inproc hyper-inproc"
 case $MODE in
-    servers) default="green-tea-server axum-server actix-server hyper-server" ;;
-    inproc) default="green-tea-inproc axum-inproc actix-inproc hyper-inproc" ;;
-    both) default="green-tea-server axum-server actix-server hyper-server green-tea-inproc axum-inproc actix-inproc hyper-inproc" ;;
+    servers) default=$servers_list ;;
+    inproc) default=$inproc_list ;;
+    both) default="$servers_list $inproc_list" ;;
     *) echo "MODE must be servers, inproc or both, not '$MODE'" >&2; exit 2 ;;
 esac
-servers=(${SERVERS:-$default})
-command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+read -ra servers <<<"${SERVERS:-$default}"
 source ./build.sh
-build_servers "${servers[@]}"
-out=results/callgrind-$(date -u +%Y%m%dT%H%M%SZ).tsv
-mkdir -p results/profiles
-printf 'server\ttool\tn\ttotal\n' > "$out"
+profile_names=$(profiles)
+mapfile -t profiles <<<"$profile_names"
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+# The loopback servers need the load generator.
+needs_loadgen=
+for server in "${servers[@]}"; do [[ $server == *-inproc ]] || needs_loadgen=loadgen; done
+for profile in "${profiles[@]}"; do build_servers "$profile" "${servers[@]}" ${needs_loadgen:+"$needs_loadgen"}; done
+out=${OUT:-results/callgrind-$(date -u +%Y%m%dT%H%M%SZ).tsv}
+mkdir -p "$(dirname "$out")"
+printf 'profile\tserver\ttool\tn\ttotal\n' > "$out"
 
-run_server() { # server n log valgrind-flags...: the server under valgrind, loadgen sending n requests
-    local server=$1 n=$2 log=$3; shift 3
-    PORT=$PORT WORKERS=1 valgrind "$@" "target/release/$server" 2>"$log" &
+run_server() { # binary n log valgrind-flags...: the server under valgrind, loadgen sending n requests
+    local binary=$1 n=$2 log=$3; shift 3
+    local loadgen
+    loadgen=$(dirname "$binary")/loadgen
+    PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
     local pid=$!
     for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
-    target/release/loadgen "http://127.0.0.1:$PORT" "$n"
+    "$loadgen" "http://127.0.0.1:$PORT" "$n"
     kill -INT "$pid"
     # Every server exits on SIGINT; one that does not within a minute has no profile to give.
     for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; echo "$server did not exit on SIGINT" >&2; exit 1; fi
+    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; echo "$binary did not exit on SIGINT" >&2; exit 1; fi
     wait "$pid" 2>/dev/null || true
 }
 
-run_inproc() { # driver n log valgrind-flags...: the driver answering n requests itself, under valgrind
-    local driver=$1 n=$2 log=$3; shift 3
+run_inproc() { # binary n log valgrind-flags...: the driver answering n requests itself, under valgrind
+    local binary=$1 n=$2 log=$3; shift 3
     # valgrind exits with the driver's status: non-zero (and so this script stops) on a non-200.
-    valgrind "$@" "target/release/$driver" "$n" 2>"$log" || { echo "$driver $n failed; see $log" >&2; exit 1; }
+    valgrind "$@" "$binary" "$n" 2>"$log" || { echo "$binary $n failed; see $log" >&2; exit 1; }
 }
 
-measure() { # server tool n
-    local server=$1 tool=$2 n=$3 file="results/profiles/$1.$2.$3"
+measure() { # profile server tool n
+    local profile=$1 server=$2 tool=$3 n=$4
+    local file="$PROFILES_DIR/$profile/$server.$tool.$n"
     local flags=(--tool="$tool")
     if [ "$tool" = callgrind ]; then flags+=(--callgrind-out-file="$file"); else flags+=(--dhat-out-file="$file"); fi
+    mkdir -p "$PROFILES_DIR/$profile"
     case $server in
-        *-inproc) run_inproc "$server" "$n" "$file.log" "${flags[@]}" ;;
-        *) run_server "$server" "$n" "$file.log" "${flags[@]}" ;;
+        *-inproc) run_inproc "target/$profile/$server" "$n" "$file.log" "${flags[@]}" ;;
+        *) run_server "target/$profile/$server" "$n" "$file.log" "${flags[@]}" ;;
     esac
     local total
     if [ "$tool" = callgrind ]; then
@@ -63,13 +87,15 @@ measure() { # server tool n
     else
         total=$(grep -oE 'Total: +[0-9,]+ bytes in +[0-9,]+ blocks' "$file.log" | awk '{ gsub(",", "", $5); print $5 }')
     fi
-    printf '%s\t%s\t%s\t%s\n' "$server" "$tool" "$n" "$total" | tee -a "$out"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$profile" "$server" "$tool" "$n" "$total" | tee -a "$out"
 }
 
-for server in "${servers[@]}"; do
-    for tool in callgrind dhat; do
-        measure "$server" "$tool" "$N1"
-        measure "$server" "$tool" "$N2"
+for profile in "${profiles[@]}"; do
+    for server in "${servers[@]}"; do
+        for tool in callgrind dhat; do
+            measure "$profile" "$server" "$tool" "$N1"
+            measure "$profile" "$server" "$tool" "$N2"
+        done
     done
 done
 python3 analyze.py callgrind "$out"

@@ -3,7 +3,11 @@
 #
 # Each server is pinned to core 0 with one worker; wrk (-t1 -c64) is pinned to core 1. After a
 # 1 s warm-up, ROUNDS rounds of DURATION seconds each, rotating the order every round, so each
-# round gives a paired ratio green-tea/X measured under the same machine conditions.
+# round gives a paired ratio green-tea/X measured under the same machine conditions. green-tea
+# is the macro form (green-tea-server); the hand-wired form (green-tea-wired-server) runs beside
+# it. PROFILE picks the build: release (what `cargo build --release` gives), tuned (thin LTO,
+# one codegen unit) or both (default: all the rounds in release, then all in tuned; never a
+# ratio across profiles).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROUNDS=${ROUNDS:-8}
@@ -12,12 +16,15 @@ PORT=${PORT:-3999}
 if ! command -v wrk >/dev/null; then
     apt-get update -qq && apt-get install -y -qq wrk >/dev/null
 fi
-servers=(green-tea-server axum-server actix-server hyper-server)
+servers=(green-tea-server green-tea-wired-server axum-server actix-server hyper-server)
+export PROFILE=${PROFILE:-both}
 source ./build.sh
-build_servers "${servers[@]}"
+profile_names=$(profiles)
+mapfile -t profiles <<<"$profile_names"
+for profile in "${profiles[@]}"; do build_servers "$profile" "${servers[@]}"; done
 out=results/http-$(date -u +%Y%m%dT%H%M%SZ).tsv
 mkdir -p results
-printf 'round\tserver\treq_per_s\tp50_ms\tp99_ms\n' > "$out"
+printf 'profile\tround\tserver\treq_per_s\tp50_ms\tp99_ms\n' > "$out"
 cat > /tmp/green-tea-post.lua <<'LUA'
 wrk.method = "POST"
 wrk.body = '{"userId":"u1","amount":5}'
@@ -30,8 +37,8 @@ to_ms() { # wrk prints 1.23ms, 812.00us or 1.01s
 }
 
 run_one() {
-    local round=$1 server=$2
-    PORT=$PORT WORKERS=1 taskset -c 0 "target/release/$server" >/dev/null 2>&1 &
+    local profile=$1 round=$2 server=$3
+    PORT=$PORT WORKERS=1 taskset -c 0 "target/$profile/$server" >/dev/null 2>&1 &
     local pid=$!
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.05; done
     taskset -c 1 wrk -t1 -c64 -d1s -s /tmp/green-tea-post.lua "http://127.0.0.1:$PORT/orders" >/dev/null
@@ -43,12 +50,14 @@ run_one() {
     p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$report")")
     p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$report")")
     if grep -q 'Non-2xx' <<<"$report"; then echo "$server answered non-2xx: $report" >&2; exit 1; fi
-    printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$rps" "$p50" "$p99" | tee -a "$out"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$profile" "$round" "$server" "$rps" "$p50" "$p99" | tee -a "$out"
 }
 
-for round in $(seq "$ROUNDS"); do
-    shift_by=$(( (round - 1) % ${#servers[@]} ))
-    order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
-    for server in "${order[@]}"; do run_one "$round" "$server"; done
+for profile in "${profiles[@]}"; do
+    for round in $(seq "$ROUNDS"); do
+        shift_by=$(( (round - 1) % ${#servers[@]} ))
+        order=("${servers[@]:$shift_by}" "${servers[@]:0:$shift_by}")
+        for server in "${order[@]}"; do run_one "$profile" "$round" "$server"; done
+    done
 done
 python3 analyze.py http "$out"

@@ -2,7 +2,8 @@
 //!
 //! Each framework's app is built in one module here (behind that framework's feature), so that
 //! its server (`X-server`, over loopback) and its in-process driver (`X-inproc`, no socket) serve
-//! exactly the same route.
+//! exactly the same route. green-tea has two: the macro form users write (`green_tea_app`) and
+//! the same app wired by hand (`green_tea_wired_app`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,6 +17,8 @@ pub mod actix_app;
 pub mod axum_app;
 #[cfg(feature = "green-tea")]
 pub mod green_tea_app;
+#[cfg(feature = "green-tea")]
+pub mod green_tea_wired_app;
 #[cfg(feature = "hyper")]
 pub mod hyper_app;
 
@@ -121,9 +124,9 @@ pub fn order_request(i: u64) -> http::Request<Full<Bytes>> {
         .expect("a request")
 }
 
-/// The tower in-process run (green-tea-inproc, axum-inproc): `count` requests answered one
-/// after another through `service` with `ServiceExt::oneshot` (each body read to its end),
-/// panicking, and so exiting non-zero, on any answer that is not 200.
+/// The tower in-process run (green-tea-inproc, green-tea-wired-inproc, axum-inproc): `count`
+/// requests answered one after another through `service` with `ServiceExt::oneshot` (each body
+/// read to its end), panicking, and so exiting non-zero, on any answer that is not 200.
 #[cfg(any(feature = "green-tea", feature = "axum"))]
 pub async fn answer_in_process<S, B>(mut service: S, count: u64)
 where

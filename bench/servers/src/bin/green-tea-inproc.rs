@@ -1,7 +1,7 @@
 //! green-tea in process: `green-tea-inproc N` answers N `POST /orders` with the same app as
-//! green-tea-server but no socket, one after another on a current-thread runtime, and exits
-//! non-zero if any answer is not 200. Under callgrind, two runs of different N give the cost of
-//! one request without hyper's connection, parsing and I/O.
+//! green-tea-server (the macro form) but no socket, one after another on a current-thread
+//! runtime, and exits non-zero if any answer is not 200. Under callgrind, two runs of different
+//! N give the cost of one request without hyper's connection, parsing and I/O.
 //!
 //! The app is driven as a `tower::Service` (`oneshot`), the way a host axum router or a tower
 //! layer would call it, rather than through `App::handle`: that is the in-process entry the

@@ -1,5 +1,5 @@
-//! green-tea: one step, two providers (`billing` needs `billingApi`), one JSON route (the app is
-//! `bench_servers::green_tea_app`).
+//! green-tea as users write it: `#[provider]`s `billingApi` and `billing`, the `#[step]`
+//! `requestId`, a `#[route]` block (the app is `bench_servers::green_tea_app`).
 
 use bench_servers::{green_tea_app, runtime, settings};
 
