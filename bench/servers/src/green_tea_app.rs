@@ -56,9 +56,9 @@ impl Health {
 /// The app, built but not started (the caller runs `app.start()` on its runtime).
 pub fn app() -> App {
     App::builder()
-        .provider(billing_api {})
-        .provider(billing {})
-        .step(request_id {})
+        .provider(billing_api::provider())
+        .provider(billing::provider())
+        .step(request_id::step())
         .routes(Orders::routes())
         .routes(Health::routes())
         .build()
