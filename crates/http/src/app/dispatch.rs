@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use futures_util::FutureExt;
+use futures_util::future::{Either, ready};
 use http::header::ALLOW;
 use http::request::Parts;
 use http::{Request, StatusCode};
@@ -45,55 +46,54 @@ impl AppInner {
     }
 
     /// The request, split: not generic over the body, so compiled once for hyper's and for
-    /// any other.
-    // Not an `async fn` on purpose: see `run`.
-    #[allow(clippy::manual_async_fn)]
+    /// any other. Enters flight and routes at once; the future is the route's run wrapped in
+    /// combinators, not an `async` block: a block would keep room for the request head it
+    /// captured after handing it to the run.
     fn answer(
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
     ) -> impl Future<Output = (Reply, Option<Entered>)> + Send + 'static {
-        async move {
-            let Some(in_flight) = InFlight::enter(&self.in_flight) else {
-                let closing = HttpError::unavailable("the app is shutting down");
-                return (closing.into_reply(), None);
-            };
-            let id = match self.route_of(&mut parts) {
-                Ok(id) => id,
-                Err(response) => return (response, None),
-            };
-            let route = &self.routes[id];
-
-            // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
-            let span = tracing::debug_span!(
-                "request",
-                method = %parts.method,
-                route = %route.template,
-                status = tracing::field::Empty,
-                micros = tracing::field::Empty,
-            );
-            // Timing is for the span; without a subscriber that wants it, skip the clock.
-            let started = (!span.is_disabled()).then(Instant::now);
-            // Pinned where it is built, so the combinators below hold a pointer to it rather
-            // than moving the route's future at each layer.
-            let run = std::pin::pin!(self.run(id, &mut parts, body));
-            let response = AssertUnwindSafe(run)
+        let Some(in_flight) = InFlight::enter(&self.in_flight) else {
+            let closing = HttpError::unavailable("the app is shutting down");
+            return Either::Left(ready((closing.into_reply(), None)));
+        };
+        let id = match self.route_of(&mut parts) {
+            Ok(id) => id,
+            Err(response) => return Either::Left(ready((response, None))),
+        };
+        // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
+        let span = tracing::debug_span!(
+            "request",
+            method = %parts.method,
+            route = %self.routes[id].template,
+            status = tracing::field::Empty,
+            micros = tracing::field::Empty,
+        );
+        // Timing is for the span; without a subscriber that wants it, skip the clock.
+        let started = (!span.is_disabled()).then(Instant::now);
+        let finished = span.clone();
+        Either::Right(
+            AssertUnwindSafe(self.run(id, parts, body))
                 .catch_unwind()
-                .instrument(span.clone())
-                .await
-                .unwrap_or_else(|panic| {
-                    let message = panic_message(&*panic);
-                    span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
-                    HttpError::internal().into_reply()
-                });
-            if let Some(started) = started {
-                let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-                span.record("status", response.status().as_u16());
-                span.record("micros", micros);
-                span.in_scope(|| tracing::debug!("finished"));
-            }
-            (response, Some(in_flight))
-        }
+                .instrument(span)
+                .map(move |answered| {
+                    let reply = answered.unwrap_or_else(|panic| {
+                        let message = panic_message(&*panic);
+                        finished
+                            .in_scope(|| tracing::error!(panic = %message, "the request panicked"));
+                        HttpError::internal().into_reply()
+                    });
+                    if let Some(started) = started {
+                        let micros =
+                            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        finished.record("status", reply.status().as_u16());
+                        finished.record("micros", micros);
+                        finished.in_scope(|| tracing::debug!("finished"));
+                    }
+                    (reply, Some(in_flight))
+                }),
+        )
     }
 
     /// The route for the request's path and method, its path parameters put in the request's
@@ -125,18 +125,15 @@ impl AppInner {
         Ok(id)
     }
 
-    /// The route's steps, then its handler. Not an `async fn`: the block holds `body` once,
-    /// where an `async fn` would also keep a copy of each argument it rebinds. The request
-    /// head is borrowed from the caller's future, which holds it anyway, rather than moved in
-    /// (a future keeps room for what it captured even after moving it on), and taken only for
-    /// the handler.
+    /// The route's steps, then its handler. Not an `async fn`: the block holds the request
+    /// once, where an `async fn` would also keep a copy of each argument it rebinds.
     #[allow(clippy::manual_async_fn)]
-    fn run<'a>(
-        self: &'a Arc<Self>,
+    fn run(
+        self: Arc<Self>,
         id: RouteId,
-        parts: &'a mut Parts,
+        mut parts: Parts,
         body: RequestBody,
-    ) -> impl Future<Output = Reply> + Send + 'a {
+    ) -> impl Future<Output = Reply> + Send + 'static {
         async move {
             let route = &self.routes[id];
             // Once every provider the route reads is built, a request checks only that the
@@ -160,7 +157,7 @@ impl AppInner {
                     &locals,
                 );
                 let span = tracing::debug_span!("step", step = %step.descriptor.name);
-                let run = span.in_scope(|| step.step.run(parts, needs)).0;
+                let run = span.in_scope(|| step.step.run(&mut parts, needs)).0;
                 let outcome = match run.now_or_later() {
                     Ok(outcome) => outcome,
                     Err(waiting) => waiting.instrument(span.clone()).await,
@@ -189,8 +186,7 @@ impl AppInner {
                 }
                 route.ready.store(true, Ordering::Release);
             }
-            let parts = std::mem::replace(parts, http::Request::new(()).into_parts().0);
-            let request = RequestContext::new(parts, body, locals, Arc::clone(self), id);
+            let request = RequestContext::new(parts, body, locals, Arc::clone(&self), id);
             match route.handler.call(request).0.now_or_later() {
                 Ok(reply) => reply,
                 Err(waiting) => waiting.await,
