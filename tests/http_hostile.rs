@@ -970,3 +970,54 @@ async fn an_idle_http2_connection_gets_a_goaway_before_it_is_closed() {
     );
     server.stop().await.unwrap();
 }
+
+/// `GET /health` with `count` headers in all (`host` and `count - 1` others).
+fn with_header_count(count: usize) -> Vec<u8> {
+    let others: String = (1..count).map(|i| format!("x-h{i}: v\r\n")).collect();
+    format!("GET /health HTTP/1.1\r\nhost: test\r\n{others}\r\n").into_bytes()
+}
+
+/// What requests with exactly `max_headers` headers, and with one more, get from a server
+/// whose limit is `max_headers` (`None`: the default limits).
+async fn at_and_past_the_header_limit(max_headers: Option<usize>) -> (Outcome, Outcome) {
+    let mut limits = Limits::default();
+    if let Some(max_headers) = max_headers {
+        limits.max_headers = max_headers;
+    }
+    let app = App::builder()
+        .limits(limits)
+        .route(Route::get("/health", |_: RequestContext| async { "ok" }))
+        .build()
+        .unwrap();
+    let server = Server::start(&app).await;
+    let limit = limits.max_headers;
+    let at = exchange(server.addr, &[Part::Bytes(with_header_count(limit))]).await;
+    let past = exchange(server.addr, &[Part::Bytes(with_header_count(limit + 1))]).await;
+    server.stop().await.unwrap();
+    (at, past)
+}
+
+/// The default header count limit is hyper's own (which the server leaves to hyper rather than
+/// set, since setting it costs every request): it still holds at 100.
+#[tokio::test]
+async fn the_default_header_count_limit_admits_100_headers_and_refuses_101_with_431() {
+    assert_eq!(Limits::default().max_headers, 100);
+    let (at, past) = at_and_past_the_header_limit(None).await;
+    assert_eq!(at, Outcome::Status(200), "100 headers");
+    assert_eq!(past, Outcome::Status(431), "101 headers");
+}
+
+/// A configured limit is enforced exactly, below hyper's default and above it.
+#[tokio::test]
+async fn a_configured_header_count_limit_is_enforced_exactly_below_and_above_hypers_default() {
+    for limit in [32, 150] {
+        let (at, past) = at_and_past_the_header_limit(Some(limit)).await;
+        assert_eq!(at, Outcome::Status(200), "{limit} headers, limit {limit}");
+        assert_eq!(
+            past,
+            Outcome::Status(431),
+            "{} headers, limit {limit}",
+            limit + 1
+        );
+    }
+}

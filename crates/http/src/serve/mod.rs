@@ -1,6 +1,7 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
 
 mod connections;
+mod settings;
 mod watched;
 
 use std::future::Future;
@@ -10,16 +11,16 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use crate::app::{App, InFlightBody};
 use crate::error::Error;
-use crate::limits::Limits;
 pub(crate) use connections::Busy;
 use connections::{Connections, Ended};
+pub use settings::http_builder;
 use watched::Watched;
 
 impl App {
@@ -136,27 +137,6 @@ impl App {
             }
         });
     }
-}
-
-/// HTTP/1 and HTTP/2 with `limits` on request heads, as [`App::serve`] serves them. The head
-/// read timeout is enforced by the server's idle-connection sweeper, not by hyper's HTTP/1
-/// timer (which arms a timer per request); HTTP/2 keeps hyper's timer for its keep-alive pings
-/// (one per connection). Public but hidden for the tests and fuzz targets that drive one
-/// connection in memory, so that they use this configuration rather than a copy of it.
-#[doc(hidden)]
-pub fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
-    let mut http = auto::Builder::new(TokioExecutor::new());
-    http.http1()
-        .header_read_timeout(None)
-        .max_headers(limits.max_headers)
-        .max_buf_size(limits.max_header_bytes.max(8192));
-    http.http2()
-        .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-        // A peer that stops answering pings is gone: free its connection.
-        .keep_alive_interval(Some(limits.header_read_timeout))
-        .keep_alive_timeout(limits.header_read_timeout);
-    http
 }
 
 /// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the
