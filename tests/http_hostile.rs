@@ -1021,3 +1021,63 @@ async fn a_configured_header_count_limit_is_enforced_exactly_below_and_above_hyp
         );
     }
 }
+
+/// The server tells HTTP/2 prior knowledge from HTTP/1 by peeking at a connection's first
+/// bytes: a start that could still be the HTTP/2 preface (even all of it but the last byte)
+/// leaves it undecided, and a client that sends no more is closed as any idle one is.
+#[tokio::test]
+async fn a_connection_whose_first_bytes_never_tell_its_protocol_is_closed() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let (one, three, all_but_one) = tokio::join!(
+        held_after(server.addr, &preface[..1]),
+        held_after(server.addr, &preface[..3]),
+        held_after(server.addr, &preface[..preface.len() - 1]),
+    );
+    assert!(
+        !one && !three && !all_but_one,
+        "held past {READ_BOUND:?}: after 1 byte of the preface: {one}; 3: {three}; 23: {all_but_one}"
+    );
+    assert_eq!(
+        healthy_get(server.addr, "/health").await,
+        Outcome::Status(200)
+    );
+    server.stop().await.unwrap();
+}
+
+/// A preface that arrives in pieces is still HTTP/2: the server answers with HTTP/2 frames
+/// (its SETTINGS, frame type 4), not with an HTTP/1 error.
+#[tokio::test]
+async fn an_http2_preface_in_pieces_is_served_as_http2() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let mut stream = connect(server.addr).await;
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let settings = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+    let parts = [
+        Part::Bytes(preface[..3].to_vec()),
+        Part::Pause(Duration::from_millis(20)),
+        Part::Bytes(preface[3..20].to_vec()),
+        Part::Pause(Duration::from_millis(20)),
+        Part::Bytes([&preface[20..], &settings[..]].concat()),
+    ];
+    send(&mut stream, &parts).await;
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(
+        READ_BOUND,
+        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut received),
+    )
+    .await;
+    assert!(read.is_ok(), "held past {READ_BOUND:?}");
+    assert!(
+        !received.starts_with(b"HTTP/1"),
+        "answered as HTTP/1: {}",
+        String::from_utf8_lossy(&received)
+    );
+    let types = http2_frame_types(&received);
+    assert_eq!(types.first(), Some(&4), "frame types sent: {types:?}");
+    server.stop().await.unwrap();
+}

@@ -1,8 +1,10 @@
-//! hyper's connection settings, from [`Limits`].
+//! hyper's connection settings, from [`Limits`]: one definition for the server's own HTTP/1
+//! and HTTP/2 builders and for hyper-util's auto builder (which the in-memory harnesses use).
 //!
 //! A setting is passed to hyper only where it changes something, because some explicit values
 //! cost on every request what hyper's default does not (see `Limits::max_headers`).
 
+use hyper::server::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use hyper_util::server::conn::auto;
 
@@ -48,9 +50,30 @@ macro_rules! http2_settings {
     }};
 }
 
-/// HTTP/1 and HTTP/2 with `limits` on request heads, as [`App::serve`] serves them. Public but
-/// hidden for the tests and fuzz targets that drive one connection in memory, so that they use
-/// this configuration rather than a copy of it.
+/// The server's HTTP/1 and HTTP/2 builders, shared by its connections (each connection picks
+/// one from its first bytes: `protocol.rs`).
+pub(crate) struct Http {
+    pub(crate) http1: http1::Builder,
+    pub(crate) http2: http2::Builder<TokioExecutor>,
+}
+
+impl Http {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        let mut http = Http {
+            http1: http1::Builder::new(),
+            http2: http2::Builder::new(TokioExecutor::new()),
+        };
+        http1_settings!(&mut http.http1, limits);
+        http2_settings!(&mut http.http2, limits);
+        http
+    }
+}
+
+/// HTTP/1 and HTTP/2 with `limits` on request heads, configured as [`App::serve`] configures
+/// its own builders, in hyper-util's auto builder. [`App::serve`] itself does not use the auto
+/// builder (it tells the protocols apart without buffering the first bytes: `protocol.rs`), but
+/// the tests and fuzz targets that drive one connection in memory do, with these settings
+/// rather than a copy of them. Public but hidden for them.
 ///
 /// [`App::serve`]: crate::App::serve
 #[doc(hidden)]
