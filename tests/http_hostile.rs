@@ -1081,3 +1081,23 @@ async fn an_http2_preface_in_pieces_is_served_as_http2() {
     assert_eq!(types.first(), Some(&4), "frame types sent: {types:?}");
     server.stop().await.unwrap();
 }
+
+/// A client that resets its connection before sending a byte makes the server's peek at the
+/// first bytes fail: that connection ends, and the server goes on serving.
+#[tokio::test]
+async fn a_connection_reset_before_its_first_byte_ends_alone() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    for _ in 0..10 {
+        let stream = connect(server.addr).await;
+        // A zero linger turns the close into a reset.
+        stream.set_zero_linger().expect("SO_LINGER");
+        drop(stream);
+    }
+    assert_eq!(
+        healthy_get(server.addr, "/health").await,
+        Outcome::Status(200)
+    );
+    server.stop().await.unwrap();
+}

@@ -207,6 +207,17 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_reset_before_any_byte_is_an_error() {
+        let (client, server) = pair().await;
+        // Closing with a zero linger sends a reset instead of an orderly end.
+        client.set_zero_linger().unwrap();
+        drop(client);
+        server.readable().await.unwrap();
+        let error = Detect::new(&server).await.unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::ConnectionReset);
+    }
+
+    #[tokio::test]
     async fn a_cancelled_detection_ends_whether_it_waits_for_bytes_or_for_the_rest_of_the_preface()
     {
         let (_silent, server) = pair().await;
