@@ -970,3 +970,134 @@ async fn an_idle_http2_connection_gets_a_goaway_before_it_is_closed() {
     );
     server.stop().await.unwrap();
 }
+
+/// `GET /health` with `count` headers in all (`host` and `count - 1` others).
+fn with_header_count(count: usize) -> Vec<u8> {
+    let others: String = (1..count).map(|i| format!("x-h{i}: v\r\n")).collect();
+    format!("GET /health HTTP/1.1\r\nhost: test\r\n{others}\r\n").into_bytes()
+}
+
+/// What requests with exactly `max_headers` headers, and with one more, get from a server
+/// whose limit is `max_headers` (`None`: the default limits).
+async fn at_and_past_the_header_limit(max_headers: Option<usize>) -> (Outcome, Outcome) {
+    let mut limits = Limits::default();
+    if let Some(max_headers) = max_headers {
+        limits.max_headers = max_headers;
+    }
+    let app = App::builder()
+        .limits(limits)
+        .route(Route::get("/health", |_: RequestContext| async { "ok" }))
+        .build()
+        .unwrap();
+    let server = Server::start(&app).await;
+    let limit = limits.max_headers;
+    let at = exchange(server.addr, &[Part::Bytes(with_header_count(limit))]).await;
+    let past = exchange(server.addr, &[Part::Bytes(with_header_count(limit + 1))]).await;
+    server.stop().await.unwrap();
+    (at, past)
+}
+
+/// The default header count limit is hyper's own (which the server leaves to hyper rather than
+/// set, since setting it costs every request): it still holds at 100.
+#[tokio::test]
+async fn the_default_header_count_limit_admits_100_headers_and_refuses_101_with_431() {
+    assert_eq!(Limits::default().max_headers, 100);
+    let (at, past) = at_and_past_the_header_limit(None).await;
+    assert_eq!(at, Outcome::Status(200), "100 headers");
+    assert_eq!(past, Outcome::Status(431), "101 headers");
+}
+
+/// A configured limit is enforced exactly, below hyper's default and above it.
+#[tokio::test]
+async fn a_configured_header_count_limit_is_enforced_exactly_below_and_above_hypers_default() {
+    for limit in [32, 150] {
+        let (at, past) = at_and_past_the_header_limit(Some(limit)).await;
+        assert_eq!(at, Outcome::Status(200), "{limit} headers, limit {limit}");
+        assert_eq!(
+            past,
+            Outcome::Status(431),
+            "{} headers, limit {limit}",
+            limit + 1
+        );
+    }
+}
+
+/// The server tells HTTP/2 prior knowledge from HTTP/1 by peeking at a connection's first
+/// bytes: a start that could still be the HTTP/2 preface (even all of it but the last byte)
+/// leaves it undecided, and a client that sends no more is closed as any idle one is.
+#[tokio::test]
+async fn a_connection_whose_first_bytes_never_tell_its_protocol_is_closed() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let (one, three, all_but_one) = tokio::join!(
+        held_after(server.addr, &preface[..1]),
+        held_after(server.addr, &preface[..3]),
+        held_after(server.addr, &preface[..preface.len() - 1]),
+    );
+    assert!(
+        !one && !three && !all_but_one,
+        "held past {READ_BOUND:?}: after 1 byte of the preface: {one}; 3: {three}; 23: {all_but_one}"
+    );
+    assert_eq!(
+        healthy_get(server.addr, "/health").await,
+        Outcome::Status(200)
+    );
+    server.stop().await.unwrap();
+}
+
+/// A preface that arrives in pieces is still HTTP/2: the server answers with HTTP/2 frames
+/// (its SETTINGS, frame type 4), not with an HTTP/1 error.
+#[tokio::test]
+async fn an_http2_preface_in_pieces_is_served_as_http2() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    let mut stream = connect(server.addr).await;
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let settings = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+    let parts = [
+        Part::Bytes(preface[..3].to_vec()),
+        Part::Pause(Duration::from_millis(20)),
+        Part::Bytes(preface[3..20].to_vec()),
+        Part::Pause(Duration::from_millis(20)),
+        Part::Bytes([&preface[20..], &settings[..]].concat()),
+    ];
+    send(&mut stream, &parts).await;
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(
+        READ_BOUND,
+        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut received),
+    )
+    .await;
+    assert!(read.is_ok(), "held past {READ_BOUND:?}");
+    assert!(
+        !received.starts_with(b"HTTP/1"),
+        "answered as HTTP/1: {}",
+        String::from_utf8_lossy(&received)
+    );
+    let types = http2_frame_types(&received);
+    assert_eq!(types.first(), Some(&4), "frame types sent: {types:?}");
+    server.stop().await.unwrap();
+}
+
+/// A client that resets its connection before sending a byte makes the server's peek at the
+/// first bytes fail: that connection ends, and the server goes on serving.
+#[tokio::test]
+async fn a_connection_reset_before_its_first_byte_ends_alone() {
+    let log = Log::default();
+    let app = app(&log);
+    let server = Server::start(&app).await;
+    for _ in 0..10 {
+        let stream = connect(server.addr).await;
+        // A zero linger turns the close into a reset.
+        stream.set_zero_linger().expect("SO_LINGER");
+        drop(stream);
+    }
+    assert_eq!(
+        healthy_get(server.addr, "/health").await,
+        Outcome::Status(200)
+    );
+    server.stop().await.unwrap();
+}

@@ -1,25 +1,29 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
 
 mod connections;
+mod protocol;
+mod settings;
 mod watched;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use tokio::net::{TcpListener, ToSocketAddrs};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use crate::app::{App, InFlightBody};
 use crate::error::Error;
-use crate::limits::Limits;
 pub(crate) use connections::Busy;
-use connections::{Connections, Ended};
+use connections::{Connection, Connections, Ended};
+use protocol::{Detect, Protocol};
+use settings::Http;
+pub use settings::http_builder;
 use watched::Watched;
 
 impl App {
@@ -49,7 +53,7 @@ impl App {
         let connections =
             Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let mut tasks = JoinSet::new();
-        let http = http_builder(&self.inner.limits);
+        let http = Arc::new(Http::new(limits));
         let _sweeper = connections.start_sweeper()?;
         tokio::pin!(signal);
         loop {
@@ -87,76 +91,105 @@ impl App {
 
     fn spawn_connection(
         &self,
-        http: &auto::Builder<TokioExecutor>,
+        http: &Arc<Http>,
         connections: &Connections,
         tasks: &mut JoinSet<()>,
-        stream: tokio::net::TcpStream,
+        stream: TcpStream,
         peer: SocketAddr,
     ) {
-        let app = self.clone();
-        let connection = connections.open();
-        let service = hyper::service::service_fn({
-            let connection = Arc::clone(&connection);
-            move |request: http::Request<Incoming>| {
-                // Counted from here until the response body is done: the connection is busy,
-                // not idle, however long the handler or the body takes.
-                let busy = connection.begin();
-                // hyper's body goes in unboxed, and the response body comes out unboxed.
-                Arc::clone(&app.inner)
-                    .dispatch(request)
-                    .map(move |(response, entered)| {
-                        let response =
-                            response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                        Ok::<_, std::convert::Infallible>(response)
-                    })
-            }
-        });
-        let served = http
-            .serve_connection_with_upgrades(
-                TokioIo::new(Watched::new(stream, Arc::clone(&connection))),
-                service,
-            )
-            .into_owned();
-        tasks.spawn(async move {
-            tokio::pin!(served);
-            let graceful = |served: std::pin::Pin<&mut _>| {
-                auto::UpgradeableConnection::graceful_shutdown(served);
-            };
-            match connection.serve(served, graceful).await {
-                Ended::Served(Ok(())) => {}
-                Ended::Served(Err(error)) => {
-                    tracing::debug!(%peer, %error, "connection ended with an error");
-                }
-                Ended::Idle => {
-                    tracing::debug!(%peer, "no request within the head read timeout; connection closed");
-                }
-                Ended::Stalled => {
-                    tracing::debug!(%peer, "the client took none of the response within the write timeout; connection closed");
-                }
-            }
-        });
+        // The task's future is `serve_connection`'s own, with everything built inside it: a
+        // future built outside and awaited inside would be held twice (as the captured value
+        // and as the awaited one), and it is the largest part of an idle connection's memory.
+        tasks.spawn(serve_connection(
+            self.clone(),
+            Arc::clone(http),
+            connections.open(),
+            stream,
+            peer,
+        ));
     }
 }
 
-/// HTTP/1 and HTTP/2 with `limits` on request heads, as [`App::serve`] serves them. The head
-/// read timeout is enforced by the server's idle-connection sweeper, not by hyper's HTTP/1
-/// timer (which arms a timer per request); HTTP/2 keeps hyper's timer for its keep-alive pings
-/// (one per connection). Public but hidden for the tests and fuzz targets that drive one
-/// connection in memory, so that they use this configuration rather than a copy of it.
-#[doc(hidden)]
-pub fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
-    let mut http = auto::Builder::new(TokioExecutor::new());
-    http.http1()
-        .header_read_timeout(None)
-        .max_headers(limits.max_headers)
-        .max_buf_size(limits.max_header_bytes.max(8192));
-    http.http2()
-        .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-        // A peer that stops answering pings is gone: free its connection.
-        .keep_alive_interval(Some(limits.header_read_timeout))
-        .keep_alive_timeout(limits.header_read_timeout);
-    http
+/// Serves one connection until it ends, and says how it ended.
+async fn serve_connection(
+    app: App,
+    http: Arc<Http>,
+    connection: Arc<Connection>,
+    stream: TcpStream,
+    peer: SocketAddr,
+) {
+    match serve_protocol(app, http, connection, stream).await {
+        Ended::Served(Ok(())) => {}
+        Ended::Served(Err(error)) => {
+            tracing::debug!(%peer, %error, "connection ended with an error");
+        }
+        Ended::Idle => {
+            tracing::debug!(%peer, "no request within the head read timeout; connection closed");
+        }
+        Ended::Stalled => {
+            tracing::debug!(%peer, "the client took none of the response within the write timeout; connection closed");
+        }
+    }
+}
+
+/// Tells the connection's protocol from its first bytes, then hands it to hyper's HTTP/1 or
+/// HTTP/2 connection, each driven by the registry (idle and stalled connections, graceful
+/// shutdown). Waiting for the first bytes counts as idle, so a client that sends nothing is
+/// closed after the head read timeout as any idle connection is.
+async fn serve_protocol(
+    app: App,
+    http: Arc<Http>,
+    connection: Arc<Connection>,
+    stream: TcpStream,
+) -> Ended<Result<(), hyper::Error>> {
+    let protocol = match connection
+        .serve(pin!(Detect::new(&stream)), Detect::cancel)
+        .await
+    {
+        Ended::Served(Ok(Some(protocol))) => protocol,
+        // Closed by the client before a byte came, or given up on: idle for too long, or the
+        // server is draining.
+        Ended::Served(Ok(None)) => return Ended::Served(Ok(())),
+        Ended::Served(Err(error)) => {
+            tracing::debug!(%error, "reading a new connection's first bytes failed");
+            return Ended::Served(Ok(()));
+        }
+        Ended::Idle => return Ended::Idle,
+        Ended::Stalled => return Ended::Stalled,
+    };
+    let service = hyper::service::service_fn({
+        let connection = Arc::clone(&connection);
+        move |request: http::Request<Incoming>| {
+            // Counted from here until the response body is done: the connection is busy,
+            // not idle, however long the handler or the body takes.
+            let busy = connection.begin();
+            // hyper's body goes in unboxed, and the response body comes out unboxed.
+            Arc::clone(&app.inner)
+                .dispatch(request)
+                .map(move |(response, entered)| {
+                    let response =
+                        response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                    Ok::<_, std::convert::Infallible>(response)
+                })
+        }
+    });
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&connection)));
+    match protocol {
+        Protocol::Http1 => {
+            let served = pin!(http.http1.serve_connection(io, service).with_upgrades());
+            connection
+                .serve(served, |served| served.graceful_shutdown())
+                .await
+        }
+        // Boxed: an HTTP/2 connection is larger than an HTTP/1 one, and a future sized for it
+        // would make every HTTP/1 connection's task that large too.
+        Protocol::Http2 => {
+            let mut served = Box::pin(http.http2.serve_connection(io, service));
+            connection
+                .serve(served.as_mut(), |served| served.graceful_shutdown())
+                .await
+        }
+    }
 }
 
 /// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the
