@@ -2,14 +2,16 @@
 //! built to fail, every error a JSON `{"error": ...}`, and every connection ends.
 //!
 //! Two ways in. Raw bytes (pipelined HTTP/1 heads and bodies, cut, corrupted, or an HTTP/2
-//! preface) over an in-memory `tokio::io::duplex` connection, served by the server's own hyper
-//! builder (`green_tea_http::http_builder`: header count and buffer size, HTTP/2 header list
-//! size and keep-alive pings), with the client either half-closing after its bytes or staying
-//! silent, on a paused clock so that the server's timeouts pass in no time. `App::serve` cannot
-//! take an in-memory stream, so this drives the connection itself, with one stand-in: the
-//! server ends idle connections with its own sweeper
-//! (`serve/connections.rs`, tested there and over loopback in tests/http_hostile.rs); here
-//! hyper's HTTP/1 head-read timer and a first-request deadline end them at the same timeout.
+//! preface) over an in-memory `tokio::io::duplex` connection, served by hyper-util's auto
+//! builder with the server's own settings (`green_tea_http::http_builder`: header count and
+//! buffer size, HTTP/2 header list size and keep-alive pings), with the client either
+//! half-closing after its bytes or staying silent, on a paused clock so that the server's
+//! timeouts pass in no time. `App::serve` cannot take an in-memory stream, so this drives the
+//! connection itself, with two stand-ins: the server tells HTTP/1 from HTTP/2 by peeking at the
+//! socket (`serve/protocol.rs`, tested there and over loopback in tests/http_hostile.rs), here
+//! the auto builder reads the first bytes; and the server ends idle connections with its own
+//! sweeper (`serve/connections.rs`), here hyper's HTTP/1 head-read timer and a first-request
+//! deadline end them at the same timeout.
 //! Requests go through `App::handle`, not the private `handle_hyper`. And structured
 //! requests (arbitrary method, path, query, headers and body) straight into `App::handle`.
 //!
@@ -197,8 +199,8 @@ pub(crate) fn app() -> App {
         .expect("a valid app")
 }
 
-/// The server's own builder (`green_tea_http::http_builder`), plus hyper's HTTP/1 head-read
-/// timer standing in for the server's idle-connection sweeper.
+/// The auto builder with the server's own settings (`green_tea_http::http_builder`), plus
+/// hyper's HTTP/1 head-read timer standing in for the server's idle-connection sweeper.
 fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
     let mut http = green_tea_http::http_builder(limits);
     http.http1()
