@@ -46,9 +46,9 @@ pub struct Limits {
     /// request's headers in two arrays on the stack, made whole from constants. Any other value
     /// (even 100 passed to hyper explicitly, which is why the server does not) makes hyper
     /// build both arrays element by element on every HTTP/1 request, in loops as long as the
-    /// value: measured at 100, about 1,600 instructions per request in a default release build
-    /// (`cargo build --release`), which LTO mostly removes. Past 100 hyper also allocates both
-    /// arrays: two heap allocations per request.
+    /// value, a cost that shows in a default release build (`cargo build --release`) and that
+    /// LTO mostly removes. Past 100 hyper also allocates both arrays: two heap allocations per
+    /// request.
     pub max_headers: usize,
     /// The largest request head, in bytes. For HTTP/1 it is hyper's read buffer, which is at
     /// least 8 KiB: a smaller value acts as 8 KiB.
