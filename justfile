@@ -53,3 +53,7 @@ bench-cg-inproc:
 # Five minutes of orders under wrk while billing flips up and down every 10 s.
 soak:
     bench/soak.sh
+
+# Memory per idle keep-alive connection, 10,000 connections per server (see docs/benchmarks.md).
+bench-idle:
+    bench/idle-memory.sh

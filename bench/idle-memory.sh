@@ -21,7 +21,7 @@ if [ "$(ulimit -n)" -le $((CONNECTIONS + 100)) ]; then
     echo "the open-files limit ($(ulimit -n)) is too low for $CONNECTIONS connections" >&2; exit 2
 fi
 source ./build.sh
-build_servers "${servers[@]}"
+build_servers release "${servers[@]}"
 cargo build --release -q --no-default-features --bin idle-client
 out=results/idle-memory-$(date -u +%Y%m%dT%H%M%SZ).tsv
 mkdir -p results
