@@ -2,13 +2,13 @@
 //! the client got wrong is a 400 naming the parameter, the decoded value and the type; a type
 //! the route's template cannot fill is the route's mistake: a generic 500, details in the log.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod support;
 
 use green_tea::http::Response;
 use green_tea::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use support::logs::Logs;
 
 #[derive(Deserialize, Serialize)]
 struct UserTodo {
@@ -230,39 +230,9 @@ async fn a_number_too_big_for_its_type_is_a_400_not_a_wrapped_value() {
     );
 }
 
-/// Everything logged while the returned guard lives, on this thread.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn start() -> (Self, tracing::subscriber::DefaultGuard) {
-        let out = Captured::default();
-        let writer = out.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        (out, tracing::subscriber::set_default(subscriber))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
 #[tokio::test]
 async fn a_tuple_of_the_wrong_size_is_the_routes_mistake_a_500_with_the_counts_in_the_log() {
-    let (logs, _guard) = Captured::start();
+    let (logs, _guard) = Logs::start();
     let client = client();
     assert_eq!(
         get_json(&client, "/points/3").await,
@@ -280,7 +250,7 @@ async fn a_tuple_of_the_wrong_size_is_the_routes_mistake_a_500_with_the_counts_i
 
 #[tokio::test]
 async fn a_struct_field_the_template_lacks_is_the_routes_mistake_named_in_the_log() {
-    let (logs, _guard) = Captured::start();
+    let (logs, _guard) = Logs::start();
     let client = client();
     assert_eq!(
         get_json(&client, "/orders/7").await,
@@ -294,7 +264,7 @@ async fn a_struct_field_the_template_lacks_is_the_routes_mistake_named_in_the_lo
 
 #[tokio::test]
 async fn a_clients_mistake_is_not_logged_as_an_error() {
-    let (logs, _guard) = Captured::start();
+    let (logs, _guard) = Logs::start();
     let client = client();
     assert_eq!(get_json(&client, "/todos/abc").await.0, 400);
     let logs = logs.text();

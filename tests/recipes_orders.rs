@@ -3,9 +3,8 @@
 #[allow(dead_code)]
 #[path = "../examples/orders.rs"]
 mod orders;
+mod support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,6 +15,7 @@ use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, M
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
+use support::logs::Logs;
 
 type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
 
@@ -179,28 +179,9 @@ async fn health_never_builds_billing() {
     running.app.close().await.unwrap();
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn close_disposes_the_client_and_logs_the_order() {
-    let out = Captured::default();
-    let writer = out.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (out, _guard) = Logs::start();
 
     let running = start().await;
     assert_eq!(running.order("u1").await.0, 201);
@@ -213,7 +194,7 @@ async fn close_disposes_the_client_and_logs_the_order() {
     running.server.await.unwrap().unwrap();
     assert!(client.is_closed());
 
-    let logs = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let logs = out.text();
     let disposed: Vec<&str> = logs
         .lines()
         .filter(|l| l.contains("disposed"))

@@ -3,6 +3,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod http;
+pub mod logs;
 pub mod raw;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
