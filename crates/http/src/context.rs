@@ -45,35 +45,48 @@ impl From<Body> for RequestBody {
 }
 
 /// One request as a handler sees it.
-pub struct RequestContext {
-    parts: Parts,
-    body: Option<RequestBody>,
+// One pointer: the request is boxed once, when it is routed, and then moves between the
+// request's future, the steps and the handler without being copied (its head alone is 224
+// bytes).
+pub struct RequestContext(Box<Held>);
+
+/// What a request's context holds. The dispatch runs the steps on it before the handler gets
+/// it.
+pub(crate) struct Held {
+    pub(crate) parts: Parts,
+    pub(crate) body: Option<RequestBody>,
     /// The values its steps provided.
-    locals: RequestValues,
+    pub(crate) locals: RequestValues,
     /// The app and the route: the limits, the plan, the drain.
-    app: Arc<AppInner>,
-    route: RouteId,
+    pub(crate) app: Arc<AppInner>,
+    pub(crate) route: RouteId,
 }
 
-impl RequestContext {
+impl Held {
     pub(crate) fn new(
         parts: Parts,
         body: RequestBody,
-        locals: RequestValues,
         app: Arc<AppInner>,
         route: RouteId,
-    ) -> Self {
-        RequestContext {
+    ) -> Box<Self> {
+        let locals = RequestValues::with_capacity(app.routes[route].plan.locals);
+        Box::new(Held {
             parts,
             body: Some(body),
             locals,
             app,
             route,
-        }
+        })
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(held: Box<Held>) -> Self {
+        RequestContext(held)
     }
 
     fn route(&self) -> &CompiledRoute {
-        &self.app.routes[self.route]
+        &self.0.app.routes[self.0.route]
     }
 
     /// Keeps this request in flight after its response has gone, until the guard is dropped:
@@ -109,7 +122,7 @@ impl RequestContext {
     /// # }
     /// ```
     pub fn keep_in_flight(&self) -> InFlightGuard {
-        InFlightGuard::new(&self.app)
+        InFlightGuard::new(&self.0.app)
     }
 
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
@@ -139,7 +152,7 @@ impl RequestContext {
             );
             HttpError::internal()
         })?;
-        sibling::source_value(&self.app.container, &self.locals, *source).ok_or_else(|| {
+        sibling::source_value(&self.0.app.container, &self.0.locals, *source).ok_or_else(|| {
             tracing::error!(key = %route.descriptor.needs[index].key, "a need is not available");
             HttpError::internal()
         })
@@ -158,17 +171,17 @@ impl RequestContext {
 
     /// The request head: method, URI, headers, extensions.
     pub fn parts(&self) -> &Parts {
-        &self.parts
+        &self.0.parts
     }
 
     /// The request head, mutably.
     pub fn parts_mut(&mut self) -> &mut Parts {
-        &mut self.parts
+        &mut self.0.parts
     }
 
     /// Runs any axum-core extractor on the request head. Its rejection is a response.
     pub async fn extract<E: FromRequestParts<()>>(&mut self) -> Result<E, Response> {
-        E::from_request_parts(&mut self.parts, &())
+        E::from_request_parts(&mut self.0.parts, &())
             .await
             .map_err(IntoResponse::into_response)
     }
@@ -177,7 +190,7 @@ impl RequestContext {
     /// (408 past it: a client that trickles its body does not hold a worker). Can be taken
     /// once.
     pub async fn bytes(&mut self) -> Result<Bytes, HttpError> {
-        let body = self.body.take().ok_or_else(HttpError::internal)?;
+        let body = self.0.body.take().ok_or_else(HttpError::internal)?;
         // A body announced (`content-length`) past the limit is refused before any of it is
         // read: hyper sends `100 Continue` only once the body is polled, so a client that
         // asked with `expect: 100-continue` gets its 413 at once and never sends the body.
@@ -201,7 +214,7 @@ impl RequestContext {
         // A small body has usually arrived with the head: try once before arming the timer.
         // The timer is boxed: only a body that has not arrived yet pays for it, and every
         // handler's future keeps no room for it.
-        let timeout = self.app.limits.body_read_timeout;
+        let timeout = self.0.app.limits.body_read_timeout;
         let mut collect = std::pin::pin!(collect);
         let collected =
             match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
@@ -248,7 +261,7 @@ impl RequestContext {
     /// The body as JSON: 415 unless the content type is JSON, 413 past the limit, 400 (with
     /// serde's message) if it does not parse into `T`.
     pub async fn json<T: DeserializeOwned>(&mut self) -> Result<T, HttpError> {
-        if !has_json_content_type(&self.parts) {
+        if !has_json_content_type(&self.0.parts) {
             return Err(HttpError::with_status(
                 http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "expected a request with `content-type: application/json`",

@@ -21,7 +21,7 @@ use green_tea_core::{RouteId, Source};
 
 use super::AppInner;
 use super::in_flight::{Entered, InFlight};
-use crate::context::{RequestBody, RequestContext, RequestValues};
+use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::response::{IntoReply, Reply, reply_of};
@@ -74,7 +74,7 @@ impl AppInner {
         let started = (!span.is_disabled()).then(Instant::now);
         let finished = span.clone();
         Either::Right(
-            AssertUnwindSafe(self.run(id, parts, body))
+            AssertUnwindSafe(Self::run(Held::new(parts, body, self, id)))
                 .catch_unwind()
                 .instrument(span)
                 .map(move |answered| {
@@ -125,39 +125,41 @@ impl AppInner {
         Ok(id)
     }
 
-    /// The route's steps, then its handler. Not an `async fn`: the block holds the request
-    /// once, where an `async fn` would also keep a copy of each argument it rebinds.
+    /// The route's steps, then its handler, on the request as routed. Not an `async fn`:
+    /// the block holds the request once, where an `async fn` would also keep a copy of each
+    /// argument it rebinds.
     #[allow(clippy::manual_async_fn)]
-    fn run(
-        self: Arc<Self>,
-        id: RouteId,
-        mut parts: Parts,
-        body: RequestBody,
-    ) -> impl Future<Output = Reply> + Send + 'static {
+    fn run(mut held: Box<Held>) -> impl Future<Output = Reply> + Send + 'static {
         async move {
-            let route = &self.routes[id];
+            let Held {
+                parts,
+                locals,
+                app,
+                route: id,
+                ..
+            } = &mut *held;
+            let route = &app.routes[*id];
             // Once every provider the route reads is built, a request checks only that the
             // container is still open (`close()` on the container alone; the app's own close
             // stops requests before they get here). Until then each step, and the handler,
             // builds what it needs just before it runs: a request rejected by a step builds
             // nothing its handler needs.
-            let ready = route.ready.load(Ordering::Acquire) && !self.container.is_closed();
-            let mut locals = RequestValues::with_capacity(route.plan.locals);
+            let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
             for planned in route.plan.steps.iter() {
                 if !ready {
-                    if let Err(response) = self.build_providers(&planned.needs).await {
+                    if let Err(response) = app.build_providers(&planned.needs).await {
                         return response;
                     }
                 }
-                let step = &self.steps[planned.step];
+                let step = &app.steps[planned.step];
                 let needs = sibling::needs(
-                    &self.container,
+                    &app.container,
                     &step.descriptor.needs,
                     &planned.needs,
-                    &locals,
+                    locals,
                 );
                 let span = tracing::debug_span!("step", step = %step.descriptor.name);
-                let run = span.in_scope(|| step.step.run(&mut parts, needs)).0;
+                let run = span.in_scope(|| step.step.run(parts, needs)).0;
                 let outcome = match run.now_or_later() {
                     Ok(outcome) => outcome,
                     Err(waiting) => waiting.instrument(span.clone()).await,
@@ -170,7 +172,7 @@ impl AppInner {
                             span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
                             return HttpError::internal().into_reply();
                         }
-                        sibling::append_provided(provided, &mut locals);
+                        sibling::append_provided(provided, locals);
                     }
                     Err(rejection) => {
                         span.in_scope(|| {
@@ -181,13 +183,13 @@ impl AppInner {
                 }
             }
             if !ready {
-                if let Err(response) = self.build_providers(&route.plan.needs).await {
+                if let Err(response) = app.build_providers(&route.plan.needs).await {
                     return response;
                 }
                 route.ready.store(true, Ordering::Release);
             }
-            let request = RequestContext::new(parts, body, locals, Arc::clone(&self), id);
-            match route.handler.call(request).0.now_or_later() {
+            let handler = Arc::clone(&route.handler);
+            match handler.call(RequestContext::new(held)).0.now_or_later() {
                 Ok(reply) => reply,
                 Err(waiting) => waiting.await,
             }
