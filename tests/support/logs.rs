@@ -22,17 +22,22 @@ impl Write for Logs {
 }
 
 impl Logs {
-    /// Captures until the guard is dropped.
+    /// Captures until the guard is dropped, at INFO and above (`fmt`'s default).
     pub fn start() -> (Self, DefaultGuard) {
+        Logs::start_at(tracing::Level::INFO)
+    }
+
+    /// Captures until the guard is dropped, at `level` and above.
+    pub fn start_at(level: tracing::Level) -> (Self, DefaultGuard) {
         let logs = Logs::default();
-        let guard = tracing::subscriber::set_default(logs.subscriber());
+        let guard = tracing::subscriber::set_default(logs.subscriber(level));
         (logs, guard)
     }
 
     /// What `f` logs.
     pub fn during(f: impl FnOnce()) -> String {
         let logs = Logs::default();
-        tracing::subscriber::with_default(logs.subscriber(), f);
+        tracing::subscriber::with_default(logs.subscriber(tracing::Level::INFO), f);
         logs.text()
     }
 
@@ -41,9 +46,10 @@ impl Logs {
         String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
     }
 
-    fn subscriber(&self) -> impl tracing::Subscriber + Send + Sync + use<> {
+    fn subscriber(&self, level: tracing::Level) -> impl tracing::Subscriber + Send + Sync + use<> {
         let writer = self.clone();
         tracing_subscriber::fmt()
+            .with_max_level(level)
             .with_writer(move || writer.clone())
             .with_ansi(false)
             .finish()

@@ -5,7 +5,6 @@ use std::task::{Context, Poll};
 
 use axum_core::body::Body;
 use bytes::Bytes;
-use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use http::Request;
 
@@ -28,8 +27,8 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        // The request's future as it is, boxed once: no async block around it, which would
-        // hold the request a second time.
-        Box::pin(self.handle(request.map(Body::new)).map(Ok))
+        // The request's future as it is, boxed once: no layer around it, which would move it
+        // once more.
+        Box::pin(self.answer(request.map(Body::new), Ok))
     }
 }

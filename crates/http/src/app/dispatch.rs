@@ -3,23 +3,20 @@
 //! compiled at `build()`.
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
-use futures_util::FutureExt;
-use futures_util::future::{Either, ready};
 use http::header::ALLOW;
 use http::request::Parts;
 use http::{Request, StatusCode};
 use tracing::Instrument;
 
-use green_tea_core::sibling::{self, panic_message};
+use green_tea_core::sibling;
 use green_tea_core::{RouteId, Source};
 
 use super::AppInner;
+use super::answer::Answer;
 use super::in_flight::{Entered, InFlight};
 use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
@@ -27,40 +24,45 @@ use crate::extract::PathParams;
 use crate::response::{IntoReply, Reply, reply_of};
 
 impl AppInner {
-    /// Answers one request. The second half is the request's place in flight: whoever sends
-    /// the response body must hold it until the body is done (see [`InFlightBody`]).
+    /// Answers one request: its future's output is `finish` of the reply and the request's
+    /// place in flight, which whoever sends the response body must hold until the body is done
+    /// (see [`InFlightBody`]).
     ///
-    /// Owns the app, so that the server can hand hyper this future itself rather than one
-    /// more async block around it (each layer moves the request once more). Not an
-    /// `async fn`, for the reason given at [`run`](Self::run): the request is split here and
-    /// the block holds its head once.
+    /// Owns the app, and takes `finish` rather than being mapped, so that the server hands
+    /// hyper this future itself: each layer around it would move it once more.
     ///
     /// [`InFlightBody`]: super::InFlightBody
-    pub(crate) fn dispatch<B: Into<RequestBody>>(
+    pub(crate) fn dispatch<B, M, O>(
         self: Arc<Self>,
         request: Request<B>,
-    ) -> impl Future<Output = (Reply, Option<Entered>)> + Send + 'static {
+        finish: M,
+    ) -> impl Future<Output = O> + Send + 'static
+    where
+        B: Into<RequestBody>,
+        M: FnOnce(Reply, Option<Entered>) -> O + Send + 'static,
+    {
         let (parts, body) = request.into_parts();
-        let body = body.into();
-        self.answer(parts, body)
+        self.answer(parts, body.into(), finish)
     }
 
-    /// The request, split: not generic over the body, so compiled once for hyper's and for
-    /// any other. Enters flight and routes at once; the future is the route's run wrapped in
-    /// combinators, not an `async` block: a block would keep room for the request head it
-    /// captured after handing it to the run.
-    fn answer(
+    /// The request, split. Enters flight and routes at once, then boxes the request for its
+    /// run (see [`Answer`] for why the future is written out).
+    fn answer<M, O>(
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
-    ) -> impl Future<Output = (Reply, Option<Entered>)> + Send + 'static {
+        finish: M,
+    ) -> Answer<impl Future<Output = Reply> + Send + 'static, M>
+    where
+        M: FnOnce(Reply, Option<Entered>) -> O,
+    {
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down");
-            return Either::Left(ready((closing.into_reply(), None)));
+            return Answer::answered(closing.into_reply(), finish);
         };
         let id = match self.route_of(&mut parts) {
             Ok(id) => id,
-            Err(response) => return Either::Left(ready((response, None))),
+            Err(response) => return Answer::answered(response, finish),
         };
         // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
         let span = tracing::debug_span!(
@@ -70,30 +72,8 @@ impl AppInner {
             status = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        // Timing is for the span; without a subscriber that wants it, skip the clock.
-        let started = (!span.is_disabled()).then(Instant::now);
-        let finished = span.clone();
-        Either::Right(
-            AssertUnwindSafe(Self::run(Held::new(parts, body, self, id)))
-                .catch_unwind()
-                .instrument(span)
-                .map(move |answered| {
-                    let reply = answered.unwrap_or_else(|panic| {
-                        let message = panic_message(&*panic);
-                        finished
-                            .in_scope(|| tracing::error!(panic = %message, "the request panicked"));
-                        HttpError::internal().into_reply()
-                    });
-                    if let Some(started) = started {
-                        let micros =
-                            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-                        finished.record("status", reply.status().as_u16());
-                        finished.record("micros", micros);
-                        finished.in_scope(|| tracing::debug!("finished"));
-                    }
-                    (reply, Some(in_flight))
-                }),
-        )
+        let held = Held::new(parts, body, self, id);
+        Answer::running(|| Self::run(held), span, in_flight, finish)
     }
 
     /// The route for the request's path and method, its path parameters put in the request's

@@ -1,5 +1,6 @@
 //! `App`: the container, the steps and the routes, compiled at `build()` into a dispatch table.
 
+mod answer;
 mod builder;
 mod close;
 mod dispatch;
@@ -115,10 +116,19 @@ impl App {
         &self,
         request: Request<Body>,
     ) -> impl std::future::Future<Output = Reply> + Send + 'static {
-        use futures_util::FutureExt as _;
-        Arc::clone(&self.inner)
-            .dispatch(request)
-            .map(|(reply, in_flight)| reply.map(|body| body.in_flight(in_flight)))
+        self.answer(request, std::convert::identity)
+    }
+
+    /// `handle`, its reply handed to `finish`: for the tower `Service`, whose future has one
+    /// layer fewer this way.
+    pub(crate) fn answer<O>(
+        &self,
+        request: Request<Body>,
+        finish: impl FnOnce(Reply) -> O + Send + 'static,
+    ) -> impl std::future::Future<Output = O> + Send + 'static {
+        Arc::clone(&self.inner).dispatch(request, |reply: Reply, in_flight| {
+            finish(reply.map(|body| body.in_flight(in_flight)))
+        })
     }
 
     /// The app's container of providers.

@@ -11,7 +11,6 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
@@ -19,6 +18,7 @@ use tokio::task::JoinSet;
 
 use crate::app::{App, InFlightBody};
 use crate::error::Error;
+use crate::response::Reply;
 pub(crate) use connections::Busy;
 use connections::{Connection, Connections, Ended};
 use protocol::{Detect, Protocol};
@@ -164,13 +164,10 @@ async fn serve_protocol(
             // not idle, however long the handler or the body takes.
             let busy = connection.begin();
             // hyper's body goes in unboxed, and the response body comes out unboxed.
-            Arc::clone(&app.inner)
-                .dispatch(request)
-                .map(move |(response, entered)| {
-                    let response =
-                        response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                    Ok::<_, std::convert::Infallible>(response)
-                })
+            Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
+                let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                Ok::<_, std::convert::Infallible>(response)
+            })
         }
     });
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&connection)));

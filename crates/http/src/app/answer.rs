@@ -1,0 +1,127 @@
+//! A request's future, as the server and `App::handle` poll it: the route's run with the
+//! request's span entered, a panic caught, the span finished, and the answer handed to the
+//! caller's `finish` with the request's place in flight.
+//!
+//! One future written out rather than `catch_unwind().instrument(..).map(..)` inside an
+//! `Either`: each combinator moves the whole future once more when it is built, and the reply
+//! once more when it is done, and this future is moved again into hyper's slot.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use green_tea_core::sibling::panic_message;
+use pin_project_lite::pin_project;
+
+use super::in_flight::Entered;
+use crate::error::HttpError;
+use crate::response::{IntoReply, Reply};
+
+pin_project! {
+    /// See the module's documentation. `F` is the route's run; `M` makes the caller's output
+    /// of the reply and the request's place in flight.
+    pub(crate) struct Answer<F, M> {
+        #[pin]
+        state: State<F>,
+        finish: Option<M>,
+    }
+}
+
+pin_project! {
+    #[project = StateProjection]
+    enum State<F> {
+        /// Answered without running a route: 404, 405, or 503 while closing.
+        Answered { reply: Option<Reply> },
+        Running {
+            #[pin]
+            run: F,
+            span: tracing::Span,
+            // Set only when the span is enabled: the clock is read for it alone.
+            started: Option<Instant>,
+            in_flight: Option<Entered>,
+        },
+    }
+}
+
+impl<F, M> Answer<F, M> {
+    /// An answer already made, outside flight.
+    pub(crate) fn answered(reply: Reply, finish: M) -> Self {
+        Answer {
+            state: State::Answered { reply: Some(reply) },
+            finish: Some(finish),
+        }
+    }
+
+    /// The future `run` makes, polled in `span`, holding the request's place in flight. (The
+    /// future is made inside the answer's own constructor, so that it can be built in place
+    /// rather than moved in.)
+    pub(crate) fn running(
+        run: impl FnOnce() -> F,
+        span: tracing::Span,
+        in_flight: Entered,
+        finish: M,
+    ) -> Self {
+        let started = (!span.is_disabled()).then(Instant::now);
+        Answer {
+            state: State::Running {
+                run: run(),
+                span,
+                started,
+                in_flight: Some(in_flight),
+            },
+            finish: Some(finish),
+        }
+    }
+}
+
+impl<F, M, O> Future for Answer<F, M>
+where
+    F: Future<Output = Reply>,
+    M: FnOnce(Reply, Option<Entered>) -> O,
+{
+    type Output = O;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<O> {
+        let this = self.project();
+        let (reply, in_flight) = match this.state.project() {
+            StateProjection::Answered { reply } => (
+                reply.take().expect("an answer polled after it was ready"),
+                None,
+            ),
+            StateProjection::Running {
+                run,
+                span,
+                started,
+                in_flight,
+            } => {
+                let polled = {
+                    let _entered = span.enter();
+                    std::panic::catch_unwind(AssertUnwindSafe(|| run.poll(cx)))
+                };
+                let reply = match polled {
+                    Ok(Poll::Pending) => return Poll::Pending,
+                    Ok(Poll::Ready(reply)) => reply,
+                    Err(panic) => {
+                        let message = panic_message(&*panic);
+                        span.in_scope(|| tracing::error!(panic = %message, "the request panicked"));
+                        HttpError::internal().into_reply()
+                    }
+                };
+                if let Some(started) = started {
+                    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                    span.record("status", reply.status().as_u16());
+                    span.record("micros", micros);
+                    span.in_scope(|| tracing::debug!("finished"));
+                }
+                (reply, in_flight.take())
+            }
+        };
+        let finish = this
+            .finish
+            .take()
+            .expect("an answer polled after it was ready");
+        Poll::Ready(finish(reply, in_flight))
+    }
+}
