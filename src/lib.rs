@@ -53,8 +53,8 @@ pub mod http {
     pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]
     pub use green_tea_http::{
-        Guard, Handler, HandlerFuture, InFlightGuard, Limits, Path, PathParams, Plugin, Query,
-        Reply, RequestContext, ResponseBody, Route, Step, StepFn, StepFuture, StepResult,
+        Guard, Handler, HandlerFuture, InFlightGuard, Layered, Limits, Path, PathParams, Plugin,
+        Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn, StepFuture, StepResult,
         TestRequest, TestResponse, Warning, reply_of,
     };
 }

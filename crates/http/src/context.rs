@@ -282,6 +282,21 @@ enum Unread {
     Body(green_tea_core::BoxError),
 }
 
+impl Unread {
+    /// A body's error; a limit a layer put on the body (tower-http's `RequestBodyLimitLayer`
+    /// wraps it in `http_body_util::Limited`) is the body being too large, as green-tea's own.
+    fn of(error: green_tea_core::BoxError) -> Unread {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error);
+        while let Some(error) = cause {
+            if error.is::<http_body_util::LengthLimitError>() {
+                return Unread::TooLarge;
+            }
+            cause = error.source();
+        }
+        Unread::Body(error)
+    }
+}
+
 /// The body's data frames, up to `limit` bytes in all. A body of one data frame (nearly every
 /// request body: hyper hands a small body over in one) is that frame's bytes, not copied and
 /// with nothing allocated; a body of several is gathered into one buffer. Trailers are
@@ -296,7 +311,7 @@ where
     let mut gathered: Option<bytes::BytesMut> = None;
     let mut total = 0_usize;
     while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        let frame = frame.map_err(|error| Unread::Body(error.into()))?;
+        let frame = frame.map_err(|error| Unread::of(error.into()))?;
         let Ok(data) = frame.into_data() else {
             continue;
         };

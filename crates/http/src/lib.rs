@@ -19,7 +19,7 @@ mod step;
 mod test_client;
 mod warning;
 
-pub use app::{App, AppBuilder, InFlightGuard};
+pub use app::{App, AppBuilder, InFlightGuard, Layered};
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
 pub use explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};

@@ -4,12 +4,19 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
+use std::convert::Infallible;
+
+use axum_core::body::Body;
 use axum_core::response::IntoResponse;
 use futures_util::future::FutureExt;
-use http::Method;
+use http::{Method, Request};
+use tower::Layer;
+use tower_service::Service;
 
 use green_tea_core::{Key, KeySpec, Location};
 
+use crate::app::Layered;
+use crate::app::layers::{self, ApplyLayer};
 use crate::context::RequestContext;
 use crate::future::HandlerFuture;
 use crate::response::{Reply, reply_of};
@@ -75,6 +82,7 @@ pub struct Route {
     pub(crate) body_limit: Option<usize>,
     pub(crate) handler: Arc<dyn Handler>,
     pub(crate) location: Location,
+    pub(crate) layers: Vec<ApplyLayer>,
 }
 
 macro_rules! method_constructors {
@@ -103,6 +111,7 @@ impl Route {
             body_limit: None,
             handler: Arc::new(handler),
             location: Location::caller(),
+            layers: Vec::new(),
         }
     }
 
@@ -136,6 +145,45 @@ impl Route {
     /// The largest request body this route reads (default: the app's, 1 MiB).
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = Some(bytes);
+        self
+    }
+
+    /// Wraps this route's steps and handler in a tower `layer`, after routing: it sees only
+    /// this route's requests (never a 404 or 405), with their path parameters, and the
+    /// response of its handler or of the step that rejected the request. Layers added later
+    /// wrap those added before. (What axum calls `route_layer`; [`AppBuilder::layer`] wraps
+    /// the whole app.)
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use tower_http::timeout::TimeoutLayer;
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let slow = Route::get("/report", |_request: RequestContext| async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "done"
+    /// })
+    /// .layer(TimeoutLayer::with_status_code(
+    ///     http::StatusCode::REQUEST_TIMEOUT,
+    ///     Duration::from_millis(10),
+    /// ));
+    /// let app = App::builder().route(slow).build().unwrap();
+    /// let response = TestClient::new(app).get("/report").send().await;
+    /// assert_eq!(response.status(), 408);
+    /// # }
+    /// ```
+    ///
+    /// [`AppBuilder::layer`]: crate::AppBuilder::layer
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Layered> + Send + Sync + 'static,
+        L::Service: Service<Request<Body>> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request<Body>>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request<Body>>>::Error: Into<Infallible> + 'static,
+        <L::Service as Service<Request<Body>>>::Future: Send + 'static,
+    {
+        self.layers.push(layers::apply(layer));
         self
     }
 

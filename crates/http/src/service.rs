@@ -5,6 +5,7 @@ use std::task::{Context, Poll};
 
 use axum_core::body::Body;
 use bytes::Bytes;
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use http::Request;
 
@@ -29,6 +30,9 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         // The request's future as it is, boxed once: no layer around it, which would move it
         // once more.
-        Box::pin(self.answer(request.map(Body::new), Ok))
+        match &self.inner.layered {
+            None => Box::pin(self.answer(request.map(Body::new), Ok)),
+            Some(_) => Box::pin(self.handle(request.map(Body::new)).map(Ok)),
+        }
     }
 }

@@ -2,17 +2,23 @@
 //! compiles each route into its plan.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::HeaderValue;
+use axum_core::body::Body;
+use axum_core::response::IntoResponse;
+use http::{HeaderValue, Request};
+use tower::Layer;
+use tower_service::Service;
 
 use green_tea_core::sibling::{self, RequestScope};
 use green_tea_core::{
     BuildError, ContainerBuilder, Descriptor, Key, NodeKind, Origin, Problem, Provider, RouteId,
 };
 
-use super::{App, AppInner, CompiledRoute, CompiledStep, PathEntry};
+use super::layers::{self, ApplyLayer};
+use super::{App, AppInner, CompiledRoute, CompiledStep, Layered, PathEntry};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
 use crate::route::{Route, RouteRegistration};
@@ -30,6 +36,7 @@ pub struct AppBuilder {
     limits: Limits,
     drain_timeout: Duration,
     dispose_timeout: Duration,
+    layers: Vec<ApplyLayer>,
     /// Each `discover` call: the modules it was limited to, and how many steps and routes it
     /// found (the container counts the providers).
     discovered: Vec<(Option<Vec<String>>, usize)>,
@@ -56,6 +63,7 @@ impl AppBuilder {
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
+            layers: Vec::new(),
         }
     }
 
@@ -106,6 +114,49 @@ impl AppBuilder {
     /// Adds several routes (what `#[route]` generates as `Type::routes()`).
     pub fn routes(mut self, routes: impl IntoIterator<Item = Route>) -> Self {
         self.routes.extend(routes);
+        self
+    }
+
+    /// Wraps the whole app in a tower `layer`: it sees every request, the 404s, the 405s and
+    /// the 503s of a closing app included, before routing. Layers added later wrap those added
+    /// before (the last one added sees the request first). Served by green-tea's own `serve`,
+    /// which keeps its limits, drain and `close()`; [`Route::layer`] wraps one route.
+    ///
+    /// The layer's service takes `Request<Body>` (axum-core's body), answers with anything
+    /// [`IntoResponse`](axum_core::response::IntoResponse), and does not fail: the bounds of
+    /// axum's `Router::layer`, which every tower-http layer meets.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use http::HeaderValue;
+    /// use tower_http::set_header::SetResponseHeaderLayer;
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::get("/", |_request: RequestContext| async { "hi" }))
+    ///     .layer(SetResponseHeaderLayer::overriding(
+    ///         http::header::SERVER,
+    ///         HeaderValue::from_static("green-tea"),
+    ///     ))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app);
+    /// assert_eq!(client.get("/").send().await.header("server"), Some("green-tea"));
+    /// assert_eq!(client.get("/nowhere").send().await.header("server"), Some("green-tea"));
+    /// # }
+    /// ```
+    ///
+    /// Each layer costs its own work and one boxed future per request it sees; an app
+    /// without layers pays nothing for the feature.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<Layered> + Send + Sync + 'static,
+        L::Service: Service<Request<Body>> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Request<Body>>>::Response: IntoResponse + 'static,
+        <L::Service as Service<Request<Body>>>::Error: Into<Infallible> + 'static,
+        <L::Service as Service<Request<Body>>>::Future: Send + 'static,
+    {
+        self.layers.push(layers::apply(layer));
         self
     }
 
@@ -224,20 +275,26 @@ impl AppBuilder {
             descriptor: s.descriptor,
         });
         let app_body_limit = self.limits.body_bytes;
-        let routes = wired.routes.map(|_, r| CompiledRoute {
-            method: r.route.method,
-            template: r.route.path,
-            name: r.route.name,
-            descriptor: r.descriptor,
-            handler: r.route.handler,
-            plan: r.plan,
-            ready: Default::default(),
-            body_limit: r.route.body_limit.unwrap_or(app_body_limit),
-        });
-
         let (shutdown, _) = tokio::sync::watch::channel(false);
-        Ok(App {
-            inner: Arc::new(AppInner {
+        // Layers are applied here, once: their innermost services reach the app through a
+        // weak reference (the app holds its layers).
+        let inner = Arc::new_cyclic(|app| {
+            let routes = wired.routes.map(|id, mut r| {
+                let route_layers = std::mem::take(&mut r.route.layers);
+                CompiledRoute {
+                    method: r.route.method,
+                    template: r.route.path,
+                    name: r.route.name,
+                    descriptor: r.descriptor,
+                    handler: r.route.handler,
+                    plan: r.plan,
+                    ready: Default::default(),
+                    body_limit: r.route.body_limit.unwrap_or(app_body_limit),
+                    layered: (!route_layers.is_empty())
+                        .then(|| layers::stack(layers::route_entry(app.clone(), id), route_layers)),
+                }
+            });
+            AppInner {
                 container: wired.container,
                 router,
                 paths,
@@ -251,8 +308,11 @@ impl AppBuilder {
                 limits: self.limits,
                 dispose_timeout: self.dispose_timeout,
                 warnings,
-            }),
-        })
+                layered: (!self.layers.is_empty())
+                    .then(|| layers::stack(layers::app_entry(app.clone()), self.layers)),
+            }
+        });
+        Ok(App { inner })
     }
 
     fn warnings(&self) -> Vec<Warning> {

@@ -18,6 +18,7 @@ use green_tea_core::{RouteId, Source};
 use super::AppInner;
 use super::answer::Answer;
 use super::in_flight::{Entered, InFlight};
+use super::layers;
 use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::extract::PathParams;
@@ -73,7 +74,7 @@ impl AppInner {
             micros = tracing::field::Empty,
         );
         let held = Held::new(parts, body, self, id);
-        Answer::running(|| Self::run(held), span, in_flight, finish)
+        Answer::running(|| Self::run::<true>(held), span, in_flight, finish)
     }
 
     /// The route for the request's path and method, its path parameters put in the request's
@@ -105,12 +106,20 @@ impl AppInner {
         Ok(id)
     }
 
-    /// The route's steps, then its handler, on the request as routed. Not an `async fn`:
-    /// the block holds the request once, where an `async fn` would also keep a copy of each
-    /// argument it rebinds.
+    /// The route's steps, then its handler, on the request as routed; `LAYERED`: through the
+    /// route's layers first, if it has any (their innermost service runs it again without).
+    /// Not an `async fn`: the block holds the request once, where an `async fn` would also
+    /// keep a copy of each argument it rebinds.
     #[allow(clippy::manual_async_fn)]
-    fn run(mut held: Box<Held>) -> impl Future<Output = Reply> + Send + 'static {
+    pub(crate) fn run<const LAYERED: bool>(
+        mut held: Box<Held>,
+    ) -> impl Future<Output = Reply> + Send + 'static {
         async move {
+            if LAYERED {
+                if let Some(layered) = &held.app.routes[held.route].layered {
+                    return layers::through_route(layered.clone(), held).await;
+                }
+            }
             let Held {
                 parts,
                 locals,

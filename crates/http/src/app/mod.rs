@@ -5,6 +5,7 @@ mod builder;
 mod close;
 mod dispatch;
 mod in_flight;
+pub(crate) mod layers;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -20,6 +21,7 @@ pub use builder::AppBuilder;
 use in_flight::InFlight;
 pub use in_flight::InFlightGuard;
 pub(crate) use in_flight::{Entered, InFlightBody};
+pub use layers::Layered;
 
 use crate::plugin::ErasedPlugin;
 use crate::response::Reply;
@@ -51,6 +53,8 @@ pub(crate) struct AppInner {
     pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
     pub(crate) warnings: Vec<Warning>,
+    /// The app under its global layers, if it has any.
+    pub(crate) layered: Option<Layered>,
 }
 
 /// One path template and the routes at it, one per method.
@@ -99,6 +103,8 @@ pub(crate) struct CompiledRoute {
     /// check of each).
     pub(crate) ready: AtomicBool,
     pub(crate) body_limit: usize,
+    /// The route's steps and handler under its own layers, if it has any.
+    pub(crate) layered: Option<Layered>,
 }
 
 impl App {
@@ -116,11 +122,15 @@ impl App {
         &self,
         request: Request<Body>,
     ) -> impl std::future::Future<Output = Reply> + Send + 'static {
-        self.answer(request, std::convert::identity)
+        use futures_util::future::Either;
+        match &self.inner.layered {
+            None => Either::Left(self.answer(request, std::convert::identity)),
+            Some(layered) => Either::Right(layers::through_app(layered.clone(), request)),
+        }
     }
 
-    /// `handle`, its reply handed to `finish`: for the tower `Service`, whose future has one
-    /// layer fewer this way.
+    /// `handle` of an app without global layers, its reply handed to `finish`: for the tower
+    /// `Service`, whose future has one layer fewer this way.
     pub(crate) fn answer<O>(
         &self,
         request: Request<Body>,

@@ -16,7 +16,9 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::task::JoinSet;
 
-use crate::app::{App, InFlightBody};
+use axum_core::body::Body;
+
+use crate::app::{App, InFlightBody, layers};
 use crate::error::Error;
 use crate::response::Reply;
 pub(crate) use connections::Busy;
@@ -157,20 +159,66 @@ async fn serve_protocol(
         Ended::Idle => return Ended::Idle,
         Ended::Stalled => return Ended::Stalled,
     };
-    let service = hyper::service::service_fn({
-        let connection = Arc::clone(&connection);
-        move |request: http::Request<Incoming>| {
-            // Counted from here until the response body is done: the connection is busy,
-            // not idle, however long the handler or the body takes.
-            let busy = connection.begin();
-            // hyper's body goes in unboxed, and the response body comes out unboxed.
-            Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
-                let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                Ok::<_, std::convert::Infallible>(response)
-            })
-        }
-    });
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&connection)));
+    // Whether the app has global layers is asked once per connection, so that an app without
+    // them serves through a service that has no branch for them.
+    match app.inner.layered.clone() {
+        None => {
+            let service = hyper::service::service_fn({
+                let connection = Arc::clone(&connection);
+                move |request: http::Request<Incoming>| {
+                    // Counted from here until the response body is done: the connection is
+                    // busy, not idle, however long the handler or the body takes.
+                    let busy = connection.begin();
+                    // hyper's body goes in unboxed, and the response body comes out unboxed.
+                    Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
+                        let response =
+                            response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                        Ok::<_, std::convert::Infallible>(response)
+                    })
+                }
+            });
+            serve_http(&http, &connection, io, protocol, service).await
+        }
+        Some(layered) => {
+            let service = hyper::service::service_fn({
+                let connection = Arc::clone(&connection);
+                move |request: http::Request<Incoming>| {
+                    let busy = connection.begin();
+                    // The request's place in flight is in the body the layers hand back.
+                    let through = layers::through_app(layered.clone(), request.map(Body::new));
+                    async move {
+                        let response = through.await;
+                        let response =
+                            response.map(|body| InFlightBody::new(body, None).holding(busy));
+                        Ok::<_, std::convert::Infallible>(response)
+                    }
+                }
+            });
+            serve_http(&http, &connection, io, protocol, service).await
+        }
+    }
+}
+
+/// hyper's HTTP/1 or HTTP/2 connection over `io`, driven by the registry (idle and stalled
+/// connections, graceful shutdown).
+async fn serve_http<I, S>(
+    http: &Http,
+    connection: &Arc<Connection>,
+    io: I,
+    protocol: Protocol,
+    service: S,
+) -> Ended<Result<(), hyper::Error>>
+where
+    S: hyper::service::Service<
+            http::Request<Incoming>,
+            Response = http::Response<InFlightBody>,
+            Error = std::convert::Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
     match protocol {
         Protocol::Http1 => {
             let served = pin!(http.http1.serve_connection(io, service).with_upgrades());

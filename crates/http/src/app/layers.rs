@@ -1,0 +1,215 @@
+//! tower layers around the whole app ([`AppBuilder::layer`]) and around one route's steps and
+//! handler ([`Route::layer`]). Both are applied once, at `build()`, over [`Layered`]: the app
+//! or the route as a boxed, clonable tower `Service`. A request meets the layers only of what
+//! it reaches, and an app without layers never builds one (the server and `App::handle` check
+//! once whether the app has any).
+//!
+//! [`AppBuilder::layer`]: super::AppBuilder::layer
+//! [`Route::layer`]: crate::Route::layer
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Weak;
+use std::task::{Context, Poll};
+
+use axum_core::body::Body;
+use axum_core::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use http::Request;
+use tower::util::BoxCloneSyncService;
+use tower::{Layer, ServiceExt};
+use tower_service::Service;
+
+use green_tea_core::sibling::panic_message;
+use green_tea_core::{BoxError, RouteId};
+
+use super::AppInner;
+use crate::context::{Held, RequestBody};
+use crate::error::HttpError;
+use crate::response::{IntoReply, Reply, reply_of};
+
+/// What a layer wraps: the app, or one route's steps and handler, as a tower `Service`, with
+/// the layers added before it already around it.
+///
+/// Any body goes in (a layer may change the request's body type, as tower-http's
+/// `RequestBodyLimitLayer` does); an axum-core [`Response`] comes out; it never fails (errors
+/// are responses).
+#[derive(Clone)]
+pub struct Layered(BoxCloneSyncService<Request<Body>, Response, Infallible>);
+
+impl Layered {
+    fn new<S>(service: S) -> Self
+    where
+        S: Service<Request<Body>, Response = Response, Error = Infallible>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        Layered(BoxCloneSyncService::new(service))
+    }
+}
+
+impl std::fmt::Debug for Layered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Layered")
+    }
+}
+
+impl<B> Service<Request<B>> for Layered
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        self.0.call(request.map(Body::new))
+    }
+}
+
+/// A layer as the builders keep it until `build()`: applied once, over what is inside it.
+pub(crate) type ApplyLayer = Box<dyn FnOnce(Layered) -> Layered + Send + Sync>;
+
+/// `layer` as the builders keep it. The bounds are axum's for `Router::layer`: the layer's
+/// service answers with anything `IntoResponse` and never fails.
+pub(crate) fn apply<L>(layer: L) -> ApplyLayer
+where
+    L: Layer<Layered> + Send + Sync + 'static,
+    L::Service: Service<Request<Body>> + Clone + Send + Sync + 'static,
+    <L::Service as Service<Request<Body>>>::Response: IntoResponse + 'static,
+    <L::Service as Service<Request<Body>>>::Error: Into<Infallible> + 'static,
+    <L::Service as Service<Request<Body>>>::Future: Send + 'static,
+{
+    Box::new(move |inner| {
+        Layered::new(
+            layer
+                .layer(inner)
+                .map_response(IntoResponse::into_response)
+                .map_err(Into::into),
+        )
+    })
+}
+
+/// `layers` applied in the order they were added: the last one added is the outermost, and
+/// sees the request first (as with axum's `Router::layer`).
+pub(crate) fn stack(innermost: Layered, layers: Vec<ApplyLayer>) -> Layered {
+    layers
+        .into_iter()
+        .fold(innermost, |inner, apply| apply(inner))
+}
+
+/// The app under its global layers: what the outermost layer's innermost service calls.
+/// Holds the app weakly: the app holds its layers, and a strong reference back would keep an
+/// app that is dropped alive.
+pub(crate) fn app_entry(app: Weak<AppInner>) -> Layered {
+    Layered::new(AppEntry(app))
+}
+
+/// One route's steps and handler under the route's own layers.
+pub(crate) fn route_entry(app: Weak<AppInner>, route: RouteId) -> Layered {
+    Layered::new(RouteEntry { app, route })
+}
+
+#[derive(Clone)]
+struct AppEntry(Weak<AppInner>);
+
+impl Service<Request<Body>> for AppEntry {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let Some(app) = self.0.upgrade() else {
+            return Box::pin(std::future::ready(Ok(gone())));
+        };
+        // The request's place in flight goes with the body, through every layer, to whoever
+        // writes the body.
+        Box::pin(app.dispatch(request, |reply: Reply, entered| {
+            Ok(reply.map(|body| Body::new(body.in_flight(entered))))
+        }))
+    }
+}
+
+#[derive(Clone)]
+struct RouteEntry {
+    app: Weak<AppInner>,
+    route: RouteId,
+}
+
+impl Service<Request<Body>> for RouteEntry {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let Some(app) = self.app.upgrade() else {
+            return Box::pin(std::future::ready(Ok(gone())));
+        };
+        let (parts, body) = request.into_parts();
+        let held = Held::new(parts, RequestBody::Boxed(body), app, self.route);
+        Box::pin(AppInner::run::<false>(held).map(|reply| Ok(reply.map(Body::new))))
+    }
+}
+
+/// Only a layer that keeps a clone of its inner service past the app's life gets here.
+fn gone() -> Response {
+    HttpError::unavailable("the app has been dropped")
+        .into_reply()
+        .map(Body::new)
+}
+
+/// The request through the app's global layers, a panic in any of them a 500.
+pub(crate) fn through_app(
+    layered: Layered,
+    request: Request<Body>,
+) -> impl Future<Output = Reply> + Send + 'static {
+    through(layered, request)
+}
+
+/// The routed request through its route's layers (then its steps and handler).
+pub(crate) fn through_route(layered: Layered, held: Box<Held>) -> BoxFuture<'static, Reply> {
+    let Held { parts, body, .. } = *held;
+    let body = match body {
+        Some(RequestBody::Hyper(body)) => Body::new(body),
+        Some(RequestBody::Boxed(body)) => body,
+        None => Body::empty(),
+    };
+    Box::pin(through(layered, Request::from_parts(parts, body)))
+}
+
+/// `request` through `layered`; a panic in a layer is a 500.
+fn through(
+    layered: Layered,
+    request: Request<Body>,
+) -> impl Future<Output = Reply> + Send + 'static {
+    AssertUnwindSafe(layered.oneshot(request))
+        .catch_unwind()
+        .map(|answered| match answered {
+            Ok(Ok(response)) => reply_of(response),
+            Ok(Err(never)) => match never {},
+            Err(panic) => {
+                let message = panic_message(&*panic);
+                tracing::error!(panic = %message, "a layer panicked");
+                HttpError::internal().into_reply()
+            }
+        })
+}
