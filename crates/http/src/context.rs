@@ -85,6 +85,17 @@ impl RequestContext {
         RequestContext(held)
     }
 
+    /// The request as it is now: head and body (an empty body if it was taken).
+    pub(crate) fn into_request(self) -> http::Request<Body> {
+        let Held { parts, body, .. } = *self.0;
+        let body = match body {
+            Some(RequestBody::Hyper(body)) => Body::new(body),
+            Some(RequestBody::Boxed(body)) => body,
+            None => Body::empty(),
+        };
+        http::Request::from_parts(parts, body)
+    }
+
     fn route(&self) -> &CompiledRoute {
         &self.0.app.routes[self.0.route]
     }

@@ -9,6 +9,7 @@ use green_tea_core::Explain;
 use green_tea_core::sibling::{self, closest, dot_quote};
 
 use crate::app::{App, CompiledRoute};
+use crate::route::FALLBACK;
 
 /// Everything served at one path template.
 #[derive(Clone, Debug, Serialize)]
@@ -112,6 +113,9 @@ impl App {
         let inner = &self.inner;
         match inner.router.at(path) {
             Ok(matched) => Ok(self.explain_entry(path, *matched.value)),
+            Err(_) if inner.fallback.is_some() => {
+                Ok(self.explain_fallback(path).expect("the app has a fallback"))
+            }
             Err(_) => {
                 let mut templates: Vec<&String> = inner.paths.iter().map(|p| &p.template).collect();
                 templates.sort();
@@ -141,8 +145,19 @@ impl App {
             paths: entries
                 .into_iter()
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
+                .chain(self.explain_fallback(FALLBACK))
                 .collect(),
         }
+    }
+
+    /// The fallback's chain, shown at the template `(fallback)`.
+    fn explain_fallback(&self, path: &str) -> Option<PathExplain> {
+        let fallback = self.inner.fallback?;
+        Some(PathExplain {
+            path: path.to_owned(),
+            template: FALLBACK.to_owned(),
+            routes: vec![self.explain_route(&self.inner.routes[fallback])],
+        })
     }
 
     fn explain_entry(&self, path: &str, entry: usize) -> PathExplain {

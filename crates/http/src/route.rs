@@ -1,10 +1,9 @@
 //! Routes: a method, a path template, the keys the handler needs, guards, and the handler.
 
 use std::borrow::Cow;
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
-
-use std::convert::Infallible;
 
 use axum_core::body::Body;
 use axum_core::response::IntoResponse;
@@ -117,6 +116,22 @@ impl Route {
 
     method_constructors!(get => GET, post => POST, put => PUT, patch => PATCH, delete => DELETE);
 
+    /// A route for every method at `path`: a method that has no route of its own there gets
+    /// this one (so that path never answers 405). `explain` shows its method as `ANY`.
+    #[track_caller]
+    pub fn any(path: impl Into<String>, handler: impl Handler) -> Self {
+        Route::new(any_method(), path, handler)
+    }
+
+    /// The app's fallback, for [`AppBuilder::fallback`]: it answers the requests whose path no
+    /// route matches, whatever their method, with needs and steps as any route has.
+    ///
+    /// [`AppBuilder::fallback`]: crate::AppBuilder::fallback
+    #[track_caller]
+    pub fn fallback(handler: impl Handler) -> Self {
+        Route::new(any_method(), FALLBACK, handler).named("fallback")
+    }
+
     /// A route whose handler's future answers with a [`Reply`] (what `#[route]` writes: its
     /// own answers then skip the box `IntoResponse` puts around every body).
     #[doc(hidden)]
@@ -207,6 +222,52 @@ impl Route {
     /// The path template.
     pub fn path(&self) -> &str {
         &self.path
+    }
+}
+
+/// What a route for any method is routed under, and shown as.
+pub(crate) fn any_method() -> Method {
+    Method::from_bytes(b"ANY").expect("ANY is a valid method token")
+}
+
+/// The path a fallback is shown at: no request path looks like it.
+pub(crate) const FALLBACK: &str = "(fallback)";
+
+/// A tower service as a route's handler: the request, its path without `prefix`, goes to the
+/// service (`AppBuilder::nest_service`).
+pub(crate) struct Mounted {
+    pub(crate) prefix: String,
+    pub(crate) service: Layered,
+}
+
+impl Handler for Mounted {
+    fn call(&self, request: RequestContext) -> HandlerFuture {
+        let mut request = request.into_request();
+        strip_prefix(&mut request, &self.prefix);
+        let service = self.service.clone();
+        HandlerFuture::new(
+            tower::ServiceExt::oneshot(service, request).map(|answered| match answered {
+                Ok(response) => reply_of(response),
+                Err(never) => match never {},
+            }),
+        )
+    }
+}
+
+/// `/static/css/app.css?v=2` under `/static` is `/css/app.css?v=2`; the prefix itself is `/`.
+fn strip_prefix(request: &mut Request<Body>, prefix: &str) {
+    let uri = request.uri();
+    let rest = uri.path().get(prefix.len()..).unwrap_or("");
+    let path = if rest.is_empty() { "/" } else { rest };
+    let path_and_query = match uri.query() {
+        Some(query) => format!("{path}?{query}"),
+        None => path.to_owned(),
+    };
+    let mut parts = uri.clone().into_parts();
+    // A path that was valid with its prefix is valid without it.
+    parts.path_and_query = path_and_query.parse().ok();
+    if let Ok(stripped) = http::Uri::from_parts(parts) {
+        *request.uri_mut() = stripped;
     }
 }
 

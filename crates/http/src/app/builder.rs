@@ -14,14 +14,15 @@ use tower_service::Service;
 
 use green_tea_core::sibling::{self, RequestScope};
 use green_tea_core::{
-    BuildError, ContainerBuilder, Descriptor, Key, NodeKind, Origin, Problem, Provider, RouteId,
+    BuildError, ContainerBuilder, Descriptor, Key, Location, NodeKind, Origin, Problem, Provider,
+    RouteId,
 };
 
 use super::layers::{self, ApplyLayer};
 use super::{App, AppInner, CompiledRoute, CompiledStep, Layered, PathEntry};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
-use crate::route::{Route, RouteRegistration};
+use crate::route::{Mounted, Route, RouteRegistration, any_method};
 use crate::step::{Step, StepRegistration};
 use crate::warning::Warning;
 
@@ -37,6 +38,9 @@ pub struct AppBuilder {
     drain_timeout: Duration,
     dispose_timeout: Duration,
     layers: Vec<ApplyLayer>,
+    /// Each mounted service's prefix, where it was mounted.
+    mounts: Vec<(String, Location)>,
+    fallback: Option<Route>,
     /// Each `discover` call: the modules it was limited to, and how many steps and routes it
     /// found (the container counts the providers).
     discovered: Vec<(Option<Vec<String>>, usize)>,
@@ -64,6 +68,8 @@ impl AppBuilder {
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
             layers: Vec::new(),
+            mounts: Vec::new(),
+            fallback: None,
         }
     }
 
@@ -160,6 +166,81 @@ impl AppBuilder {
         self
     }
 
+    /// Mounts a tower `service` under `prefix` (`/static`): it answers every request to the
+    /// prefix and below, whatever the method, its path without the prefix (`/static/app.css`
+    /// reaches it as `/app.css`, the prefix itself as `/`). A route at or under the prefix,
+    /// or a prefix with `{parameters}`, is a build error (GT0008). The service gets the body
+    /// as it comes (no body limit: it reads what it wants); it runs inside the request's
+    /// span and place in flight, under the app's global layers, and `explain` shows it.
+    ///
+    /// ```no_run
+    /// use green_tea::http::{App, RequestContext, Route};
+    /// use tower_http::services::ServeDir;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let app = App::builder()
+    ///     .route(Route::get("/api/health", |_: RequestContext| async { "ok" }))
+    ///     .nest_service("/static", ServeDir::new("public"))
+    ///     .build()?;
+    /// app.serve("127.0.0.1:8080").await?;
+    /// # Ok(()) }
+    /// ```
+    #[track_caller]
+    pub fn nest_service<S>(mut self, prefix: &str, service: S) -> Self
+    where
+        S: Service<Request<Body>> + Clone + Send + Sync + 'static,
+        S::Response: IntoResponse + 'static,
+        S::Error: Into<Infallible> + 'static,
+        S::Future: Send + 'static,
+    {
+        let location = Location::caller();
+        let prefix = prefix.trim_end_matches('/').to_owned();
+        let service = layers::erase(service);
+        let name = format!("mounted {}", short_type_name::<S>());
+        let at = |path: String| {
+            Route::any(
+                path,
+                Mounted {
+                    prefix: prefix.clone(),
+                    service: service.clone(),
+                },
+            )
+            .named(name.clone())
+            .at(location)
+        };
+        if !prefix.is_empty() {
+            self.routes.push(at(prefix.clone()));
+        }
+        self.routes.push(at(format!("{prefix}/{{*rest}}")));
+        self.mounts.push((prefix, location));
+        self
+    }
+
+    /// The route that answers when no path matches, made with [`Route::fallback`] (needs and
+    /// steps as any route). A path that matches with another method stays a 405. Without
+    /// one, an unknown path is green-tea's JSON 404. A second call replaces the first.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::get("/orders", |_: RequestContext| async { "orders" }))
+    ///     .fallback(Route::fallback(|request: RequestContext| async move {
+    ///         format!("nothing at {}", request.parts().uri.path())
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app);
+    /// assert_eq!(client.get("/nowhere").send().await.text(), "nothing at /nowhere");
+    /// assert_eq!(client.delete("/orders").send().await.status(), 405);
+    /// # }
+    /// ```
+    pub fn fallback(mut self, route: Route) -> Self {
+        self.fallback = Some(route);
+        self
+    }
+
     /// Registers a plugin: it adds what it brings now, and its `on_shutdown` runs on close.
     pub fn plugin(self, plugin: impl Plugin) -> Self {
         let plugin: Arc<dyn ErasedPlugin> = Arc::new(plugin);
@@ -249,6 +330,11 @@ impl AppBuilder {
             scope.add_step(step.descriptor(), step);
         }
         let mut table = RouteTable::default();
+        mount_problems(&self.mounts, &self.routes, &mut problems);
+        let fallback = self.fallback.map(|route| {
+            let (descriptor, guards) = (route.descriptor(), route.steps.clone());
+            scope.add_route(descriptor, guards, route)
+        });
         for route in self.routes {
             let (descriptor, guards) = (route.descriptor(), route.steps.clone());
             let (method, path, origin) = (
@@ -308,6 +394,7 @@ impl AppBuilder {
                 limits: self.limits,
                 dispose_timeout: self.dispose_timeout,
                 warnings,
+                fallback,
                 layered: (!self.layers.is_empty())
                     .then(|| layers::stack(layers::app_entry(app.clone()), self.layers)),
             }
@@ -330,6 +417,83 @@ impl AppBuilder {
         }
         warnings
     }
+}
+
+/// A mount whose prefix has parameters, and every route at or under a mount's prefix
+/// (matchit would let the more specific route win; green-tea refuses the ambiguity).
+fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mut Vec<Problem>) {
+    for (prefix, location) in mounts {
+        let mount = Origin {
+            kind: NodeKind::Route,
+            name: format!("the service mounted at {}", display_prefix(prefix)),
+            location: *location,
+        };
+        if prefix.is_empty() {
+            problems.push(Problem::RouteConflict {
+                route: mount.clone(),
+                reason: "a service mounted at `/` would take every path: answer the paths no \
+                         route matches with `AppBuilder::fallback` instead"
+                    .to_owned(),
+            });
+            continue;
+        }
+        if prefix.contains(['{', '}']) || !prefix.starts_with('/') {
+            problems.push(Problem::RouteConflict {
+                route: mount.clone(),
+                reason: format!(
+                    "a mount's prefix is a plain path starting with `/`, without parameters: `{prefix}`"
+                ),
+            });
+            continue;
+        }
+        let mine = |path: &str| path == prefix || path == format!("{prefix}/{{*rest}}");
+        let under = |path: &str| {
+            path == prefix
+                || path
+                    .strip_prefix(prefix.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        };
+        for route in routes {
+            if under(&route.path) && !mine(&route.path) && !is_mount(mounts, &route.path) {
+                problems.push(Problem::RouteConflict {
+                    route: route_origin(route),
+                    reason: format!(
+                        "{} is under {}, mounted at {}",
+                        route.path, mount.name, location
+                    ),
+                });
+            }
+        }
+        for (other, _) in mounts {
+            if other != prefix && under(other) {
+                problems.push(Problem::RouteConflict {
+                    route: mount.clone(),
+                    reason: format!(
+                        "the service mounted at {} is under it",
+                        display_prefix(other)
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// Whether `path` is one of the two routes a mount makes.
+fn is_mount(mounts: &[(String, Location)], path: &str) -> bool {
+    mounts
+        .iter()
+        .any(|(prefix, _)| path == prefix || path == format!("{prefix}/{{*rest}}"))
+}
+
+fn display_prefix(prefix: &str) -> &str {
+    if prefix.is_empty() { "/" } else { prefix }
+}
+
+/// `ServeDir` rather than `tower_http::services::fs::serve_dir::ServeDir<...>`.
+fn short_type_name<T>() -> String {
+    let full = std::any::type_name::<T>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base).to_owned()
 }
 
 fn route_origin(route: &Route) -> Origin {
@@ -374,6 +538,7 @@ impl RouteTable {
                     template: path.clone(),
                     methods: Vec::new(),
                     allow: HeaderValue::from_static(""),
+                    any: None,
                 });
                 self.paths.len() - 1
             }
@@ -390,13 +555,21 @@ impl RouteTable {
             });
             return;
         }
-        methods.push((method, id));
+        if method == any_method() {
+            self.paths[entry].any = Some(id);
+        }
+        self.paths[entry].methods.push((method, id));
         self.origins.insert(id, origin);
     }
 
     fn finish(mut self) -> (matchit::Router<usize>, Vec<PathEntry>) {
         for path in &mut self.paths {
-            let mut allow: Vec<&str> = path.methods.iter().map(|(m, _)| m.as_str()).collect();
+            let mut allow: Vec<&str> = path
+                .methods
+                .iter()
+                .map(|(m, _)| m.as_str())
+                .filter(|m| *m != "ANY")
+                .collect();
             // A GET route also serves HEAD (see `PathEntry::route_for`).
             if allow.contains(&"GET") && !allow.contains(&"HEAD") {
                 allow.push("HEAD");

@@ -83,6 +83,9 @@ impl AppInner {
     #[allow(clippy::result_large_err)]
     fn route_of(&self, parts: &mut Parts) -> Result<RouteId, Reply> {
         let Ok(matched) = self.router.at(parts.uri.path()) else {
+            if let Some(fallback) = self.fallback {
+                return Ok(fallback);
+            }
             let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
             return Err(HttpError::not_found(unknown).into_reply());
         };

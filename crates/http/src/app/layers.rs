@@ -27,7 +27,7 @@ use green_tea_core::sibling::panic_message;
 use green_tea_core::{BoxError, RouteId};
 
 use super::AppInner;
-use crate::context::{Held, RequestBody};
+use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
 
@@ -41,7 +41,7 @@ use crate::response::{IntoReply, Reply, reply_of};
 pub struct Layered(BoxCloneSyncService<Request<Body>, Response, Infallible>);
 
 impl Layered {
-    fn new<S>(service: S) -> Self
+    pub(crate) fn new<S>(service: S) -> Self
     where
         S: Service<Request<Body>, Response = Response, Error = Infallible>
             + Clone
@@ -91,14 +91,22 @@ where
     <L::Service as Service<Request<Body>>>::Error: Into<Infallible> + 'static,
     <L::Service as Service<Request<Body>>>::Future: Send + 'static,
 {
-    Box::new(move |inner| {
-        Layered::new(
-            layer
-                .layer(inner)
-                .map_response(IntoResponse::into_response)
-                .map_err(Into::into),
-        )
-    })
+    Box::new(move |inner| erase(layer.layer(inner)))
+}
+
+/// Any service that answers with something `IntoResponse` and never fails, as a [`Layered`].
+pub(crate) fn erase<S>(service: S) -> Layered
+where
+    S: Service<Request<Body>> + Clone + Send + Sync + 'static,
+    S::Response: IntoResponse + 'static,
+    S::Error: Into<Infallible> + 'static,
+    S::Future: Send + 'static,
+{
+    Layered::new(
+        service
+            .map_response(IntoResponse::into_response)
+            .map_err(Into::into),
+    )
 }
 
 /// `layers` applied in the order they were added: the last one added is the outermost, and
@@ -187,13 +195,8 @@ pub(crate) fn through_app(
 
 /// The routed request through its route's layers (then its steps and handler).
 pub(crate) fn through_route(layered: Layered, held: Box<Held>) -> BoxFuture<'static, Reply> {
-    let Held { parts, body, .. } = *held;
-    let body = match body {
-        Some(RequestBody::Hyper(body)) => Body::new(body),
-        Some(RequestBody::Boxed(body)) => body,
-        None => Body::empty(),
-    };
-    Box::pin(through(layered, Request::from_parts(parts, body)))
+    let request = RequestContext::new(held).into_request();
+    Box::pin(through(layered, request))
 }
 
 /// `request` through `layered`; a panic in a layer is a 500.

@@ -53,6 +53,8 @@ pub(crate) struct AppInner {
     pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
     pub(crate) warnings: Vec<Warning>,
+    /// The route that answers when no path matches (`AppBuilder::fallback`).
+    pub(crate) fallback: Option<RouteId>,
     /// The app under its global layers, if it has any.
     pub(crate) layered: Option<Layered>,
 }
@@ -63,6 +65,8 @@ pub(crate) struct PathEntry {
     pub(crate) methods: Vec<(Method, RouteId)>,
     /// The `Allow` header for a 405 here.
     pub(crate) allow: HeaderValue,
+    /// The route for every method without its own (`Route::any`, a mounted service).
+    pub(crate) any: Option<RouteId>,
 }
 
 impl PathEntry {
@@ -74,11 +78,13 @@ impl PathEntry {
                 .find(|(have, _)| have == m)
                 .map(|(_, r)| *r)
         };
-        find(method).or_else(|| {
-            (method == Method::HEAD)
-                .then(|| find(&Method::GET))
-                .flatten()
-        })
+        find(method)
+            .or_else(|| {
+                (method == Method::HEAD)
+                    .then(|| find(&Method::GET))
+                    .flatten()
+            })
+            .or(self.any)
     }
 }
 
