@@ -53,9 +53,9 @@ pub mod http {
     pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]
     pub use green_tea_http::{
-        Guard, Handler, HandlerFuture, InFlightGuard, Layered, Limits, Path, PathParams, Plugin,
-        Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn, StepFuture, StepResult,
-        TestRequest, TestResponse, Warning, reply_of,
+        ClientAddr, Guard, Handler, HandlerFuture, InFlightGuard, Layered, Limits, Path,
+        PathParams, Plugin, Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn,
+        StepFuture, StepResult, TestRequest, TestResponse, Warning, reply_of,
     };
 }
 

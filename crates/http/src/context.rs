@@ -2,6 +2,7 @@
 //! limit), the values it needs, and axum-core extractors.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -19,6 +20,7 @@ use green_tea_core::RouteId;
 use green_tea_core::sibling::{self, AnyValue};
 
 use crate::app::{AppInner, CompiledRoute, InFlightGuard};
+use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
 
 /// One request's values: its steps' outputs, in run order. Inline up to four (the common
@@ -60,6 +62,8 @@ pub(crate) struct Held {
     /// The app and the route: the limits, the plan, the drain.
     pub(crate) app: Arc<AppInner>,
     pub(crate) route: RouteId,
+    /// The client's address, from the connection.
+    pub(crate) peer: Option<SocketAddr>,
 }
 
 impl Held {
@@ -68,6 +72,7 @@ impl Held {
         body: RequestBody,
         app: Arc<AppInner>,
         route: RouteId,
+        peer: Option<SocketAddr>,
     ) -> Box<Self> {
         let locals = RequestValues::with_capacity(app.routes[route].plan.locals);
         Box::new(Held {
@@ -76,6 +81,7 @@ impl Held {
             locals,
             app,
             route,
+            peer,
         })
     }
 }
@@ -85,9 +91,25 @@ impl RequestContext {
         RequestContext(held)
     }
 
-    /// The request as it is now: head and body (an empty body if it was taken).
+    /// The address of the client at the other end of the connection, if it has one (see
+    /// [`ClientAddr`]: steps and handlers can also need it as the request value
+    /// `clientAddr`).
+    pub fn client_addr(&self) -> Option<SocketAddr> {
+        self.0.peer
+    }
+
+    /// The request as it is now: head and body (an empty body if it was taken). The client's
+    /// address goes with it, in its extensions.
     pub(crate) fn into_request(self) -> http::Request<Body> {
-        let Held { parts, body, .. } = *self.0;
+        let Held {
+            mut parts,
+            body,
+            peer,
+            ..
+        } = *self.0;
+        if peer.is_some() {
+            parts.extensions.insert(ClientAddr(peer));
+        }
         let body = match body {
             Some(RequestBody::Hyper(body)) => Body::new(body),
             Some(RequestBody::Boxed(body)) => body,

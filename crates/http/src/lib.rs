@@ -3,6 +3,7 @@
 //! graceful close, the `tower::Service` impl and [`TestClient`].
 
 mod app;
+mod client_addr;
 mod context;
 mod error;
 mod explain;
@@ -20,6 +21,7 @@ mod test_client;
 mod warning;
 
 pub use app::{App, AppBuilder, InFlightGuard, Layered};
+pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
 pub use explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};

@@ -14,12 +14,13 @@ use tower_service::Service;
 
 use green_tea_core::sibling::{self, RequestScope};
 use green_tea_core::{
-    BuildError, ContainerBuilder, Descriptor, Key, Location, NodeKind, Origin, Problem, Provider,
-    RouteId,
+    BuildError, ContainerBuilder, Descriptor, Key, KeySpec, Location, NodeKind, Origin, Problem,
+    Provider, RouteId,
 };
 
 use super::layers::{self, ApplyLayer};
 use super::{App, AppInner, CompiledRoute, CompiledStep, Layered, PathEntry};
+use crate::client_addr::{ClientAddr, FromConnection};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
 use crate::route::{Mounted, Route, RouteRegistration, any_method};
@@ -326,6 +327,9 @@ impl AppBuilder {
         }
         let mut problems = Vec::new();
         let mut scope = RequestScope::new();
+        let from_connection = self
+            .needs_client_addr()
+            .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
         for step in self.steps {
             scope.add_step(step.descriptor(), step);
         }
@@ -356,7 +360,8 @@ impl AppBuilder {
             }
         };
 
-        let steps = wired.steps.map(|_, s| CompiledStep {
+        let steps = wired.steps.map(|id, s| CompiledStep {
+            from_connection: Some(id) == from_connection,
             step: s.step,
             descriptor: s.descriptor,
         });
@@ -400,6 +405,20 @@ impl AppBuilder {
             }
         });
         Ok(App { inner })
+    }
+
+    /// Whether a step, a route or the fallback needs `clientAddr` and no step of the user's
+    /// provides it: then the app gets the step that provides it from the connection.
+    fn needs_client_addr(&self) -> bool {
+        let key = |spec: &KeySpec| spec.key.as_str() == ClientAddr::KEY;
+        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
+        let needed = descriptors.iter().any(|d| d.needs.iter().any(key))
+            || self
+                .routes
+                .iter()
+                .chain(self.fallback.as_ref())
+                .any(|r| r.needs.iter().any(key));
+        needed && !descriptors.iter().any(|d| d.provides.iter().any(key))
     }
 
     fn warnings(&self) -> Vec<Warning> {

@@ -3,6 +3,7 @@
 //! compiled at `build()`.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -19,6 +20,7 @@ use super::AppInner;
 use super::answer::Answer;
 use super::in_flight::{Entered, InFlight};
 use super::layers;
+use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::extract::PathParams;
@@ -36,6 +38,7 @@ impl AppInner {
     pub(crate) fn dispatch<B, M, O>(
         self: Arc<Self>,
         request: Request<B>,
+        peer: Option<SocketAddr>,
         finish: M,
     ) -> impl Future<Output = O> + Send + 'static
     where
@@ -43,7 +46,7 @@ impl AppInner {
         M: FnOnce(Reply, Option<Entered>) -> O + Send + 'static,
     {
         let (parts, body) = request.into_parts();
-        self.answer(parts, body.into(), finish)
+        self.answer(parts, body.into(), peer, finish)
     }
 
     /// The request, split. Enters flight and routes at once, then boxes the request for its
@@ -52,6 +55,7 @@ impl AppInner {
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
+        peer: Option<SocketAddr>,
         finish: M,
     ) -> Answer<impl Future<Output = Reply> + Send + 'static, M>
     where
@@ -73,7 +77,7 @@ impl AppInner {
             status = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        let held = Held::new(parts, body, self, id);
+        let held = Held::new(parts, body, self, id, peer);
         Answer::running(|| Self::run::<true>(held), span, in_flight, finish)
     }
 
@@ -128,6 +132,7 @@ impl AppInner {
                 locals,
                 app,
                 route: id,
+                peer,
                 ..
             } = &mut *held;
             let route = &app.routes[*id];
@@ -144,6 +149,10 @@ impl AppInner {
                     }
                 }
                 let step = &app.steps[planned.step];
+                if step.from_connection {
+                    locals.push(Arc::new(ClientAddr(*peer)));
+                    continue;
+                }
                 let needs = sibling::needs(
                     &app.container,
                     &step.descriptor.needs,

@@ -27,6 +27,7 @@ use green_tea_core::sibling::panic_message;
 use green_tea_core::{BoxError, RouteId};
 
 use super::AppInner;
+use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
@@ -147,7 +148,8 @@ impl Service<Request<Body>> for AppEntry {
         };
         // The request's place in flight goes with the body, through every layer, to whoever
         // writes the body.
-        Box::pin(app.dispatch(request, |reply: Reply, entered| {
+        let peer = ClientAddr::of_extensions(request.extensions());
+        Box::pin(app.dispatch(request, peer, |reply: Reply, entered| {
             Ok(reply.map(|body| Body::new(body.in_flight(entered))))
         }))
     }
@@ -173,7 +175,8 @@ impl Service<Request<Body>> for RouteEntry {
             return Box::pin(std::future::ready(Ok(gone())));
         };
         let (parts, body) = request.into_parts();
-        let held = Held::new(parts, RequestBody::Boxed(body), app, self.route);
+        let peer = ClientAddr::of_extensions(&parts.extensions);
+        let held = Held::new(parts, RequestBody::Boxed(body), app, self.route, peer);
         Box::pin(AppInner::run::<false>(held).map(|reply| Ok(reply.map(Body::new))))
     }
 }

@@ -23,6 +23,7 @@ pub use in_flight::InFlightGuard;
 pub(crate) use in_flight::{Entered, InFlightBody};
 pub use layers::Layered;
 
+use crate::client_addr::ClientAddr;
 use crate::plugin::ErasedPlugin;
 use crate::response::Reply;
 use crate::route::Handler;
@@ -92,6 +93,9 @@ impl PathEntry {
 pub(crate) struct CompiledStep {
     pub(crate) step: Arc<dyn Step>,
     pub(crate) descriptor: Descriptor,
+    /// The step that provides `clientAddr`: the dispatch gives its value from the request's
+    /// context rather than running it.
+    pub(crate) from_connection: bool,
 }
 
 /// A route compiled at `build()`: everything serving needs, by id.
@@ -142,7 +146,8 @@ impl App {
         request: Request<Body>,
         finish: impl FnOnce(Reply) -> O + Send + 'static,
     ) -> impl std::future::Future<Output = O> + Send + 'static {
-        Arc::clone(&self.inner).dispatch(request, |reply: Reply, in_flight| {
+        let peer = ClientAddr::of_extensions(request.extensions());
+        Arc::clone(&self.inner).dispatch(request, peer, |reply: Reply, in_flight| {
             finish(reply.map(|body| body.in_flight(in_flight)))
         })
     }

@@ -19,6 +19,7 @@ use tokio::task::JoinSet;
 use axum_core::body::Body;
 
 use crate::app::{App, InFlightBody, layers};
+use crate::client_addr::ClientAddr;
 use crate::error::Error;
 use crate::response::Reply;
 pub(crate) use connections::Busy;
@@ -120,7 +121,7 @@ async fn serve_connection(
     stream: TcpStream,
     peer: SocketAddr,
 ) {
-    match serve_protocol(app, http, connection, stream).await {
+    match serve_protocol(app, http, connection, stream, peer).await {
         Ended::Served(Ok(())) => {}
         Ended::Served(Err(error)) => {
             tracing::debug!(%peer, %error, "connection ended with an error");
@@ -143,6 +144,7 @@ async fn serve_protocol(
     http: Arc<Http>,
     connection: Arc<Connection>,
     stream: TcpStream,
+    peer: SocketAddr,
 ) -> Ended<Result<(), hyper::Error>> {
     let protocol = match connection
         .serve(pin!(Detect::new(&stream)), Detect::cancel)
@@ -171,11 +173,16 @@ async fn serve_protocol(
                     // busy, not idle, however long the handler or the body takes.
                     let busy = connection.begin();
                     // hyper's body goes in unboxed, and the response body comes out unboxed.
-                    Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
-                        let response =
-                            response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                        Ok::<_, std::convert::Infallible>(response)
-                    })
+                    let peer = Some(peer);
+                    Arc::clone(&app.inner).dispatch(
+                        request,
+                        peer,
+                        move |response: Reply, entered| {
+                            let response =
+                                response.map(|body| InFlightBody::new(body, entered).holding(busy));
+                            Ok::<_, std::convert::Infallible>(response)
+                        },
+                    )
                 }
             });
             serve_http(&http, &connection, io, protocol, service).await
@@ -186,7 +193,10 @@ async fn serve_protocol(
                 move |request: http::Request<Incoming>| {
                     let busy = connection.begin();
                     // The request's place in flight is in the body the layers hand back.
-                    let through = layers::through_app(layered.clone(), request.map(Body::new));
+                    let mut request = request.map(Body::new);
+                    // The layers see the client's address where tower's layers look for it.
+                    request.extensions_mut().insert(ClientAddr(Some(peer)));
+                    let through = layers::through_app(layered.clone(), request);
                     async move {
                         let response = through.await;
                         let response =
