@@ -247,6 +247,8 @@ pub mod guide {
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]
     pub mod routes {}
+    #[doc = include_str!("../docs/middleware.md")]
+    pub mod middleware {}
     /// Recipes: application policy written as ordinary providers.
     pub mod recipes {
         #[doc = include_str!("../docs/recipes/circuit-breakers.md")]
