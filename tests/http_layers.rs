@@ -448,3 +448,43 @@ async fn an_app_with_layers_is_freed_when_dropped() {
     drop(client);
     assert_eq!(Arc::strong_count(&marker), 1, "the app was not freed");
 }
+
+#[test]
+fn explain_lists_the_layers_a_route_meets_outermost_first() {
+    let app = App::builder()
+        .route(
+            orders()
+                .layer(TimeoutLayer::with_status_code(
+                    StatusCode::REQUEST_TIMEOUT,
+                    Duration::from_secs(5),
+                ))
+                .layer(CompressionLayer::new()),
+        )
+        .route(echo())
+        .layer(TraceLayer::new_for_http())
+        .layer(CorsLayer::permissive())
+        .build()
+        .unwrap();
+    let orders = &app.explain("/orders/1").unwrap().routes[0];
+    assert_eq!(
+        orders.layers,
+        [
+            "CorsLayer (app)",
+            "TraceLayer (app)",
+            "CompressionLayer",
+            "TimeoutLayer"
+        ]
+    );
+    assert!(
+        orders
+            .to_string()
+            .contains("layers, outermost first: CorsLayer (app), TraceLayer (app), CompressionLayer, TimeoutLayer"),
+        "{orders}"
+    );
+    let echoed = &app.explain("/echo").unwrap().routes[0];
+    assert_eq!(echoed.layers, ["CorsLayer (app)", "TraceLayer (app)"]);
+    let plain = App::builder().route(echo()).build().unwrap();
+    let plain = &plain.explain("/echo").unwrap().routes[0];
+    assert!(plain.layers.is_empty());
+    assert!(!plain.to_string().contains("layers, outermost"), "{plain}");
+}

@@ -37,6 +37,9 @@ pub struct RouteExplain {
     pub location: String,
     /// The keys the handler needs.
     pub needs: Vec<String>,
+    /// The tower layers a request to this route meets, outermost first: the app's (marked
+    /// `(app)`), then the route's own.
+    pub layers: Vec<String>,
     /// The request-scoped steps, in run order.
     pub steps: Vec<StepExplain>,
     /// The providers the route builds, in build order, with their state now.
@@ -203,6 +206,7 @@ impl App {
                 .iter()
                 .map(|s| s.key.to_string())
                 .collect(),
+            layers: route.layer_names.clone(),
             steps,
             providers: sibling::explain_values(
                 &self.inner.container,
@@ -354,6 +358,9 @@ impl fmt::Display for RouteExplain {
         }
         if !self.needs.is_empty() {
             write!(f, "\n  needs: {}", self.needs.join(", "))?;
+        }
+        if !self.layers.is_empty() {
+            write!(f, "\n  layers, outermost first: {}", self.layers.join(", "))?;
         }
         if self.steps.is_empty() {
             f.write_str("\n  steps: none")?;

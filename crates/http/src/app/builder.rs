@@ -197,7 +197,7 @@ impl AppBuilder {
         let location = Location::caller();
         let prefix = prefix.trim_end_matches('/').to_owned();
         let service = layers::erase(service);
-        let name = format!("mounted {}", short_type_name::<S>());
+        let name = format!("mounted {}", layers::short_type_name::<S>());
         let at = |path: String| {
             Route::any(
                 path,
@@ -367,12 +367,21 @@ impl AppBuilder {
         });
         let app_body_limit = self.limits.body_bytes;
         let (shutdown, _) = tokio::sync::watch::channel(false);
+        // Outermost first: the last one added.
+        let app_layer_names: Vec<String> =
+            self.layers.iter().rev().map(|l| l.name.clone()).collect();
         // Layers are applied here, once: their innermost services reach the app through a
         // weak reference (the app holds its layers).
         let inner = Arc::new_cyclic(|app| {
             let routes = wired.routes.map(|id, mut r| {
                 let route_layers = std::mem::take(&mut r.route.layers);
+                let layer_names = app_layer_names
+                    .iter()
+                    .map(|name| format!("{name} (app)"))
+                    .chain(route_layers.iter().rev().map(|l| l.name.clone()))
+                    .collect();
                 CompiledRoute {
+                    layer_names,
                     method: r.route.method,
                     template: r.route.path,
                     name: r.route.name,
@@ -506,13 +515,6 @@ fn is_mount(mounts: &[(String, Location)], path: &str) -> bool {
 
 fn display_prefix(prefix: &str) -> &str {
     if prefix.is_empty() { "/" } else { prefix }
-}
-
-/// `ServeDir` rather than `tower_http::services::fs::serve_dir::ServeDir<...>`.
-fn short_type_name<T>() -> String {
-    let full = std::any::type_name::<T>();
-    let base = full.split('<').next().unwrap_or(full);
-    base.rsplit("::").next().unwrap_or(base).to_owned()
 }
 
 fn route_origin(route: &Route) -> Origin {

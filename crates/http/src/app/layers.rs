@@ -79,8 +79,12 @@ where
     }
 }
 
-/// A layer as the builders keep it until `build()`: applied once, over what is inside it.
-pub(crate) type ApplyLayer = Box<dyn FnOnce(Layered) -> Layered + Send + Sync>;
+/// A layer as the builders keep it until `build()`: applied once, over what is inside it; and
+/// its type's name, for `explain`.
+pub(crate) struct ApplyLayer {
+    pub(crate) name: String,
+    apply: Box<dyn FnOnce(Layered) -> Layered + Send + Sync>,
+}
 
 /// `layer` as the builders keep it. The bounds are axum's for `Router::layer`: the layer's
 /// service answers with anything `IntoResponse` and never fails.
@@ -92,7 +96,18 @@ where
     <L::Service as Service<Request<Body>>>::Error: Into<Infallible> + 'static,
     <L::Service as Service<Request<Body>>>::Future: Send + 'static,
 {
-    Box::new(move |inner| erase(layer.layer(inner)))
+    ApplyLayer {
+        name: short_type_name::<L>(),
+        apply: Box::new(move |inner| erase(layer.layer(inner))),
+    }
+}
+
+/// `CorsLayer` rather than `tower_http::cors::CorsLayer`, `ServeDir` rather than
+/// `tower_http::services::fs::serve_dir::ServeDir<...>`.
+pub(crate) fn short_type_name<T>() -> String {
+    let full = std::any::type_name::<T>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base).to_owned()
 }
 
 /// Any service that answers with something `IntoResponse` and never fails, as a [`Layered`].
@@ -115,7 +130,7 @@ where
 pub(crate) fn stack(innermost: Layered, layers: Vec<ApplyLayer>) -> Layered {
     layers
         .into_iter()
-        .fold(innermost, |inner, apply| apply(inner))
+        .fold(innermost, |inner, layer| (layer.apply)(inner))
 }
 
 /// The app under its global layers: what the outermost layer's innermost service calls.

@@ -113,6 +113,8 @@ pub(crate) struct CompiledRoute {
     /// check of each).
     pub(crate) ready: AtomicBool,
     pub(crate) body_limit: usize,
+    /// The layers a request to this route meets, outermost first (for `explain`).
+    pub(crate) layer_names: Vec<String>,
     /// The route's steps and handler under its own layers, if it has any.
     pub(crate) layered: Option<Layered>,
 }
