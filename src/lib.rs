@@ -46,7 +46,9 @@ pub mod http {
     #[doc(no_inline)]
     pub use ::http::{HeaderMap, Method, Request, StatusCode, Uri, request::Parts};
     #[doc(no_inline)]
-    pub use axum_core::extract::FromRequestParts;
+    pub use axum_core::body::Body;
+    #[doc(no_inline)]
+    pub use axum_core::extract::{FromRequest, FromRequestParts};
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
     #[doc(no_inline)]
@@ -55,7 +57,7 @@ pub mod http {
     pub use green_tea_http::{
         Guard, Handler, HandlerFuture, InFlightGuard, Limits, Path, PathParams, Plugin, Query,
         Reply, RequestContext, ResponseBody, Route, Step, StepFn, StepFuture, StepResult,
-        TestRequest, TestResponse, Warning, reply_of,
+        TestRequest, TestResponse, TestStream, Warning, reply_of,
     };
 }
 
