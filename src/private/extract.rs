@@ -20,8 +20,8 @@ use super::probe::TypeProbe;
 
 /// Never implemented: the bound that reports one of axum's router extractors.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` reads what only axum's `Router` puts in a request, and green-tea routes \
-               requests itself",
+    message = "`{Self}` reads what only axum's `Router` (or `axum::serve`) puts in a request, and \
+               green-tea routes and serves requests itself",
     label = "axum's router extractor: refused in green-tea",
     note = "for path parameters take green-tea's `Path<T>` (`green_tea::http::Path`, in the \
             prelude); the route's template is in `app.explain(path)`",
@@ -69,6 +69,9 @@ mod refused {
     impl RefusedExtractor<NestedPath> for &&&TypeProbe<NestedPath> {}
     impl<S> RefusedExtractor<State<S>> for &&&TypeProbe<State<S>> {}
     impl<T> RefusedExtractor<ConnectInfo<T>> for &&&TypeProbe<ConnectInfo<T>> {}
+    // Optional forms, which would silently be `None`.
+    impl<T> RefusedExtractor<Option<Path<T>>> for &&&TypeProbe<Option<Path<T>>> {}
+    impl RefusedExtractor<Option<MatchedPath>> for &&&TypeProbe<Option<MatchedPath>> {}
 }
 
 /// A head extractor: fine anywhere.
