@@ -210,15 +210,20 @@ impl TestStream {
     }
 
     /// The body's next chunk (data frame) as the app sends it, waiting for it; `None` at the
-    /// end of the body. Trailers are skipped. A test that may wait forever should bound it
-    /// with a timeout.
+    /// end of the body, which then lets go of its request as a server does once it has sent
+    /// a body whole (`close()` stops waiting for it). Trailers are skipped. A test that may
+    /// wait forever should bound it with a timeout.
     ///
     /// # Panics
     ///
     /// If the body fails (its stream returned an error); the message says why.
     pub async fn chunk(&mut self) -> Option<Bytes> {
         loop {
-            let frame = self.body.frame().await?;
+            let Some(frame) = self.body.frame().await else {
+                // The body, and the request's place in flight it holds, are done with.
+                self.body = ResponseBody::empty();
+                return None;
+            };
             let frame = frame.unwrap_or_else(|e| panic!("the response body failed: {e}"));
             if let Ok(data) = frame.into_data() {
                 return Some(data);
