@@ -542,3 +542,60 @@ async fn the_context_reads_the_body_with_extractors_and_needs_beside_it() {
     let wrong = client.post("/jobs/echo/3").body("{}").send().await;
     assert_eq!(wrong.status(), 415, "the context's own JSON read");
 }
+
+/// A body extractor of its own: the body must say "tea"; otherwise a plain-text 401 with a
+/// challenge header, or (for "coffee") a redirect.
+struct Tea;
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for Tea {
+    type Rejection = axum::response::Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        use axum::response::IntoResponse;
+        let body = String::from_request(request, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        match body.as_str() {
+            "tea" => Ok(Tea),
+            "coffee" => Err((StatusCode::SEE_OTHER, [("location", "/tea")]).into_response()),
+            _ => Err((
+                StatusCode::UNAUTHORIZED,
+                [("www-authenticate", "Tea")],
+                "tea drinkers only",
+            )
+                .into_response()),
+        }
+    }
+}
+
+struct Custom;
+
+#[route("/custom")]
+impl Custom {
+    #[post("/")]
+    async fn take(_tea: Tea) -> &'static str {
+        "welcome"
+    }
+}
+
+#[tokio::test]
+async fn a_plain_text_rejection_becomes_json_keeping_its_headers_and_others_pass_as_they_are() {
+    let app = App::builder().routes(Custom::routes()).build().unwrap();
+    let client = TestClient::new(app);
+    assert_eq!(
+        client.post("/custom").body("tea").send().await.text(),
+        "welcome"
+    );
+    let refused = client.post("/custom").body("water").send().await;
+    assert_eq!(refused.status(), 401);
+    assert_eq!(refused.header("www-authenticate"), Some("Tea"));
+    assert_eq!(refused.header("content-type"), Some("application/json"));
+    assert_eq!(
+        refused.json::<Value>(),
+        json!({ "error": "tea drinkers only" })
+    );
+    let redirected = client.post("/custom").body("coffee").send().await;
+    assert_eq!(redirected.status(), 303);
+    assert_eq!(redirected.header("location"), Some("/tea"));
+    assert_eq!(redirected.text(), "");
+}
