@@ -6,6 +6,9 @@
 //! - [`guide::providers`]: providers, values and the `#[provider]` macro
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
+//! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
+//!   refused
+//! - [`guide::streaming`]: streamed responses and server-sent events
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
 //! - [`guide::testing`]: overrides and `TestClient`
@@ -46,7 +49,9 @@ pub mod http {
     #[doc(no_inline)]
     pub use ::http::{HeaderMap, Method, Request, StatusCode, Uri, request::Parts};
     #[doc(no_inline)]
-    pub use axum_core::extract::FromRequestParts;
+    pub use axum_core::body::Body;
+    #[doc(no_inline)]
+    pub use axum_core::extract::{FromRequest, FromRequestParts};
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
     #[doc(no_inline)]
@@ -55,7 +60,7 @@ pub mod http {
     pub use green_tea_http::{
         ClientAddr, Guard, Handler, HandlerFuture, InFlightGuard, Layered, Limits, Path,
         PathParams, Plugin, Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn,
-        StepFuture, StepResult, TestRequest, TestResponse, Warning, reply_of,
+        StepFuture, StepResult, TestRequest, TestResponse, TestStream, Warning, reply_of,
     };
 }
 
@@ -104,9 +109,9 @@ pub use green_tea_macros::provider;
 /// `#[step(provides = "user", needs = ["sessions"])]` on a `fn` or `async fn`; without
 /// `provides` it is a guard, which only accepts or rejects. Its parameters, by type: the
 /// request head (`&Parts`, `&mut Parts`, `&HeaderMap`, `&Method`, `&Uri`), its needs (`&T` or
-/// `Arc<T>`, in `needs` order) and axum-core extractors (`Query<T>`, ...). It returns its
-/// value (a tuple for several keys, `()` for a guard), or a `Result` whose error is the
-/// response that rejects the request. The fn stays callable; a companion of the same name
+/// `Arc<T>`, in `needs` order) and axum-core extractors of the head (`Query<T>`, ...). It
+/// returns its value (a tuple for several keys, `()` for a guard), or a `Result` whose error is
+/// the response that rejects the request. The fn stays callable; a companion of the same name
 /// implements [`Step`](http::Step): register it with `.step(auth::step())`.
 ///
 /// ```
@@ -159,9 +164,12 @@ pub use green_tea_macros::step;
 /// Each method marked [`get`], [`post`], [`put`], [`patch`] or [`delete`] is a handler (an
 /// associated `fn` or `async fn` returning anything [`IntoResponse`](http::IntoResponse)). Its
 /// parameters: `#[needs("key")] x: &T` or `Arc<T>` for a graph value, `#[body] x: T` for the
-/// JSON body (`String` or `Bytes` for the raw one), and any axum-core extractor (`Path<T>`,
-/// `Query<T>`, `HeaderMap`...). `Type::routes()` lists the block's routes; `discover()` finds
-/// them too.
+/// JSON body (`String`, `Bytes` or `Vec<u8>` for the raw one), any axum-core extractor of the
+/// head (`Path<T>`, `Query<T>`, `HeaderMap`...), an axum-core extractor of the body as the last
+/// extractor (axum's `Json<T>`, `Form<T>`, `Multipart`...), and `request: RequestContext`.
+/// One of them reads the body; axum's router extractors (`axum::extract::Path`, `State`...)
+/// are refused: see the [extractors guide](guide::extractors). `Type::routes()` lists the
+/// block's routes; `discover()` finds them too.
 ///
 /// ```
 /// use green_tea::prelude::*;
@@ -247,8 +255,12 @@ pub mod guide {
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]
     pub mod routes {}
+    #[doc = include_str!("../docs/extractors.md")]
+    pub mod extractors {}
     #[doc = include_str!("../docs/middleware.md")]
     pub mod middleware {}
+    #[doc = include_str!("../docs/streaming.md")]
+    pub mod streaming {}
     /// Recipes: application policy written as ordinary providers.
     pub mod recipes {
         #[doc = include_str!("../docs/recipes/circuit-breakers.md")]

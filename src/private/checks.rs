@@ -1,7 +1,6 @@
 //! Compile-time assertions the macros emit, each spanned at the type it is about, so that its
 //! one error points there.
 
-use axum_core::extract::FromRequestParts;
 use axum_core::response::IntoResponse;
 
 /// Fails to compile, pointing at the type, unless a provided value can live in the graph.
@@ -9,10 +8,6 @@ pub fn assert_value<T: Send + Sync + 'static>() {}
 
 /// Fails to compile unless the provider struct can be shared across tasks.
 pub fn assert_provider_state<T: Send + Sync + 'static>() {}
-
-/// Fails to compile, pointing at the type, unless a step or handler parameter is an
-/// axum-core extractor.
-pub fn assert_extractor<T: FromRequestParts<()>>() {}
 
 /// Fails to compile, pointing at the handler's return type, unless its answer is a response.
 pub fn assert_response<R: IntoResponse>(answer: &R) {

@@ -3,10 +3,12 @@
 //!
 //! One concept per file: `returns` (what a declaration's fn may return), `checks` (compile-time
 //! assertions, each reported at the type), `probe` (the type probe that reports a bad type once
-//! and keeps it from failing every line that uses it), `route` (a handler's reads),
+//! and keeps it from failing every line that uses it), `route` (a handler's reads), `extract` (which extractors may go where, and reading the
+//! one that may read the body),
 //! `futures` (boxing a future only when its holder is `Send + Sync`).
 
 mod checks;
+mod extract;
 mod futures;
 mod probe;
 mod returns;
@@ -25,8 +27,10 @@ pub use green_tea_http::{
 pub use http::Method;
 pub use http::request::Parts;
 
-pub use checks::{
-    assert_extractor, assert_json_body, assert_provider_state, assert_response, assert_value,
+pub use checks::{assert_json_body, assert_provider_state, assert_response, assert_value};
+pub use extract::{
+    AxumRouterExtractor, BodyExtractor, BodyExtractorMisplaced, NotAnyExtractor, PartsExtractor,
+    ReadBody, ReadHead, ReadNothing, RefusedExtractor,
 };
 pub use futures::{SharedState, UnsharedState};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};

@@ -97,7 +97,7 @@ impl<T: FromRequestParts<()>> Extractor<T> for &TypeProbe<T> {
     }
 }
 
-/// The stand-in for a type that `assert_extractor` already reported; it never runs.
+/// The stand-in for a type that `check_extractor` already reported; it never runs.
 pub trait NotAnExtractor<T> {
     /// Never runs.
     fn extract<'a>(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use axum_core::body::Body;
-use axum_core::extract::FromRequestParts;
+use axum_core::extract::{FromRequest, FromRequestParts};
 use axum_core::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http::header::CONTENT_TYPE;
@@ -22,6 +22,7 @@ use green_tea_core::sibling::{self, AnyValue};
 use crate::app::{AppInner, CompiledRoute, InFlightGuard};
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
+use crate::extract::body;
 
 /// One request's values: its steps' outputs, in run order. Inline up to four (the common
 /// case), so that holding them costs no allocation per request.
@@ -254,15 +255,7 @@ impl RequestContext {
                 Poll::Ready(collected) => collected,
                 Poll::Pending => match Box::pin(tokio::time::timeout(timeout, collect)).await {
                     Ok(collected) => collected,
-                    Err(_elapsed) => {
-                        return Err(HttpError::with_status(
-                            http::StatusCode::REQUEST_TIMEOUT,
-                            format!(
-                                "the request body did not arrive within {} s",
-                                timeout.as_secs_f64()
-                            ),
-                        ));
-                    }
+                    Err(_elapsed) => return Err(body::timed_out(timeout)),
                 },
             };
         match collected {
@@ -275,13 +268,60 @@ impl RequestContext {
     }
 
     fn too_large(&self) -> HttpError {
-        HttpError::with_status(
-            http::StatusCode::PAYLOAD_TOO_LARGE,
-            format!(
-                "the request body is larger than {} bytes",
-                self.route().body_limit
-            ),
-        )
+        body::too_large(self.route().body_limit)
+    }
+
+    /// Runs an axum-core extractor that reads the body (`FromRequest`: axum's `Json`, `Form`,
+    /// `Multipart`, `Bytes`, `String`, `Request`...), giving it the request head and the body.
+    /// The body is held to the route's limit and to the body read timeout as [`bytes`]
+    /// holds it: past either, the answer is green-tea's 413 or 408, whatever the extractor
+    /// made of it; a body announced (`content-length`) past the limit is refused before the
+    /// extractor runs. A body that the extractor hands on (`Multipart`, `Body`, `Request`)
+    /// stays held to both while the handler reads it, and fails there with
+    /// http-body-util's `LengthLimitError` in its error chain (which axum's `Multipart`
+    /// answers with 413).
+    ///
+    /// A rejection is the extractor's response, except that a plain-text client error (all
+    /// of axum's rejections) is answered as green-tea's JSON error `{"error": "<its text>"}`
+    /// with the same status.
+    ///
+    /// The head and the body move into the extractor: afterwards [`parts`](Self::parts) is
+    /// empty and the body is taken. Needs can still be read.
+    ///
+    /// [`bytes`]: Self::bytes
+    pub async fn extract_body<E: FromRequest<()>>(&mut self) -> Result<E, Response> {
+        let body = self.0.body.take().ok_or_else(HttpError::internal)?;
+        let limit = self.route().body_limit;
+        let body = match body {
+            RequestBody::Hyper(body) => {
+                if body.size_hint().lower() > limit as u64 {
+                    return Err(self.too_large().into());
+                }
+                Body::new(body)
+            }
+            RequestBody::Boxed(body) => {
+                if body.size_hint().lower() > limit as u64 {
+                    return Err(self.too_large().into());
+                }
+                body
+            }
+        };
+        let timeout = self.0.app.limits.body_read_timeout;
+        let outcome = body::BodyOutcome::default();
+        let guarded = body::GuardedBody::new(body, limit, timeout, outcome.clone());
+        let parts = std::mem::replace(&mut self.0.parts, http::Request::new(()).into_parts().0);
+        let mut request = http::Request::from_parts(parts, Body::new(guarded));
+        // The route's limit is the one that holds: axum's default of 2 MB would otherwise cut
+        // a larger one short.
+        axum_core::extract::DefaultBodyLimit::disable().apply(&mut request);
+        let rejection = match E::from_request(request, &()).await {
+            Ok(extracted) => return Ok(extracted),
+            Err(rejection) => rejection.into_response(),
+        };
+        match outcome.error(limit, timeout) {
+            Some(error) => Err(error.into()),
+            None => Err(body::rejection(rejection).await),
+        }
     }
 
     /// The body as UTF-8 text (400 if it is not).

@@ -37,5 +37,5 @@ pub use route::{Handler, Route, RouteRegistration, join_paths};
 #[doc(hidden)]
 pub use serve::http_builder;
 pub use step::{Guard, Step, StepFn, StepRegistration};
-pub use test_client::{TestClient, TestRequest, TestResponse};
+pub use test_client::{TestClient, TestRequest, TestResponse, TestStream};
 pub use warning::Warning;

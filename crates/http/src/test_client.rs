@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::app::App;
+use crate::response::ResponseBody;
 
 /// Sends requests straight into an [`App`]: routing, steps, handlers and error bodies are all
 /// the real ones; only the socket is missing.
@@ -43,13 +44,19 @@ impl TestClient {
     }
 
     /// A request with any method.
+    ///
+    /// # Panics
+    ///
+    /// If `path` is not a valid request target (a mistake in the test).
     pub fn request(&self, method: Method, path: &str) -> TestRequest {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .expect("a valid request line");
         TestRequest {
             app: self.app.clone(),
-            method,
-            path: path.to_owned(),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
+            request,
         }
     }
 
@@ -83,10 +90,7 @@ impl TestClient {
 #[must_use = "a request does nothing until `send()`"]
 pub struct TestRequest {
     app: App,
-    method: Method,
-    path: String,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request<Body>,
 }
 
 impl TestRequest {
@@ -98,16 +102,15 @@ impl TestRequest {
     pub fn header(mut self, name: &str, value: &str) -> Self {
         let name = HeaderName::try_from(name).expect("a valid header name");
         let value = HeaderValue::try_from(value).expect("a valid header value");
-        self.headers.append(name, value);
+        self.request.headers_mut().append(name, value);
         self
     }
 
     /// A JSON body, with `content-type: application/json`.
     pub fn json<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
-        self.body = serde_json::to_vec(value)
-            .expect("a serializable value")
-            .into();
-        self.headers.insert(
+        let json = serde_json::to_vec(value).expect("a serializable value");
+        *self.request.body_mut() = Body::from(json);
+        self.request.headers_mut().insert(
             http::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
@@ -116,19 +119,13 @@ impl TestRequest {
 
     /// A raw body (set the content type yourself).
     pub fn body(mut self, body: impl Into<Bytes>) -> Self {
-        self.body = body.into();
+        *self.request.body_mut() = Body::from(body.into());
         self
     }
 
     /// Sends it through the app and reads the whole response.
     pub async fn send(self) -> TestResponse {
-        let mut request = Request::builder()
-            .method(self.method)
-            .uri(&self.path)
-            .body(Body::from(self.body))
-            .expect("a valid request line");
-        *request.headers_mut() = self.headers;
-        let response = self.app.handle(request).await;
+        let response = self.app.handle(self.request).await;
         let (parts, body) = response.into_parts();
         let body = body
             .collect()
@@ -140,6 +137,111 @@ impl TestRequest {
             headers: parts.headers,
             body,
         }
+    }
+
+    /// Sends it through the app and returns the response once its head is ready, with its
+    /// body unread: read it chunk by chunk with [`TestStream::chunk`], as a client of a
+    /// streamed response (server-sent events, a large download) does. Dropping the
+    /// `TestStream` drops the body, as a client that goes away does.
+    ///
+    /// ```
+    /// use green_tea::http::{App, Body, Route, TestClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::get("/count", |_| async {
+    ///         let parts = ["one ", "two ", "three"].map(Ok::<_, std::convert::Infallible>);
+    ///         Body::from_stream(futures_util::stream::iter(parts))
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app.clone());
+    /// let mut response = client.get("/count").send_streaming().await;
+    /// assert_eq!(response.status(), 200);
+    /// assert_eq!(response.chunk().await.unwrap(), "one ");
+    /// assert_eq!(response.chunk().await.unwrap(), "two ");
+    /// assert_eq!(response.chunk().await.unwrap(), "three");
+    /// assert_eq!(response.chunk().await, None);
+    /// app.close().await.unwrap();
+    /// # }
+    /// ```
+    pub async fn send_streaming(self) -> TestStream {
+        let response = self.app.handle(self.request).await;
+        let (parts, body) = response.into_parts();
+        TestStream {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        }
+    }
+}
+
+/// A response whose body is read as it comes, from
+/// [`TestRequest::send_streaming`].
+pub struct TestStream {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: ResponseBody,
+}
+
+impl std::fmt::Debug for TestStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestStream")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TestStream {
+    /// The status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// One header as text, if present and text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The body's next chunk (data frame) as the app sends it, waiting for it; `None` at the
+    /// end of the body, which then lets go of its request as a server does once it has sent
+    /// a body whole (`close()` stops waiting for it). Trailers are skipped. A test that may
+    /// wait forever should bound it with a timeout.
+    ///
+    /// # Panics
+    ///
+    /// If the body fails (its stream returned an error); the message says why.
+    pub async fn chunk(&mut self) -> Option<Bytes> {
+        loop {
+            let Some(frame) = self.body.frame().await else {
+                // The body, and the request's place in flight it holds, are done with.
+                self.body = ResponseBody::empty();
+                return None;
+            };
+            let frame = frame.unwrap_or_else(|e| panic!("the response body failed: {e}"));
+            if let Ok(data) = frame.into_data() {
+                return Some(data);
+            }
+        }
+    }
+
+    /// The rest of the body, read to its end.
+    ///
+    /// # Panics
+    ///
+    /// If the body fails.
+    pub async fn rest(mut self) -> Bytes {
+        let mut rest = bytes::BytesMut::new();
+        while let Some(chunk) = self.chunk().await {
+            rest.extend_from_slice(&chunk);
+        }
+        rest.freeze()
     }
 }
 

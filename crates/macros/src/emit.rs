@@ -45,11 +45,12 @@ pub(crate) fn probe_traits() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use ::green_tea::__private::{
-            AnyReply as _, Extractor as _, GraphValue as _, JsonBody as _, NotAGraphValue as _,
-            NotAJsonBody as _, NotAReply as _, NotARouteValue as _, NotAnExtractor as _,
-            OwnReply as _, RouteValue as _, SharedRoute as _, SharedState as _,
-            UnsharedRoute as _, UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _,
-            ValueIsSync as _,
+            AnyReply as _, BodyExtractor as _, Extractor as _, GraphValue as _, JsonBody as _,
+            NotAGraphValue as _, NotAJsonBody as _, NotAReply as _, NotARouteValue as _,
+            NotAnExtractor as _, NotAnyExtractor as _, OwnReply as _, PartsExtractor as _,
+            ReadBody as _, ReadHead as _, ReadNothing as _, RefusedExtractor as _,
+            RouteValue as _, SharedRoute as _, SharedState as _, UnsharedRoute as _,
+            UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
         };
     }
 }
@@ -198,9 +199,16 @@ pub(crate) fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-/// Compile-time checks that every graph value is `Send + Sync + 'static` and every extractor
-/// an extractor, each spanned at its type so the one error it may raise points there.
-pub(crate) fn checks(values: &[Type], extractors: &[Type], json_bodies: &[Type]) -> TokenStream {
+/// Compile-time checks that every graph value is `Send + Sync + 'static`, every extractor
+/// an extractor of the request head (`extractors`) or of the head and body (`body_extractor`,
+/// a handler's last), and none of axum's router extractors, each spanned at its type so the
+/// one error it may raise points there.
+pub(crate) fn checks(
+    values: &[Type],
+    extractors: &[Type],
+    body_extractor: Option<&Type>,
+    json_bodies: &[Type],
+) -> TokenStream {
     let uses = probe_traits();
     let checks = values.iter().map(|ty| {
         // The probe picks the `check` that can fail for this type, and the error points at
@@ -211,7 +219,12 @@ pub(crate) fn checks(values: &[Type], extractors: &[Type], json_bodies: &[Type])
     });
     let extractors = extractors.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            ::green_tea::__private::assert_extractor::<#ty>();
+            (&&&&::green_tea::__private::TypeProbe::<#ty>::new()).check_extractor();
+        }
+    });
+    let body_extractor = body_extractor.map(|ty| {
+        quote_spanned! {ty.span()=>
+            (&&&&::green_tea::__private::TypeProbe::<#ty>::new()).check_last_extractor();
         }
     });
     let json_bodies = json_bodies.iter().map(|ty| {
@@ -226,6 +239,7 @@ pub(crate) fn checks(values: &[Type], extractors: &[Type], json_bodies: &[Type])
                 #uses
                 #(#checks)*
                 #(#extractors)*
+                #body_extractor
                 #(#json_bodies)*
             }
         };
@@ -237,6 +251,12 @@ pub(crate) fn checks(values: &[Type], extractors: &[Type], json_bodies: &[Type])
 pub(crate) fn extract(ty: &Type, parts: TokenStream) -> TokenStream {
     let probe = probe(ty);
     quote!(#probe.extract(#parts))
+}
+
+/// `(&&&TypeProbe::<ty>::new()).extract_last(request)`: a handler's last extractor, which
+/// reads the head if it is a head extractor and the head and body if it is a body extractor.
+pub(crate) fn extract_last(ty: &Type, request: TokenStream) -> TokenStream {
+    quote!((&&&::green_tea::__private::TypeProbe::<#ty>::new()).extract_last(#request))
 }
 
 /// The `#[cfg]` attributes among `attrs`, to repeat on everything generated for the item.

@@ -1,6 +1,7 @@
 //! Extractors of green-tea's own routing (path parameters) and of the query string. Both
 //! implement axum-core's `FromRequestParts`, like every other extractor a handler may take.
 
+pub(crate) mod body;
 mod params;
 mod path;
 mod query;

@@ -85,7 +85,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         .chain(needed.iter().map(|n| &n.ty))
         .cloned()
         .collect();
-    let checks = emit::checks(&checked, &[], &[]);
+    let checks = emit::checks(&checked, &[], None, &[]);
     let registration = provider_emit::registration(&name_text, quote!(#self_ty::provider()));
     let register = format!(".provider({name_text}::provider())");
     let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);

@@ -185,7 +185,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             syn::parse2(types::replace_self(quote!(#ty), self_ty)).unwrap_or_else(|_| ty.clone())
         })
         .collect();
-    let checks = emit::checks(&checked, &[], &[]);
+    let checks = emit::checks(&checked, &[], None, &[]);
     let registration = provider_emit::registration(&name_text, make);
     let register = format!(".provider({name_text}::{made_with}())");
     let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);

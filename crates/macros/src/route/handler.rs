@@ -55,6 +55,8 @@ pub(super) enum Param {
     },
     /// Any other parameter: an axum-core extractor.
     Extract(Type),
+    /// `request: RequestContext`: the request itself, its body unread.
+    Context,
 }
 
 /// How `#[body]` reads the body.
@@ -66,6 +68,9 @@ pub(super) enum BodyRead {
     Text,
     /// `request.bytes()`, for `Bytes`.
     Bytes,
+    /// `request.bytes()` into a vector, for `Vec<u8>` (a JSON array of numbers is never what
+    /// a `Vec<u8>` body means).
+    Vec,
 }
 
 /// The HTTP method of a method attribute, if `attr` is one.
@@ -128,6 +133,9 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
     let mut params = Vec::new();
     // Where the body went, for a second `#[body]`: `` `order` ``, or a pattern's description.
     let mut body: Option<String> = None;
+    // Where the request's context went: `` as `request` ``.
+    let mut context: Option<String> = None;
+    let mut context_name: Option<String> = None;
     let names: Vec<Option<&Ident>> = sig.inputs.iter().map(param_name).collect();
     for ((input, markers), param_ident) in sig.inputs.iter().zip(&markers).zip(names) {
         let typed = match input {
@@ -154,6 +162,17 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
         let param = match markers.first() {
             Some(marker) if marker.path().is_ident("needs") => needs_param(marker, ty),
             Some(marker) => body_param(marker, ty).and_then(|param| {
+                if let Some(context) = &context {
+                    return Err(syn::Error::new_spanned(
+                        marker,
+                        format!(
+                            "`{name}` takes the request's context {context}, which carries \
+                             the body: read it with `{context_name}.json()` (or `.bytes()`, \
+                             `.text()`), or take `#[body]` without the context",
+                            context_name = context_name.as_deref().unwrap_or("request"),
+                        ),
+                    ));
+                }
                 if let Some(earlier) = &body {
                     return Err(syn::Error::new_spanned(
                         marker,
@@ -169,7 +188,33 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
                 ));
                 Ok(param)
             }),
-            None => plain_param(typed, ty),
+            None => plain_param(typed, ty).and_then(|param| {
+                if !matches!(param, Param::Context) {
+                    return Ok(param);
+                }
+                let this = param_ident.map_or_else(
+                    || "in an earlier parameter".to_owned(),
+                    |ident| format!("as `{ident}`"),
+                );
+                if let Some(context) = &context {
+                    return Err(syn::Error::new_spanned(
+                        ty,
+                        format!("`{name}` already takes the request's context {context}"),
+                    ));
+                }
+                if let Some(earlier) = &body {
+                    return Err(syn::Error::new_spanned(
+                        ty,
+                        format!(
+                            "`{name}` already reads the body into {earlier}, and the request's \
+                             context carries the body: take one of them"
+                        ),
+                    ));
+                }
+                context = Some(this);
+                context_name = param_ident.map(ToString::to_string);
+                Ok(param)
+            }),
         };
         match param {
             Ok(param) => params.push(param),
@@ -265,7 +310,7 @@ fn body_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
         return Err(syn::Error::new_spanned(
             marker,
             "`#[body]` takes no arguments: its parameter's type says how the body is read \
-             (JSON into any `T: Deserialize`, or `String`, or `Bytes`)",
+             (JSON into any `T: Deserialize`; the raw body for `String`, `Bytes` or `Vec<u8>`)",
         ));
     }
     let last = match types::unwrap_group(ty) {
@@ -277,9 +322,16 @@ fn body_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
             .map(|s| s.ident.to_string()),
         _ => None,
     };
+    let is_byte_vec = match types::unwrap_group(ty) {
+        Type::Path(path) => types::single_type_arg(path, "Vec").is_some_and(|item| {
+            matches!(types::unwrap_group(item), Type::Path(item) if item.path.is_ident("u8"))
+        }),
+        _ => false,
+    };
     let read = match last.as_deref() {
         Some("String") => BodyRead::Text,
         Some("Bytes") => BodyRead::Bytes,
+        _ if is_byte_vec => BodyRead::Vec,
         _ => BodyRead::Json,
     };
     Ok(Param::Body {
@@ -288,7 +340,37 @@ fn body_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
     })
 }
 
+/// `RequestContext` (by its last segment: the macro sees no types).
+fn is_context(ty: &Type) -> bool {
+    match types::unwrap_group(ty) {
+        Type::Path(path) => {
+            types::last_ident_is(path, "RequestContext")
+                && path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
 fn plain_param(typed: &syn::PatType, ty: &Type) -> syn::Result<Param> {
+    if is_context(ty) {
+        return Ok(Param::Context);
+    }
+    if let Type::Reference(reference) = types::unwrap_group(ty) {
+        if is_context(&reference.elem) {
+            let pat = typed.pat.to_token_stream().to_string();
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "take the request's context by value, `{pat}: RequestContext`: the \
+                     handler gets the request itself"
+                ),
+            ));
+        }
+    }
     let is_value = match types::unwrap_group(ty) {
         Type::Reference(_) => true,
         Type::Path(path) => types::single_type_arg(path, "Arc").is_some(),

@@ -175,6 +175,20 @@ fn expand_route(
     let mut extractors = Vec::new();
     let mut json_bodies = Vec::new();
     let into_reply = quote!(::green_tea::__private::IntoReply::into_reply);
+    // The one parameter that may read the body, when no `#[body]` and no context does: the
+    // last extractor. Every other extractor reads the head only.
+    let takes_context = handler.params.iter().any(|p| matches!(p, Param::Context));
+    let reads_body = takes_context
+        || handler
+            .params
+            .iter()
+            .any(|p| matches!(p, Param::Body { .. }));
+    let body_extractor = handler
+        .params
+        .iter()
+        .rposition(|p| matches!(p, Param::Extract(_)))
+        .filter(|_| !reads_body);
+    let mut last_extractor = None;
     for (index, param) in handler.params.iter().enumerate() {
         let var = format_ident!("__arg{}", index);
         match param {
@@ -182,9 +196,12 @@ fn expand_route(
                 let ty = outside(&value.ty);
                 let probe = emit::probe(&ty);
                 let need_index = proc_macro2::Literal::usize_unsuffixed(needs.len());
-                let read = match value.pass {
-                    Pass::Arc => quote!(request_need),
-                    Pass::Ref => quote!(request_need_ref),
+                // With the context passed on, a need cannot borrow from it: it is read as
+                // its `Arc`, and a `&T` parameter borrows from that.
+                let (read, arg) = match value.pass {
+                    Pass::Arc => (quote!(request_need), quote!(#var)),
+                    Pass::Ref if takes_context => (quote!(request_need), quote!(&*#var)),
+                    Pass::Ref => (quote!(request_need_ref), quote!(#var)),
                 };
                 need_reads.extend(quote! {
                     let #var = match #probe.#read(&__request, #need_index) {
@@ -194,6 +211,21 @@ fn expand_route(
                 });
                 needs.push(quote!(let __route = #probe.route_needs(__route, #key);));
                 checked.push(ty);
+                args.push(arg);
+            }
+            Param::Context => args.push(quote!(__request)),
+            Param::Extract(ty) if body_extractor == Some(index) => {
+                let ty = outside(ty);
+                let extract = emit::extract_last(&ty, quote!(&mut __request));
+                extract_reads.extend(quote! {
+                    let #var = match #extract.await {
+                        ::std::result::Result::Ok(value) => value,
+                        ::std::result::Result::Err(rejection) => {
+                            return ::green_tea::__private::reply_of(rejection);
+                        }
+                    };
+                });
+                last_extractor = Some(ty);
                 args.push(quote!(#var));
             }
             Param::Extract(ty) => {
@@ -222,11 +254,15 @@ fn expand_route(
                         quote_spanned!(at=> #probe.json_body(&mut __request))
                     }
                     BodyRead::Text => quote_spanned!(at=> __request.text()),
-                    BodyRead::Bytes => quote_spanned!(at=> __request.bytes()),
+                    BodyRead::Bytes | BodyRead::Vec => quote_spanned!(at=> __request.bytes()),
+                };
+                let value = match read {
+                    BodyRead::Vec => quote!(::std::vec::Vec::<u8>::from(value)),
+                    _ => quote!(value),
                 };
                 body_read.extend(quote! {
                     let #var = match #call.await {
-                        ::std::result::Result::Ok(value) => value,
+                        ::std::result::Result::Ok(value) => #value,
                         ::std::result::Result::Err(rejection) => return #into_reply(rejection),
                     };
                 });
@@ -277,7 +313,7 @@ fn expand_route(
     let state = quote!((&&::green_tea::__private::TypeProbe::<(#(#held,)*)>::new()));
     let route_new = quote_spanned!(at_method=> route);
     let uses = emit::probe_traits();
-    let checks = emit::checks(&checked, &extractors, &json_bodies);
+    let checks = emit::checks(&checked, &extractors, last_extractor.as_ref(), &json_bodies);
     let cfgs = &handler.cfgs;
     quote! {
         #(#cfgs)*

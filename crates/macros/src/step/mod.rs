@@ -154,7 +154,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             })
         }
     };
-    let checks = emit::checks(&checked, &extractors, &[]);
+    let checks = emit::checks(&checked, &extractors, None, &[]);
     let cfgs = emit::cfgs(&item.attrs);
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Step);
     let register = format!(".step({name_text}::step())");

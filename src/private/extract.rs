@@ -1,0 +1,194 @@
+//! A handler's and a step's extractors, checked at compile time and read at run time through
+//! the type probe (see `probe`): which may read the body, which are refused, and the read of
+//! the one that may.
+//!
+//! Checks go from the most specific probe to the least, one trait each:
+//! - `&&&TypeProbe<T>`, `RefusedExtractor`: axum's extractors of its router's state (`Path`,
+//!   `MatchedPath`, `State`...), refused with a message that names green-tea's way;
+//! - `&&TypeProbe<T>`, `PartsExtractor`: a `FromRequestParts<()>`, fine anywhere;
+//! - `&TypeProbe<T>`, `BodyExtractor`: a `FromRequest<()>`, fine as the body's reader and
+//!   refused anywhere else;
+//! - `TypeProbe<T>`, `NotAnyExtractor`: anything else, reported as not an extractor.
+
+use std::future::Future;
+
+use axum_core::extract::{FromRequest, FromRequestParts};
+use axum_core::response::{IntoResponse, Response};
+use green_tea_http::RequestContext;
+
+use super::probe::TypeProbe;
+
+/// Never implemented: the bound that reports one of axum's router extractors.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` reads what only axum's `Router` (or `axum::serve`) puts in a request, and \
+               green-tea routes and serves requests itself",
+    label = "axum's router extractor: refused in green-tea",
+    note = "for path parameters take green-tea's `Path<T>` (`green_tea::http::Path`, in the \
+            prelude); the route's template is in `app.explain(path)`",
+    note = "for shared state take a graph value: `#[needs(\"key\")] value: &T`",
+    note = "see the extractors guide: `green_tea::guide::extractors`"
+)]
+pub trait AxumRouterExtractor {}
+
+/// Never implemented: the bound that reports a body extractor where it cannot read the body.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` reads the request body, and cannot here",
+    label = "reads the body",
+    note = "a body extractor (`FromRequest`) must be a route handler's last extractor, and the \
+            only parameter that reads the body: not with `#[body]` or a `RequestContext`, \
+            and never in a step, which sees only the request head",
+    note = "`#[body] x: T` reads JSON; a body extractor (`Json<T>`, `Form<T>`, `Bytes`...) \
+            reads the body its own way: take one of them"
+)]
+pub trait BodyExtractorMisplaced {}
+
+/// Refuses axum's router extractors, whatever their place.
+pub trait RefusedExtractor<T> {
+    /// Fails to compile, pointing at the type.
+    fn check_extractor(&self)
+    where
+        T: AxumRouterExtractor,
+    {
+    }
+    /// The same for the body's reader.
+    fn check_last_extractor(&self)
+    where
+        T: AxumRouterExtractor,
+    {
+    }
+}
+
+#[cfg(feature = "axum")]
+mod refused {
+    use super::{RefusedExtractor, TypeProbe};
+    use axum::extract::{ConnectInfo, MatchedPath, NestedPath, Path, RawPathParams, State};
+
+    impl<T> RefusedExtractor<Path<T>> for &&&TypeProbe<Path<T>> {}
+    impl RefusedExtractor<RawPathParams> for &&&TypeProbe<RawPathParams> {}
+    impl RefusedExtractor<MatchedPath> for &&&TypeProbe<MatchedPath> {}
+    impl RefusedExtractor<NestedPath> for &&&TypeProbe<NestedPath> {}
+    impl<S> RefusedExtractor<State<S>> for &&&TypeProbe<State<S>> {}
+    impl<T> RefusedExtractor<ConnectInfo<T>> for &&&TypeProbe<ConnectInfo<T>> {}
+    // Optional forms, which would silently be `None`.
+    impl<T> RefusedExtractor<Option<Path<T>>> for &&&TypeProbe<Option<Path<T>>> {}
+    impl RefusedExtractor<Option<MatchedPath>> for &&&TypeProbe<Option<MatchedPath>> {}
+}
+
+/// A head extractor: fine anywhere.
+pub trait PartsExtractor {
+    /// Compiles.
+    fn check_extractor(&self) {}
+    /// Compiles.
+    fn check_last_extractor(&self) {}
+}
+
+impl<T: FromRequestParts<()>> PartsExtractor for &&TypeProbe<T> {}
+
+/// A body extractor: fine as the body's reader, reported anywhere else.
+pub trait BodyExtractor<T> {
+    /// Fails to compile, pointing at the type: it would read the body, and cannot here.
+    fn check_extractor(&self)
+    where
+        T: BodyExtractorMisplaced,
+    {
+    }
+    /// Compiles.
+    fn check_last_extractor(&self) {}
+}
+
+impl<T: FromRequest<()>> BodyExtractor<T> for &TypeProbe<T> {}
+
+/// Anything else: reported as not an extractor, with axum-core's note.
+pub trait NotAnyExtractor<T> {
+    /// Fails to compile, pointing at the type.
+    fn check_extractor(&self)
+    where
+        T: FromRequestParts<()>,
+    {
+    }
+    /// Fails to compile, pointing at the type.
+    fn check_last_extractor(&self)
+    where
+        T: FromRequestParts<()>,
+    {
+    }
+}
+
+impl<T> NotAnyExtractor<T> for TypeProbe<T> {}
+
+/// Reading a handler's last extractor, which may read the body: a head extractor reads the
+/// head (as every other extractor does), a body extractor gets the head and the body.
+pub trait ReadHead<T> {
+    /// `T::from_request_parts(request.parts_mut(), &())`.
+    fn extract_last<'a>(
+        &self,
+        request: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a;
+}
+
+impl<T: FromRequestParts<()>> ReadHead<T> for &&TypeProbe<T> {
+    // Spelled out to match the trait, which promises `Send`.
+    #[allow(clippy::manual_async_fn)]
+    fn extract_last<'a>(
+        &self,
+        request: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a,
+    {
+        async move {
+            T::from_request_parts(request.parts_mut(), &())
+                .await
+                .map_err(IntoResponse::into_response)
+        }
+    }
+}
+
+/// A body extractor's read.
+pub trait ReadBody<T> {
+    /// `request.extract_body::<T>()`.
+    fn extract_last<'a>(
+        &self,
+        request: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a;
+}
+
+impl<T: FromRequest<()>> ReadBody<T> for &TypeProbe<T> {
+    fn extract_last<'a>(
+        &self,
+        request: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a,
+    {
+        request.extract_body::<T>()
+    }
+}
+
+/// The stand-in for a type that the checks already reported; it never runs.
+pub trait ReadNothing<T> {
+    /// Never runs.
+    fn extract_last<'a>(
+        &self,
+        request: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a;
+}
+
+impl<T> ReadNothing<T> for TypeProbe<T> {
+    fn extract_last<'a>(
+        &self,
+        _: &'a mut RequestContext,
+    ) -> impl Future<Output = Result<T, Response>> + Send + 'a
+    where
+        T: 'a,
+    {
+        // Never polled: the crate does not compile.
+        std::future::pending()
+    }
+}
