@@ -26,6 +26,8 @@ use super::probe::TypeProbe;
     note = "for path parameters take green-tea's `Path<T>` (`green_tea::http::Path`, in the \
             prelude); the route's template is in `app.explain(path)`",
     note = "for shared state take a graph value: `#[needs(\"key\")] value: &T`",
+    note = "for the client's address (`ConnectInfo`) take the request value `clientAddr`: \
+            `#[needs(\"clientAddr\")] client: &ClientAddr`",
     note = "see the extractors guide: `green_tea::guide::extractors`"
 )]
 pub trait AxumRouterExtractor {}
