@@ -14,13 +14,13 @@ profiles() {
 }
 
 # The feature a binary needs: its name without `-server` (the loopback servers) or `-inproc`
-# (the in-process drivers); both green-tea forms (`green-tea-*`, `green-tea-wired-*`) are
-# `green-tea`.
+# (the in-process drivers); every green-tea binary (`green-tea-*`, `green-tea-wired-*`,
+# `green-tea-layered-*`) is `green-tea`.
 feature_of() {
     local feature=${1%-server}
     feature=${feature%-inproc}
     case $feature in
-        green-tea-wired) echo green-tea ;;
+        green-tea-wired | green-tea-layered) echo green-tea ;;
         *) echo "$feature" ;;
     esac
 }

@@ -55,12 +55,18 @@ impl Health {
 
 /// The app, built but not started (the caller runs `app.start()` on its runtime).
 pub fn app() -> App {
-    App::builder()
-        .provider(billing_api::provider())
-        .provider(billing::provider())
-        .step(request_id::step())
+    builder()
         .routes(Orders::routes())
         .routes(Health::routes())
         .build()
         .expect("a valid graph")
+}
+
+/// The app's providers and step, without routes (green-tea-layered-inproc adds them under
+/// layers).
+pub fn builder() -> AppBuilder {
+    App::builder()
+        .provider(billing_api::provider())
+        .provider(billing::provider())
+        .step(request_id::step())
 }

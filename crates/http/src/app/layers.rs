@@ -39,7 +39,17 @@ use crate::response::{IntoReply, Reply, reply_of};
 /// `RequestBodyLimitLayer` does); an axum-core [`Response`] comes out; it never fails (errors
 /// are responses).
 #[derive(Clone)]
-pub struct Layered(BoxCloneSyncService<Request<Body>, Response, Infallible>);
+pub struct Layered(Inner);
+
+/// The app's and a route's own entries are held as they are, not boxed: the innermost
+/// service is cloned and called on every request, and a box would cost an allocation for
+/// each clone and another for each call's future.
+#[derive(Clone)]
+enum Inner {
+    App(AppEntry),
+    Route(RouteEntry),
+    Boxed(BoxCloneSyncService<Request<Body>, Response, Infallible>),
+}
 
 impl Layered {
     pub(crate) fn new<S>(service: S) -> Self
@@ -51,7 +61,7 @@ impl Layered {
             + 'static,
         S::Future: Send + 'static,
     {
-        Layered(BoxCloneSyncService::new(service))
+        Layered(Inner::Boxed(BoxCloneSyncService::new(service)))
     }
 }
 
@@ -71,11 +81,19 @@ where
     type Future = BoxFuture<'static, Result<Response, Infallible>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
+        match &mut self.0 {
+            Inner::App(_) | Inner::Route(_) => Poll::Ready(Ok(())),
+            Inner::Boxed(service) => service.poll_ready(cx),
+        }
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        self.0.call(request.map(Body::new))
+        let request = request.map(Body::new);
+        match &mut self.0 {
+            Inner::App(entry) => entry.call(request),
+            Inner::Route(entry) => entry.call(request),
+            Inner::Boxed(service) => service.call(request),
+        }
     }
 }
 
@@ -137,12 +155,12 @@ pub(crate) fn stack(innermost: Layered, layers: Vec<ApplyLayer>) -> Layered {
 /// Holds the app weakly: the app holds its layers, and a strong reference back would keep an
 /// app that is dropped alive.
 pub(crate) fn app_entry(app: Weak<AppInner>) -> Layered {
-    Layered::new(AppEntry(app))
+    Layered(Inner::App(AppEntry(app)))
 }
 
 /// One route's steps and handler under the route's own layers.
 pub(crate) fn route_entry(app: Weak<AppInner>, route: RouteId) -> Layered {
-    Layered::new(RouteEntry { app, route })
+    Layered(Inner::Route(RouteEntry { app, route }))
 }
 
 #[derive(Clone)]
