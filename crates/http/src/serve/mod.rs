@@ -1,8 +1,10 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
 
 mod connections;
+mod listener;
 mod protocol;
 mod settings;
+mod transport;
 mod watched;
 
 use std::future::Future;
@@ -13,7 +15,8 @@ use std::time::Duration;
 
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use crate::app::{App, InFlightBody};
@@ -21,10 +24,11 @@ use crate::error::Error;
 use crate::response::Reply;
 pub(crate) use connections::Busy;
 use connections::{Connection, Connections, Ended};
-use protocol::{Detect, Protocol};
+use listener::Listener;
+use protocol::Protocol;
 use settings::Http;
 pub use settings::http_builder;
-use watched::Watched;
+use transport::{Plain, Transport};
 
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
@@ -46,7 +50,23 @@ impl App {
         listener: TcpListener,
         signal: impl Future<Output = ()> + Send,
     ) -> Result<(), Error> {
-        let local = listener.local_addr()?;
+        self.serve_on(listener, Plain, signal).await
+    }
+
+    /// The accept loop of every `serve*`: accepts from `listener` and serves each connection
+    /// in a task of its own, `transport` making it ready (protocol detection, TLS), until
+    /// `signal` or `close()`; then drains and closes.
+    async fn serve_on<L, T>(
+        &self,
+        listener: L,
+        transport: T,
+        signal: impl Future<Output = ()> + Send,
+    ) -> Result<(), Error>
+    where
+        L: Listener,
+        T: Transport<L::Stream>,
+    {
+        let local = listener.local()?;
         tracing::info!(%local, "serving");
         let mut closing = self.inner.shutdown.subscribe();
         let limits = &self.inner.limits;
@@ -59,7 +79,20 @@ impl App {
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => self.spawn_connection(&http, &connections, &mut tasks, stream, peer),
+                    Ok((stream, peer)) => {
+                        // The task's future is `serve_connection`'s own, with everything built
+                        // inside it: a future built outside and awaited inside would be held
+                        // twice (as the captured value and as the awaited one), and it is the
+                        // largest part of an idle connection's memory.
+                        tasks.spawn(serve_connection(
+                            self.clone(),
+                            Arc::clone(&http),
+                            transport.clone(),
+                            connections.open(),
+                            stream,
+                            peer,
+                        ));
+                    }
                     Err(error) => {
                         // Out of file descriptors and the like: back off instead of spinning.
                         tracing::warn!(%error, "accept failed");
@@ -88,75 +121,59 @@ impl App {
         tasks.abort_all();
         closed.map_err(Error::from)
     }
-
-    fn spawn_connection(
-        &self,
-        http: &Arc<Http>,
-        connections: &Connections,
-        tasks: &mut JoinSet<()>,
-        stream: TcpStream,
-        peer: SocketAddr,
-    ) {
-        // The task's future is `serve_connection`'s own, with everything built inside it: a
-        // future built outside and awaited inside would be held twice (as the captured value
-        // and as the awaited one), and it is the largest part of an idle connection's memory.
-        tasks.spawn(serve_connection(
-            self.clone(),
-            Arc::clone(http),
-            connections.open(),
-            stream,
-            peer,
-        ));
-    }
 }
 
-/// Serves one connection until it ends, and says how it ended.
-async fn serve_connection(
+/// Serves one connection until it ends, and says how it ended. `peer` is the client's
+/// address, `None` on a Unix domain socket.
+async fn serve_connection<S, T: Transport<S>>(
     app: App,
     http: Arc<Http>,
+    transport: T,
     connection: Arc<Connection>,
-    stream: TcpStream,
-    peer: SocketAddr,
+    stream: S,
+    peer: Option<SocketAddr>,
 ) {
-    match serve_protocol(app, http, connection, stream).await {
+    let ended = match transport.start(stream, &connection).await {
+        Ok((io, protocol)) => serve_protocol(app, http, connection, io, protocol, peer).await,
+        Err(Ended::Served(())) => Ended::Served(Ok(())),
+        Err(Ended::Idle) => Ended::Idle,
+        Err(Ended::Stalled) => Ended::Stalled,
+    };
+    let peer = peer.map(tracing::field::display);
+    match ended {
         Ended::Served(Ok(())) => {}
         Ended::Served(Err(error)) => {
-            tracing::debug!(%peer, %error, "connection ended with an error");
+            tracing::debug!(peer, %error, "connection ended with an error");
         }
         Ended::Idle => {
-            tracing::debug!(%peer, "no request within the head read timeout; connection closed");
+            tracing::debug!(
+                peer,
+                "no request within the head read timeout; connection closed"
+            );
         }
         Ended::Stalled => {
-            tracing::debug!(%peer, "the client took none of the response within the write timeout; connection closed");
+            tracing::debug!(
+                peer,
+                "the client took none of the response within the write timeout; connection closed"
+            );
         }
     }
 }
 
-/// Tells the connection's protocol from its first bytes, then hands it to hyper's HTTP/1 or
-/// HTTP/2 connection, each driven by the registry (idle and stalled connections, graceful
-/// shutdown). Waiting for the first bytes counts as idle, so a client that sends nothing is
-/// closed after the head read timeout as any idle connection is.
-async fn serve_protocol(
+/// Hands a connection to hyper's HTTP/1 or HTTP/2 connection, each driven by the registry
+/// (idle and stalled connections, graceful shutdown). The one place where the service that
+/// answers a connection's requests is built, whatever the listener and transport.
+async fn serve_protocol<I>(
     app: App,
     http: Arc<Http>,
     connection: Arc<Connection>,
-    stream: TcpStream,
-) -> Ended<Result<(), hyper::Error>> {
-    let protocol = match connection
-        .serve(pin!(Detect::new(&stream)), Detect::cancel)
-        .await
-    {
-        Ended::Served(Ok(Some(protocol))) => protocol,
-        // Closed by the client before a byte came, or given up on: idle for too long, or the
-        // server is draining.
-        Ended::Served(Ok(None)) => return Ended::Served(Ok(())),
-        Ended::Served(Err(error)) => {
-            tracing::debug!(%error, "reading a new connection's first bytes failed");
-            return Ended::Served(Ok(()));
-        }
-        Ended::Idle => return Ended::Idle,
-        Ended::Stalled => return Ended::Stalled,
-    };
+    io: I,
+    protocol: Protocol,
+    _peer: Option<SocketAddr>,
+) -> Ended<Result<(), hyper::Error>>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let service = hyper::service::service_fn({
         let connection = Arc::clone(&connection);
         move |request: http::Request<Incoming>| {
@@ -170,7 +187,7 @@ async fn serve_protocol(
             })
         }
     });
-    let io = TokioIo::new(Watched::new(stream, Arc::clone(&connection)));
+    let io = TokioIo::new(io);
     match protocol {
         Protocol::Http1 => {
             let served = pin!(http.http1.serve_connection(io, service).with_upgrades());
