@@ -1,5 +1,5 @@
-//! What the server accepts connections on, each handing over a stream and the client's
-//! address where it has one.
+//! What the server accepts connections on: a TCP listener, or a Unix domain socket's
+//! (`unix.rs`), each handing over a stream and the client's address where it has one.
 
 use std::future::Future;
 use std::io;

@@ -1,10 +1,13 @@
-//! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
+//! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP or a Unix domain socket), until a
+//! signal or `close()`.
 
 mod connections;
 mod listener;
 mod protocol;
 mod settings;
 mod transport;
+#[cfg(unix)]
+mod unix;
 mod watched;
 
 use std::future::Future;

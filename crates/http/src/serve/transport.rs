@@ -1,5 +1,6 @@
 //! How an accepted stream becomes a connection that hyper serves: what hyper reads and writes,
-//! and which protocol it speaks. A plain stream is told by its first bytes (`protocol.rs`).
+//! and which protocol it speaks. A plain stream (TCP, Unix domain socket) is told by its first
+//! bytes (`protocol.rs`).
 //!
 //! This runs in the connection's own task, under the connection registry: a client that sends
 //! nothing is closed at the head read timeout like any idle connection, and holds neither a
