@@ -49,6 +49,10 @@ pub mod http {
     pub use axum_core::extract::FromRequestParts;
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
+    /// The rustls that [`App::serve_tls`] takes its `ServerConfig` from (feature `tls`).
+    #[cfg(feature = "tls")]
+    #[doc(inline)]
+    pub use green_tea_http::rustls;
     #[doc(no_inline)]
     pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]

@@ -1,10 +1,12 @@
-//! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP or a Unix domain socket), until a
-//! signal or `close()`.
+//! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP, TLS or a Unix domain socket), until
+//! a signal or `close()`.
 
 mod connections;
 mod listener;
 mod protocol;
 mod settings;
+#[cfg(feature = "tls")]
+mod tls;
 mod transport;
 #[cfg(unix)]
 mod unix;

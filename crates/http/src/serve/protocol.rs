@@ -1,5 +1,6 @@
-//! Which protocol a new connection speaks, told from its first bytes without taking them off
-//! the socket, so that hyper's HTTP/1 or HTTP/2 connection reads them itself.
+//! Which protocol a new plain (not TLS) connection speaks, told from its first bytes without
+//! taking them off the socket, so that hyper's HTTP/1 or HTTP/2 connection reads them itself.
+//! (Over TLS, ALPN tells it: `tls.rs`.)
 //!
 //! hyper-util's auto builder reads the first bytes (up to the 24 of the HTTP/2 preface) into a
 //! buffer of its own and hands them back through a wrapper around the socket. That costs every

@@ -1,10 +1,10 @@
 //! How an accepted stream becomes a connection that hyper serves: what hyper reads and writes,
 //! and which protocol it speaks. A plain stream (TCP, Unix domain socket) is told by its first
-//! bytes (`protocol.rs`).
+//! bytes (`protocol.rs`); a TLS one by the handshake's ALPN (`tls.rs`).
 //!
-//! This runs in the connection's own task, under the connection registry: a client that sends
-//! nothing is closed at the head read timeout like any idle connection, and holds neither a
-//! worker nor the accept loop meanwhile.
+//! Either way this runs in the connection's own task, under the connection registry: a client
+//! that sends nothing, or stalls its handshake, is closed at the head read timeout like any
+//! idle connection, and holds neither a worker nor the accept loop meanwhile.
 
 use std::future::Future;
 use std::pin::pin;
@@ -19,7 +19,7 @@ use super::watched::Watched;
 /// Turns an accepted `S` into the IO hyper serves, and its protocol.
 pub(crate) trait Transport<S>: Clone + Send + Sync + 'static {
     /// What hyper reads and writes: the stream, watched for a client that stops reading
-    /// ([`Watched`]).
+    /// ([`Watched`]), under TLS if any.
     type Io: AsyncRead + AsyncWrite + Unpin + Send + 'static;
 
     /// Gets `stream` ready to serve, or says how the connection ended before it was.
