@@ -10,7 +10,7 @@ use std::time::Duration;
 /// | `body_bytes` | 1 MiB | 413 (per route: `Route::body_limit`); a body whose `content-length` is past it is refused before it is read, so `expect: 100-continue` gets the 413 instead of `100 Continue` |
 /// | `body_read_timeout` | 30 s | 408, and the connection is freed |
 /// | `header_read_timeout` | 10 s | connection closed (it applies to any connection with no request in flight: a new one that starts no request or TLS handshake, an HTTP/1 head not finished in time, an idle keep-alive or HTTP/2 connection) |
-/// | `response_write_timeout` | 30 s | connection closed (a client that has taken none of the response for that long; one that reads slowly is not cut) |
+/// | `response_write_timeout` | 30 s | connection closed (a client that has taken none of the response for that long, whether its socket is full or, over HTTP/2, it grants no flow-control window; one that reads slowly is not cut) |
 /// | `max_headers` | 100 (hyper's own: any other value costs every HTTP/1 request, see the field) | 431 (HTTP/1) |
 /// | `max_header_bytes` | 64 KiB, at least 8 KiB for HTTP/1 | 431 (HTTP/1); HTTP/2: announced as `SETTINGS_MAX_HEADER_LIST_SIZE`, a larger header list gets 431 and its stream is refused |
 /// | `http2_max_concurrent_streams` | 100 | announced in `SETTINGS_MAX_CONCURRENT_STREAMS`; a stream past it is refused |
@@ -83,7 +83,8 @@ pub struct Limits {
     /// Default 256 KiB: four of HTTP/2's initial 64 KiB windows, enough to keep a large
     /// download's pipe full, while a client that opens `http2_max_concurrent_streams` streams
     /// and reads none of them can make a connection buffer at most 25 MiB (with hyper's
-    /// default of 400 KiB and its 200 streams, 78 MiB).
+    /// default of 400 KiB and its 200 streams, 78 MiB). A response that cannot move is cut
+    /// after `response_write_timeout`.
     pub http2_send_buffer_bytes: usize,
     /// After how long without a frame from the client the server sends an HTTP/2 PING, to
     /// find out whether it is still there; `None` sends none.

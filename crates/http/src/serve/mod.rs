@@ -2,6 +2,7 @@
 //! a signal or `close()`.
 
 mod connections;
+mod flow;
 mod listener;
 mod protocol;
 mod settings;
@@ -29,6 +30,7 @@ use crate::error::Error;
 use crate::response::Reply;
 pub(crate) use connections::Busy;
 use connections::{Connection, Connections, Ended};
+use flow::FlowWatch;
 use listener::Listener;
 use protocol::Protocol;
 use settings::Http;
@@ -201,8 +203,10 @@ where
                 .await
         }
         // Boxed: an HTTP/2 connection is larger than an HTTP/1 one, and a future sized for it
-        // would make every HTTP/1 connection's task that large too.
+        // would make every HTTP/1 connection's task that large too. Its responses are watched
+        // for a client that grants them no flow-control window (`flow.rs`).
         Protocol::Http2 => {
+            let service = FlowWatch::new(service, Arc::clone(&connection));
             let mut served = Box::pin(http.http2.serve_connection(io, service));
             connection
                 .serve(served.as_mut(), |served| served.graceful_shutdown())
