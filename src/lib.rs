@@ -8,6 +8,7 @@
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
+//! - [`guide::serving`]: TCP, TLS, Unix sockets, the limits (HTTP/2's too), mounting in axum
 //! - [`guide::testing`]: overrides and `TestClient`
 //! - [`guide::project_layout`]: a library, a binary and tests; discovery in that layout
 //! - [`guide::recipes::circuit_breakers`]: the circuit-breaker recipe
@@ -258,6 +259,8 @@ pub mod guide {
     }
     #[doc = include_str!("../docs/lifecycle.md")]
     pub mod lifecycle {}
+    #[doc = include_str!("../docs/serving.md")]
+    pub mod serving {}
     #[doc = include_str!("../docs/explain.md")]
     pub mod explain {}
     #[doc = include_str!("../docs/testing.md")]
