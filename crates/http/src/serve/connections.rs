@@ -201,6 +201,7 @@ impl Shared {
         }
     }
 
+    #[inline]
     fn now(&self) -> u64 {
         self.clock.load(Ordering::Acquire)
     }
@@ -260,11 +261,13 @@ impl Connection {
     }
 
     /// Whether the client has taken none of a response for longer than the write timeout.
+    #[inline]
     fn is_stalled(&self) -> bool {
         self.writes_stalled() || self.responses_stalled()
     }
 
     /// Whether a write has waited on the client for longer than the write timeout.
+    #[inline]
     fn writes_stalled(&self) -> bool {
         match self.blocked_since.load(Ordering::Relaxed) {
             0 => false,
@@ -274,6 +277,7 @@ impl Connection {
 
     /// Whether some response has waited for its flow-control window for longer than the
     /// write timeout, with none of this connection's responses moving meanwhile.
+    #[inline]
     fn responses_stalled(&self) -> bool {
         self.held_responses.load(Ordering::Acquire) > 0
             && self
@@ -283,6 +287,7 @@ impl Connection {
                 >= self.shared.stall_after
     }
 
+    #[inline]
     fn is_expired(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
             && self

@@ -13,6 +13,7 @@ mod transport;
 mod unix;
 mod watched;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::pin;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::body::Incoming;
+use hyper::service::Service;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -168,32 +170,19 @@ async fn serve_connection<S, T: Transport<S>>(
 }
 
 /// Hands a connection to hyper's HTTP/1 or HTTP/2 connection, each driven by the registry
-/// (idle and stalled connections, graceful shutdown). The one place where the service that
-/// answers a connection's requests is built, whatever the listener and transport.
+/// (idle and stalled connections, graceful shutdown).
 async fn serve_protocol<I>(
     app: App,
     http: Arc<Http>,
     connection: Arc<Connection>,
     io: I,
     protocol: Protocol,
-    _peer: Option<SocketAddr>,
+    peer: Option<SocketAddr>,
 ) -> Ended<Result<(), hyper::Error>>
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let service = hyper::service::service_fn({
-        let connection = Arc::clone(&connection);
-        move |request: http::Request<Incoming>| {
-            // Counted from here until the response body is done: the connection is busy,
-            // not idle, however long the handler or the body takes.
-            let busy = connection.begin();
-            // hyper's body goes in unboxed, and the response body comes out unboxed.
-            Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
-                let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                Ok::<_, std::convert::Infallible>(response)
-            })
-        }
-    });
+    let service = connection_service(app, &connection, peer);
     let io = TokioIo::new(io);
     match protocol {
         Protocol::Http1 => {
@@ -213,6 +202,33 @@ where
                 .await
         }
     }
+}
+
+/// The service that answers a connection's requests: the one place it is built, whatever the
+/// listener and transport. Not generic over them, so that its per-request code is compiled once
+/// and stays where the dispatch it calls can be inlined into it.
+fn connection_service(
+    app: App,
+    connection: &Arc<Connection>,
+    _peer: Option<SocketAddr>,
+) -> impl Service<
+    http::Request<Incoming>,
+    Response = http::Response<InFlightBody>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<http::Response<InFlightBody>, Infallible>> + Send + 'static,
+> + Send
++ 'static {
+    let connection = Arc::clone(connection);
+    hyper::service::service_fn(move |request: http::Request<Incoming>| {
+        // Counted from here until the response body is done: the connection is busy, not
+        // idle, however long the handler or the body takes.
+        let busy = connection.begin();
+        // hyper's body goes in unboxed, and the response body comes out unboxed.
+        Arc::clone(&app.inner).dispatch(request, move |response: Reply, entered| {
+            let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
+            Ok::<_, Infallible>(response)
+        })
+    })
 }
 
 /// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the
