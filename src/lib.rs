@@ -8,9 +8,12 @@
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
 //!   refused
+//! - [`guide::middleware`]: tower layers on the app or a route, mounted services, the
+//!   fallback, the client's address
 //! - [`guide::streaming`]: streamed responses and server-sent events
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
+//! - [`guide::serving`]: TCP, TLS, Unix sockets, the limits (HTTP/2's too), mounting in axum
 //! - [`guide::testing`]: overrides and `TestClient`
 //! - [`guide::project_layout`]: a library, a binary and tests; discovery in that layout
 //! - [`guide::recipes::circuit_breakers`]: the circuit-breaker recipe
@@ -54,6 +57,10 @@ pub mod http {
     pub use axum_core::extract::{FromRequest, FromRequestParts};
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
+    /// The rustls that [`App::serve_tls`] takes its `ServerConfig` from (feature `tls`).
+    #[cfg(feature = "tls")]
+    #[doc(inline)]
+    pub use green_tea_http::rustls;
     #[doc(no_inline)]
     pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]
@@ -268,6 +275,8 @@ pub mod guide {
     }
     #[doc = include_str!("../docs/lifecycle.md")]
     pub mod lifecycle {}
+    #[doc = include_str!("../docs/serving.md")]
+    pub mod serving {}
     #[doc = include_str!("../docs/explain.md")]
     pub mod explain {}
     #[doc = include_str!("../docs/testing.md")]

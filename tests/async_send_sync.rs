@@ -40,4 +40,10 @@ fn the_app_and_its_futures_are_send() {
     send(&app.start());
     send(&app.handle(green_tea::http::Request::new(Default::default())));
     send(&app.serve("127.0.0.1:0"));
+    // Checked, not run: each listener's serve future moves into a task as `serve`'s does.
+    let _tls = |tcp: tokio::net::TcpListener, config| {
+        send(&app.serve_tls_until(tcp, config, async {}));
+    };
+    #[cfg(unix)]
+    let _unix = |unix: tokio::net::UnixListener| send(&app.serve_unix_until(unix, async {}));
 }

@@ -67,6 +67,9 @@ impl Gate {
     }
 }
 
+/// What [`Server::stop`] fires: the shutdown signal handed to a `serve*_until`.
+pub type Signal = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// An app served with `serve_until` on a port of 127.0.0.1, in a task of its own.
 pub struct Server {
     pub addr: SocketAddr,
@@ -77,6 +80,19 @@ pub struct Server {
 impl Server {
     /// Binds port 0 of 127.0.0.1 and serves `app` until [`stop`](Self::stop) or `app.close()`.
     pub async fn start(app: &App) -> Server {
+        Server::start_with(app, |app, listener, signal| async move {
+            app.serve_until(listener, signal).await
+        })
+        .await
+    }
+
+    /// Like [`start`](Self::start), serving with `serve` (`serve_tls_until`, ...), which is
+    /// given the app, the bound listener and the signal that [`stop`](Self::stop) fires.
+    pub async fn start_with<F, Served>(app: &App, serve: F) -> Server
+    where
+        F: FnOnce(App, TcpListener, Signal) -> Served + Send + 'static,
+        Served: Future<Output = Result<(), Error>> + Send + 'static,
+    {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -84,13 +100,10 @@ impl Server {
             .local_addr()
             .expect("a bound listener has an address");
         let (stop, stopped) = oneshot::channel::<()>();
-        let app = app.clone();
-        let task = tokio::spawn(async move {
-            let signal = async {
-                let _ = stopped.await;
-            };
-            app.serve_until(listener, signal).await
+        let signal: Signal = Box::pin(async {
+            let _ = stopped.await;
         });
+        let task = tokio::spawn(serve(app.clone(), listener, signal));
         Server { addr, stop, task }
     }
 

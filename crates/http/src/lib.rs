@@ -39,3 +39,8 @@ pub use serve::http_builder;
 pub use step::{Guard, Step, StepFn, StepRegistration};
 pub use test_client::{TestClient, TestRequest, TestResponse, TestStream};
 pub use warning::Warning;
+
+/// The rustls that [`App::serve_tls`] takes its `ServerConfig` from, so that yours is the same
+/// version.
+#[cfg(feature = "tls")]
+pub use tokio_rustls::rustls;

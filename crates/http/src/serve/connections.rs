@@ -27,6 +27,15 @@
 //! whose writes have waited longer than the write timeout is dropped, response and all. A
 //! busy connection is never idle, so without this a client that never reads would hold its
 //! connection, and its request's place in flight, until the server closed.
+//!
+//! An HTTP/2 client can stop taking a response without filling the socket: it grants the
+//! stream no flow-control window, so hyper holds the response and writes nothing. hyper has
+//! no per-stream timeout or reset to reach for, so the connection counts the responses whose
+//! body hyper holds with a frame taken and has not asked for the next one yet (see
+//! [`flow`](super::flow)), and notes when it last asked any of them. A connection where some
+//! response waits and none has moved for the write timeout is cut the same way, its requests
+//! leaving flight with it. (A response that keeps moving on the same connection postpones
+//! the cut, but it holds `close()` for as long itself.)
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -63,6 +72,13 @@ pub(crate) struct Connection {
     /// One more than the coarse clock when a write began to wait on the client; 0 while
     /// writes go through.
     blocked_since: AtomicU64,
+    /// Responses (HTTP/2) whose body has handed hyper a frame, or is new, and has not been
+    /// asked for the next one: each waits for the client's flow-control window (or a socket
+    /// that takes the frames before it).
+    held_responses: AtomicUsize,
+    /// The coarse clock when a response body of this connection was last polled (or began to
+    /// wait).
+    responses_moved_at: AtomicU64,
     /// The connection task's waker, kept (not taken) by a wake-up: a task's waker does not
     /// change between polls, so the task stores it once instead of on every poll.
     waker: Mutex<Option<Waker>>,
@@ -118,6 +134,8 @@ impl Connections {
             in_flight: AtomicUsize::new(0),
             idle_since: AtomicU64::new(self.shared.now()),
             blocked_since: AtomicU64::new(0),
+            held_responses: AtomicUsize::new(0),
+            responses_moved_at: AtomicU64::new(0),
             waker: Mutex::new(None),
         });
         self.shared.live().push(Arc::clone(&connection));
@@ -183,6 +201,7 @@ impl Shared {
         }
     }
 
+    #[inline]
     fn now(&self) -> u64 {
         self.clock.load(Ordering::Acquire)
     }
@@ -216,14 +235,59 @@ impl Connection {
         }
     }
 
-    /// Whether a write has waited on the client for longer than the write timeout.
+    /// A response body was handed to hyper, or handed it a frame: it waits until hyper asks
+    /// for the next one, which HTTP/2 does only once the client grants window for it.
+    pub(crate) fn response_held(&self) {
+        // The time first, then the count: a sweep that sees the count sees this time.
+        self.responses_moved_at
+            .store(self.shared.now(), Ordering::Relaxed);
+        self.held_responses.fetch_add(1, Ordering::Release);
+    }
+
+    /// hyper asked a response body for a frame; `was_held`: since it last gave one (or since
+    /// it was handed over), so it no longer waits.
+    pub(crate) fn response_polled(&self, was_held: bool) {
+        self.responses_moved_at
+            .store(self.shared.now(), Ordering::Relaxed);
+        if was_held {
+            self.held_responses.fetch_sub(1, Ordering::Release);
+        }
+    }
+
+    /// A held response body went away without being asked again (its stream was reset, or
+    /// the connection dropped).
+    pub(crate) fn response_released(&self) {
+        self.held_responses.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Whether the client has taken none of a response for longer than the write timeout.
+    #[inline]
     fn is_stalled(&self) -> bool {
+        self.writes_stalled() || self.responses_stalled()
+    }
+
+    /// Whether a write has waited on the client for longer than the write timeout.
+    #[inline]
+    fn writes_stalled(&self) -> bool {
         match self.blocked_since.load(Ordering::Relaxed) {
             0 => false,
             since => self.shared.now().saturating_sub(since - 1) >= self.shared.stall_after,
         }
     }
 
+    /// Whether some response has waited for its flow-control window for longer than the
+    /// write timeout, with none of this connection's responses moving meanwhile.
+    #[inline]
+    fn responses_stalled(&self) -> bool {
+        self.held_responses.load(Ordering::Acquire) > 0
+            && self
+                .shared
+                .now()
+                .saturating_sub(self.responses_moved_at.load(Ordering::Relaxed))
+                >= self.shared.stall_after
+    }
+
+    #[inline]
     fn is_expired(&self) -> bool {
         self.in_flight.load(Ordering::Acquire) == 0
             && self
@@ -260,8 +324,15 @@ impl Connection {
                     self.register(cx.waker());
                     registered = Some(cx.waker().clone());
                 }
-                // A client that takes none of the response: nothing graceful can reach it.
+                // A client that takes none of the response: cut off, requests and all.
                 if self.is_stalled() {
+                    // Only a stream's window is shut, not the socket (HTTP/2): a GOAWAY can
+                    // still reach the client, so it is asked for and given one poll to be
+                    // written. A full socket takes nothing graceful.
+                    if asked_at.is_none() && !self.writes_stalled() {
+                        graceful_shutdown(connection.as_mut());
+                        let _ = connection.as_mut().poll(cx);
+                    }
                     return Poll::Ready(Ended::Stalled);
                 }
                 let now = self.shared.now();
@@ -514,6 +585,68 @@ mod tests {
         connection.writes_moved(); // a write that never waited changes nothing
         clock.pass(WRITE_TIMEOUT * 4);
         assert_eq!(poll_once(serve.as_mut()), None, "cut while no write waits");
+        drop(busy);
+    }
+
+    #[test]
+    fn a_response_held_past_the_write_timeout_is_cut_after_a_goaway() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
+        let (open, shutdowns) = Open::new(true);
+        let mut open = pin!(open);
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let busy = connection.begin();
+        // An HTTP/2 response whose stream gets no window: hyper holds it, the socket is free.
+        connection.response_held();
+        clock.pass(WRITE_TIMEOUT + TIMEOUT / 8 - Duration::from_millis(1));
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "cut before the write timeout"
+        );
+        clock.pass(Duration::from_millis(1));
+        assert_eq!(poll_once(serve.as_mut()), Some("stalled"));
+        // The socket takes writes: the client is told with a GOAWAY before the cut.
+        assert_eq!(shutdowns.load(Ordering::SeqCst), 1);
+        drop(busy);
+    }
+
+    #[test]
+    fn held_responses_that_move_or_go_away_are_not_cut() {
+        let mut clock = Clock::new();
+        let connection = clock.connections.open();
+        let (open, _) = Open::new(true);
+        let mut open = pin!(open);
+        let mut serve = pin!(connection.serve(open.as_mut(), shut_down));
+        let busy = connection.begin();
+        for _ in 0..4 {
+            // Each frame taken waits a while for the window, together far longer.
+            connection.response_held();
+            clock.pass(WRITE_TIMEOUT - TIMEOUT / 8);
+            assert_eq!(poll_once(serve.as_mut()), None, "a moving response was cut");
+            connection.response_polled(true);
+        }
+        // A body that waits on itself (polled, pending) holds nothing.
+        clock.pass(WRITE_TIMEOUT * 4);
+        assert_eq!(poll_once(serve.as_mut()), None, "a quiet response was cut");
+        // One held while another moves: the connection is moving.
+        connection.response_held();
+        clock.pass(WRITE_TIMEOUT - TIMEOUT / 8);
+        connection.response_polled(false);
+        clock.pass(WRITE_TIMEOUT - TIMEOUT / 8);
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "cut while another response moved"
+        );
+        // A held response whose stream went away.
+        connection.response_released();
+        clock.pass(WRITE_TIMEOUT * 4);
+        assert_eq!(
+            poll_once(serve.as_mut()),
+            None,
+            "cut for a response that is gone"
+        );
         drop(busy);
     }
 

@@ -1,10 +1,19 @@
-//! Serving an `App` on hyper (HTTP/1 and HTTP/2), until a signal or `close()`.
+//! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP, TLS or a Unix domain socket), until
+//! a signal or `close()`.
 
 mod connections;
+mod flow;
+mod listener;
 mod protocol;
 mod settings;
+#[cfg(feature = "tls")]
+mod tls;
+mod transport;
+#[cfg(unix)]
+mod unix;
 mod watched;
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::pin;
@@ -12,22 +21,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::body::Incoming;
+use hyper::service::Service;
 use hyper_util::rt::TokioIo;
-use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use axum_core::body::Body;
 
-use crate::app::{App, InFlightBody, layers};
+use crate::app::{App, InFlightBody, Layered, layers};
 use crate::client_addr::ClientAddr;
 use crate::error::Error;
 use crate::response::Reply;
 pub(crate) use connections::Busy;
 use connections::{Connection, Connections, Ended};
-use protocol::{Detect, Protocol};
+use flow::FlowWatch;
+use listener::Listener;
+use protocol::Protocol;
 use settings::Http;
 pub use settings::http_builder;
-use watched::Watched;
+use transport::{Plain, Transport};
 
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
@@ -49,7 +62,23 @@ impl App {
         listener: TcpListener,
         signal: impl Future<Output = ()> + Send,
     ) -> Result<(), Error> {
-        let local = listener.local_addr()?;
+        self.serve_on(listener, Plain, signal).await
+    }
+
+    /// The accept loop of every `serve*`: accepts from `listener` and serves each connection
+    /// in a task of its own, `transport` making it ready (protocol detection, TLS), until
+    /// `signal` or `close()`; then drains and closes.
+    async fn serve_on<L, T>(
+        &self,
+        listener: L,
+        transport: T,
+        signal: impl Future<Output = ()> + Send,
+    ) -> Result<(), Error>
+    where
+        L: Listener,
+        T: Transport<L::Stream>,
+    {
+        let local = listener.local()?;
         tracing::info!(%local, "serving");
         let mut closing = self.inner.shutdown.subscribe();
         let limits = &self.inner.limits;
@@ -62,7 +91,20 @@ impl App {
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => self.spawn_connection(&http, &connections, &mut tasks, stream, peer),
+                    Ok((stream, peer)) => {
+                        // The task's future is `serve_connection`'s own, with everything built
+                        // inside it: a future built outside and awaited inside would be held
+                        // twice (as the captured value and as the awaited one), and it is the
+                        // largest part of an idle connection's memory.
+                        tasks.spawn(serve_connection(
+                            self.clone(),
+                            Arc::clone(&http),
+                            transport.clone(),
+                            connections.open(),
+                            stream,
+                            peer,
+                        ));
+                    }
                     Err(error) => {
                         // Out of file descriptors and the like: back off instead of spinning.
                         tracing::warn!(%error, "accept failed");
@@ -91,120 +133,68 @@ impl App {
         tasks.abort_all();
         closed.map_err(Error::from)
     }
-
-    fn spawn_connection(
-        &self,
-        http: &Arc<Http>,
-        connections: &Connections,
-        tasks: &mut JoinSet<()>,
-        stream: TcpStream,
-        peer: SocketAddr,
-    ) {
-        // The task's future is `serve_connection`'s own, with everything built inside it: a
-        // future built outside and awaited inside would be held twice (as the captured value
-        // and as the awaited one), and it is the largest part of an idle connection's memory.
-        tasks.spawn(serve_connection(
-            self.clone(),
-            Arc::clone(http),
-            connections.open(),
-            stream,
-            peer,
-        ));
-    }
 }
 
-/// Serves one connection until it ends, and says how it ended.
-async fn serve_connection(
+/// Serves one connection until it ends, and says how it ended. `peer` is the client's
+/// address, `None` on a Unix domain socket.
+async fn serve_connection<S, T: Transport<S>>(
     app: App,
     http: Arc<Http>,
+    transport: T,
     connection: Arc<Connection>,
-    stream: TcpStream,
-    peer: SocketAddr,
+    stream: S,
+    peer: Option<SocketAddr>,
 ) {
-    match serve_protocol(app, http, connection, stream, peer).await {
+    let ended = match transport.start(stream, &connection).await {
+        Ok((io, protocol)) => serve_protocol(app, http, connection, io, protocol, peer).await,
+        Err(Ended::Served(())) => Ended::Served(Ok(())),
+        Err(Ended::Idle) => Ended::Idle,
+        Err(Ended::Stalled) => Ended::Stalled,
+    };
+    let peer = peer.map(tracing::field::display);
+    match ended {
         Ended::Served(Ok(())) => {}
         Ended::Served(Err(error)) => {
-            tracing::debug!(%peer, %error, "connection ended with an error");
+            tracing::debug!(peer, %error, "connection ended with an error");
         }
         Ended::Idle => {
-            tracing::debug!(%peer, "no request within the head read timeout; connection closed");
+            tracing::debug!(
+                peer,
+                "no request within the head read timeout; connection closed"
+            );
         }
         Ended::Stalled => {
-            tracing::debug!(%peer, "the client took none of the response within the write timeout; connection closed");
+            tracing::debug!(
+                peer,
+                "the client took none of the response within the write timeout; connection closed"
+            );
         }
     }
 }
 
-/// Tells the connection's protocol from its first bytes, then hands it to hyper's HTTP/1 or
-/// HTTP/2 connection, each driven by the registry (idle and stalled connections, graceful
-/// shutdown). Waiting for the first bytes counts as idle, so a client that sends nothing is
-/// closed after the head read timeout as any idle connection is.
-async fn serve_protocol(
+/// Hands a connection to hyper's HTTP/1 or HTTP/2 connection, each driven by the registry
+/// (idle and stalled connections, graceful shutdown).
+async fn serve_protocol<I>(
     app: App,
     http: Arc<Http>,
     connection: Arc<Connection>,
-    stream: TcpStream,
-    peer: SocketAddr,
-) -> Ended<Result<(), hyper::Error>> {
-    let protocol = match connection
-        .serve(pin!(Detect::new(&stream)), Detect::cancel)
-        .await
-    {
-        Ended::Served(Ok(Some(protocol))) => protocol,
-        // Closed by the client before a byte came, or given up on: idle for too long, or the
-        // server is draining.
-        Ended::Served(Ok(None)) => return Ended::Served(Ok(())),
-        Ended::Served(Err(error)) => {
-            tracing::debug!(%error, "reading a new connection's first bytes failed");
-            return Ended::Served(Ok(()));
-        }
-        Ended::Idle => return Ended::Idle,
-        Ended::Stalled => return Ended::Stalled,
-    };
-    let io = TokioIo::new(Watched::new(stream, Arc::clone(&connection)));
+    io: I,
+    protocol: Protocol,
+    peer: Option<SocketAddr>,
+) -> Ended<Result<(), hyper::Error>>
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let io = TokioIo::new(io);
     // Whether the app has global layers is asked once per connection, so that an app without
     // them serves through a service that has no branch for them.
     match app.inner.layered.clone() {
         None => {
-            let service = hyper::service::service_fn({
-                let connection = Arc::clone(&connection);
-                move |request: http::Request<Incoming>| {
-                    // Counted from here until the response body is done: the connection is
-                    // busy, not idle, however long the handler or the body takes.
-                    let busy = connection.begin();
-                    // hyper's body goes in unboxed, and the response body comes out unboxed.
-                    let peer = Some(peer);
-                    Arc::clone(&app.inner).dispatch(
-                        request,
-                        peer,
-                        move |response: Reply, entered| {
-                            let response =
-                                response.map(|body| InFlightBody::new(body, entered).holding(busy));
-                            Ok::<_, std::convert::Infallible>(response)
-                        },
-                    )
-                }
-            });
+            let service = connection_service(app, &connection, peer);
             serve_http(&http, &connection, io, protocol, service).await
         }
         Some(layered) => {
-            let service = hyper::service::service_fn({
-                let connection = Arc::clone(&connection);
-                move |request: http::Request<Incoming>| {
-                    let busy = connection.begin();
-                    // The request's place in flight is in the body the layers hand back.
-                    let mut request = request.map(Body::new);
-                    // The layers see the client's address where tower's layers look for it.
-                    request.extensions_mut().insert(ClientAddr(Some(peer)));
-                    let through = layers::through_app(layered.clone(), request);
-                    async move {
-                        let response = through.await;
-                        let response =
-                            response.map(|body| InFlightBody::new(body, None).holding(busy));
-                        Ok::<_, std::convert::Infallible>(response)
-                    }
-                }
-            });
+            let service = layered_service(layered, &connection, peer);
             serve_http(&http, &connection, io, protocol, service).await
         }
     }
@@ -215,19 +205,19 @@ async fn serve_protocol(
 async fn serve_http<I, S>(
     http: &Http,
     connection: &Arc<Connection>,
-    io: I,
+    io: TokioIo<I>,
     protocol: Protocol,
     service: S,
 ) -> Ended<Result<(), hyper::Error>>
 where
-    S: hyper::service::Service<
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: Service<
             http::Request<Incoming>,
             Response = http::Response<InFlightBody>,
-            Error = std::convert::Infallible,
+            Error = Infallible,
         > + Send
         + 'static,
     S::Future: Send + 'static,
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     match protocol {
         Protocol::Http1 => {
@@ -237,14 +227,74 @@ where
                 .await
         }
         // Boxed: an HTTP/2 connection is larger than an HTTP/1 one, and a future sized for it
-        // would make every HTTP/1 connection's task that large too.
+        // would make every HTTP/1 connection's task that large too. Its responses are watched
+        // for a client that grants them no flow-control window (`flow.rs`).
         Protocol::Http2 => {
+            let service = FlowWatch::new(service, Arc::clone(connection));
             let mut served = Box::pin(http.http2.serve_connection(io, service));
             connection
                 .serve(served.as_mut(), |served| served.graceful_shutdown())
                 .await
         }
     }
+}
+
+/// The service that answers a connection's requests when the app has no global layers: the
+/// one place it is built, whatever the listener and transport. Not generic over them, so that
+/// its per-request code is compiled once and stays where the dispatch it calls can be inlined
+/// into it.
+fn connection_service(
+    app: App,
+    connection: &Arc<Connection>,
+    peer: Option<SocketAddr>,
+) -> impl Service<
+    http::Request<Incoming>,
+    Response = http::Response<InFlightBody>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<http::Response<InFlightBody>, Infallible>> + Send + 'static,
+> + Send
++ 'static {
+    let connection = Arc::clone(connection);
+    hyper::service::service_fn(move |request: http::Request<Incoming>| {
+        // Counted from here until the response body is done: the connection is busy, not
+        // idle, however long the handler or the body takes.
+        let busy = connection.begin();
+        // hyper's body goes in unboxed, and the response body comes out unboxed.
+        Arc::clone(&app.inner).dispatch(request, peer, move |response: Reply, entered| {
+            let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
+            Ok::<_, Infallible>(response)
+        })
+    })
+}
+
+/// The same through the app's global layers. The request's place in flight is in the body
+/// the layers hand back; the client's address is in the request's extensions, where layers
+/// look for it.
+fn layered_service(
+    layered: Layered,
+    connection: &Arc<Connection>,
+    peer: Option<SocketAddr>,
+) -> impl Service<
+    http::Request<Incoming>,
+    Response = http::Response<InFlightBody>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<http::Response<InFlightBody>, Infallible>> + Send + 'static,
+> + Send
++ 'static {
+    let connection = Arc::clone(connection);
+    hyper::service::service_fn(move |request: http::Request<Incoming>| {
+        let busy = connection.begin();
+        let mut request = request.map(Body::new);
+        if peer.is_some() {
+            request.extensions_mut().insert(ClientAddr(peer));
+        }
+        let through = layers::through_app(layered.clone(), request);
+        async move {
+            let response = through.await;
+            let response = response.map(|body| InFlightBody::new(body, None).holding(busy));
+            Ok::<_, Infallible>(response)
+        }
+    })
 }
 
 /// Resolves once `close()` has begun. (Drops the watch's read guard before returning, so the

@@ -1,5 +1,6 @@
-//! Which protocol a new connection speaks, told from its first bytes without taking them off
-//! the socket, so that hyper's HTTP/1 or HTTP/2 connection reads them itself.
+//! Which protocol a new plain (not TLS) connection speaks, told from its first bytes without
+//! taking them off the socket, so that hyper's HTTP/1 or HTTP/2 connection reads them itself.
+//! (Over TLS, ALPN tells it: `tls.rs`.)
 //!
 //! hyper-util's auto builder reads the first bytes (up to the 24 of the HTTP/2 preface) into a
 //! buffer of its own and hands them back through a wrapper around the socket. That costs every
@@ -17,6 +18,19 @@ use std::time::Duration;
 use tokio::io::ReadBuf;
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
+
+/// A socket whose received bytes can be read without taking them off it.
+pub(crate) trait Peek {
+    /// Copies what has arrived, up to `buf`'s length, leaving it to be read; 0 once the peer
+    /// has closed its end.
+    fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
+}
+
+impl Peek for TcpStream {
+    fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        TcpStream::poll_peek(self, cx, &mut ReadBuf::new(buf))
+    }
+}
 
 /// What a client that knows the server speaks HTTP/2 sends first (RFC 9113, section 3.4).
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -63,16 +77,16 @@ fn classify(first: &[u8]) -> Seen {
 
 /// Resolves to the protocol of `stream` once its first bytes tell it, or to `None` if the
 /// client closed it first or the server gave up on it ([`cancel`](Detect::cancel)).
-pub(crate) struct Detect<'a> {
-    stream: &'a TcpStream,
+pub(crate) struct Detect<'a, S> {
+    stream: &'a S,
     /// Before the next peek, while the start is undecided.
     pause: Option<Pin<Box<Sleep>>>,
     next_pause: Duration,
     cancelled: bool,
 }
 
-impl<'a> Detect<'a> {
-    pub(crate) fn new(stream: &'a TcpStream) -> Self {
+impl<'a, S: Peek> Detect<'a, S> {
+    pub(crate) fn new(stream: &'a S) -> Self {
         Detect {
             stream,
             pause: None,
@@ -88,7 +102,7 @@ impl<'a> Detect<'a> {
     }
 }
 
-impl Future for Detect<'_> {
+impl<S: Peek> Future for Detect<'_, S> {
     type Output = io::Result<Option<Protocol>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -102,9 +116,8 @@ impl Future for Detect<'_> {
                 this.pause = None;
             }
             let mut first = [0; HTTP2_PREFACE.len()];
-            let mut first = ReadBuf::new(&mut first);
-            ready!(this.stream.poll_peek(cx, &mut first))?;
-            match classify(first.filled()) {
+            let peeked = ready!(this.stream.poll_peek(cx, &mut first))?;
+            match classify(&first[..peeked]) {
                 Seen::Protocol(protocol) => return Poll::Ready(Ok(Some(protocol))),
                 Seen::Closed => return Poll::Ready(Ok(None)),
                 Seen::Undecided => {
@@ -176,7 +189,7 @@ mod tests {
     }
 
     /// Polls `detect` once.
-    fn poll_once(detect: Pin<&mut Detect<'_>>) -> Poll<io::Result<Option<Protocol>>> {
+    fn poll_once(detect: Pin<&mut Detect<'_, TcpStream>>) -> Poll<io::Result<Option<Protocol>>> {
         detect.poll(&mut Context::from_waker(Waker::noop()))
     }
 

@@ -35,8 +35,10 @@ macro_rules! http1_settings {
     }};
 }
 
-/// Applies `limits` to an HTTP/2 builder (hyper's or the auto builder's). hyper's timer is
-/// for the keep-alive pings: one timer per connection, none per request.
+/// Applies `limits` to an HTTP/2 builder (hyper's or the auto builder's). Every limit is
+/// passed, even where it equals hyper's default, so that a change of hyper's defaults does not
+/// change what the server announces (the values are chosen in `Limits`). hyper's timer is for
+/// the keep-alive pings: one timer per connection, none per request.
 macro_rules! http2_settings {
     ($builder:expr, $limits:expr) => {{
         let limits: &Limits = $limits;
@@ -44,9 +46,13 @@ macro_rules! http2_settings {
         builder
             .timer(TokioTimer::new())
             .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
+            .max_concurrent_streams(limits.http2_max_concurrent_streams)
+            .max_pending_accept_reset_streams(limits.http2_max_pending_accept_reset_streams)
+            // hyper panics on a send buffer past u32::MAX (h2's limit): keep it below.
+            .max_send_buf_size(limits.http2_send_buffer_bytes.min(u32::MAX as usize))
             // A peer that stops answering pings is gone: free its connection.
-            .keep_alive_interval(Some(limits.header_read_timeout))
-            .keep_alive_timeout(limits.header_read_timeout);
+            .keep_alive_interval(limits.http2_keep_alive_interval)
+            .keep_alive_timeout(limits.http2_keep_alive_timeout);
     }};
 }
 

@@ -1,0 +1,82 @@
+//! Serving on a Unix domain socket: the same protocols, limits and drain as over TCP. Its
+//! clients have no IP address, so the peer address is `None`.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::task::{Context, Poll, ready};
+
+use tokio::io::Interest;
+use tokio::net::{UnixListener, UnixStream};
+
+use super::listener::Listener;
+use super::protocol::Peek;
+use super::shutdown_signal;
+use super::transport::Plain;
+use crate::app::App;
+use crate::error::Error;
+
+impl App {
+    /// Serves on a bound Unix domain socket until Ctrl-C, SIGTERM or
+    /// [`close()`](App::close), as [`serve`](Self::serve) does on TCP: HTTP/1 and HTTP/2
+    /// (with prior knowledge), the same [`Limits`](crate::Limits), drain and close. The
+    /// socket's file stays where it was bound: removing it is the caller's.
+    ///
+    /// ```no_run
+    /// # async fn run(app: green_tea::App) -> Result<(), green_tea::Error> {
+    /// let listener = tokio::net::UnixListener::bind("/run/orders.sock")?;
+    /// app.serve_unix(listener).await
+    /// # }
+    /// ```
+    pub async fn serve_unix(&self, listener: UnixListener) -> Result<(), Error> {
+        self.serve_unix_until(listener, shutdown_signal()).await
+    }
+
+    /// Like [`serve_unix`](Self::serve_unix), until `signal` resolves or `close()` is
+    /// called, as [`serve_until`](Self::serve_until).
+    pub async fn serve_unix_until(
+        &self,
+        listener: UnixListener,
+        signal: impl Future<Output = ()> + Send,
+    ) -> Result<(), Error> {
+        self.serve_on(listener, Plain, signal).await
+    }
+}
+
+impl Listener for UnixListener {
+    type Stream = UnixStream;
+
+    async fn accept(&self) -> io::Result<(UnixStream, Option<SocketAddr>)> {
+        let (stream, _) = UnixListener::accept(self).await?;
+        Ok((stream, None))
+    }
+
+    fn local(&self) -> io::Result<String> {
+        let local = self.local_addr()?;
+        Ok(match local.as_pathname() {
+            Some(path) => path.display().to_string(),
+            None => format!("{local:?}"),
+        })
+    }
+}
+
+/// tokio's `UnixStream` cannot peek, std's `peek` on one is unstable and socket2's takes
+/// uninitialised memory (reading it back would need `unsafe`, which this workspace forbids):
+/// rustix's `recv` peeks into an ordinary buffer.
+impl Peek for UnixStream {
+    fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.poll_read_ready(cx))?;
+            let peeked = self.try_io(Interest::READABLE, || {
+                rustix::net::recv(self, &mut *buf, rustix::net::RecvFlags::PEEK)
+                    .map(|(peeked, _)| peeked)
+                    .map_err(io::Error::from)
+            });
+            match peeked {
+                // Readiness was stale: wait for the next.
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                peeked => return Poll::Ready(peeked),
+            }
+        }
+    }
+}
