@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use green_tea::http::{App, Error, Limits, RequestContext, Route};
+use green_tea::http::{App, ClientAddr, Error, Limits, RequestContext, Route};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Request, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -98,6 +98,13 @@ fn app(limits: Limits, gate: &Gate, arrived: &'static AtomicUsize) -> App {
     App::builder()
         .limits(limits)
         .route(Route::get("/hello", |_: RequestContext| async { "hello" }))
+        .route(
+            Route::get("/whoami", |request: RequestContext| async move {
+                let client = request.need::<ClientAddr>(0)?;
+                Ok::<_, green_tea::http::HttpError>(client.to_string())
+            })
+            .needs::<ClientAddr>(ClientAddr::KEY),
+        )
         .route(Route::get("/gated", move |_: RequestContext| {
             let gate = gate.clone();
             async move {
@@ -162,6 +169,16 @@ async fn http1_and_http2_over_a_unix_socket_are_answered_by_a_route() {
         .expect("a response");
     assert_eq!(read(response).await, (Version::HTTP_2, "hello".to_owned()));
 
+    server.stop().await.expect("a clean close");
+}
+
+#[tokio::test]
+async fn a_unix_sockets_client_has_no_address() {
+    static ARRIVED: AtomicUsize = AtomicUsize::new(0);
+    let app = app(Limits::default(), &Gate::new(), &ARRIVED);
+    let server = Server::start(&app);
+    let answer = get_http1(server.connect().await, "/whoami").await;
+    assert_eq!(answer, (Version::HTTP_11, "unknown".to_owned()));
     server.stop().await.expect("a clean close");
 }
 

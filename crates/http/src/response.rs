@@ -18,8 +18,8 @@ use crate::app::Entered;
 pub type Reply = http::Response<ResponseBody>;
 
 /// The body of a [`Reply`]. A body the app sent also holds its request's place in flight
-/// until it is read to the end or dropped: `close()` waits for it (a streamed body may still
-/// read a provider after its handler returned).
+/// until it is dropped (green-tea's server drops it once it is sent): `close()` waits for it
+/// (a streamed body may still read a provider after its handler returned).
 ///
 /// ```
 /// use green_tea::http::{HttpError, Reply, ResponseBody};

@@ -126,7 +126,8 @@ impl App {
     }
 
     /// Answers one request in-process: routing, steps, handler, errors as JSON. The reply's
-    /// body holds the request in flight until it is read or dropped. (`reply.map(Body::new)`
+    /// body holds the request in flight until it is dropped (reading it whole with a helper
+    /// that consumes it, such as `axum::body::to_bytes`, drops it). (`reply.map(Body::new)`
     /// makes it an axum-core `Response`.)
     ///
     /// (Not an `async fn`: its future would hold the request a second time.)
