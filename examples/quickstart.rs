@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use green_tea::prelude::*;
 
-/// A stand-in for the billing service's client (the recipes crate will bring a real one).
+/// A stand-in for the billing service's client (`green_tea_recipes::billing` has a real one,
+/// which the orders example uses).
 struct BillingClient {
     url: String,
     open: AtomicBool,

@@ -308,3 +308,8 @@ pub mod guide {
 #[doc(hidden)]
 #[path = "private/mod.rs"]
 pub mod __private;
+
+/// The README's code, compiled by `cargo test` (rustdoc's doctests) so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
