@@ -5,8 +5,9 @@
 //! cargo run --example orders
 //! ```
 //!
-//! Reads `PORT` (3000), `BILLING_URL` (if unset, a fake billing service starts in-process on a
-//! free port), `BREAKER_THRESHOLD` (3), `BREAKER_RESET_MS` (30000), `BILLING_TIMEOUT_MS` (2000).
+//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`),
+//! `BILLING_URL` (if unset, a fake billing service starts in-process on a free port),
+//! `BREAKER_THRESHOLD` (3), `BREAKER_RESET_MS` (30000), `BILLING_TIMEOUT_MS` (2000).
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
 
@@ -100,6 +101,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let app = app(&settings, settings.breaker())?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
+    println!("listening on http://{addr}");
     println!("\n{}\n", app.explain("/orders")?);
     println!("Try it:");
     println!(
