@@ -130,3 +130,94 @@ async fn quickstart_runs_to_its_end() {
         .unwrap_or_else(|e| panic!("{} does not start: {e}", path.display()));
     assert!(status.success());
 }
+
+/// `GET url` with `headers`, read whole.
+async fn get_with(url: &str, headers: &[(&str, &str)]) -> support::http::Reply {
+    use http_body_util::BodyExt;
+    let mut request = http::Request::get(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let response = support::http::within("a response", http1_client().request(request))
+        .await
+        .expect("a response");
+    let (parts, body) = response.into_parts();
+    support::http::Reply {
+        status: parts.status,
+        version: parts.version,
+        headers: parts.headers,
+        body: body.collect().await.expect("a body").to_bytes(),
+    }
+}
+
+#[tokio::test]
+async fn layers_compress_and_allow_cors() {
+    let running = Running::start("layers", &[]);
+    let url = format!("http://{}/orders", running.addr);
+    let reply = get_with(
+        &url,
+        &[
+            ("accept-encoding", "gzip"),
+            ("origin", "https://shop.example"),
+        ],
+    )
+    .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.headers["content-encoding"], "gzip");
+    assert_eq!(reply.headers["access-control-allow-origin"], "*");
+    assert!(running.stop().success());
+}
+
+#[tokio::test]
+async fn static_files_serve_beside_the_api() {
+    let running = Running::start("static_files", &[]);
+    let page = get_with(&format!("http://{}/static/index.html", running.addr), &[]).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("served by tower-http's ServeDir"),
+        "{}",
+        page.text()
+    );
+    let health = get_with(&format!("http://{}/api/health", running.addr), &[]).await;
+    assert_eq!(health.json(), serde_json::json!({ "ok": true }));
+    assert!(running.stop().success());
+}
+
+#[tokio::test]
+async fn auth_answers_401_without_a_token_and_the_user_with_one() {
+    let running = Running::start("auth", &[]);
+    let url = format!("http://{}/me", running.addr);
+    let refused = get_with(&url, &[]).await;
+    assert_eq!(refused.status, 401);
+    assert!(refused.json()["error"].is_string());
+    let unknown = get_with(&url, &[("authorization", "Bearer nope")]).await;
+    assert_eq!(unknown.status, 401);
+    let me = get_with(&url, &[("authorization", "Bearer tea-for-ada")]).await;
+    assert_eq!(me.json(), serde_json::json!({ "name": "ada" }));
+    assert!(running.stop().success());
+}
+
+#[tokio::test]
+async fn fallback_answers_unknown_paths_and_a_405_stays() {
+    let running = Running::start("fallback", &[]);
+    let missing = get_with(&format!("http://{}/nowhere", running.addr), &[]).await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(
+        missing.json(),
+        serde_json::json!({ "error": "nothing at /nowhere", "docs": "https://example.invalid/docs" })
+    );
+    let client = http1_client();
+    let not_allowed = support::http::send(
+        &client,
+        http::Method::DELETE,
+        &format!("http://{}/orders", running.addr),
+        None,
+    )
+    .await
+    .expect("a response");
+    assert_eq!(not_allowed.status, 405);
+    assert!(running.stop().success());
+}
