@@ -217,3 +217,21 @@ fn a_fallback_is_checked_at_build_like_any_route() {
     assert!(text.contains("siteName"), "{text}");
     assert!(text.contains("noSuchStep"), "{text}");
 }
+
+#[test]
+fn an_app_of_only_a_mount_or_only_a_fallback_is_not_warned_of_having_no_routes() {
+    let dir = public_dir("warnings");
+    let mounted = App::builder()
+        .nest_service("/static", ServeDir::new(&dir))
+        .build()
+        .unwrap();
+    assert!(mounted.warnings().is_empty(), "{:?}", mounted.warnings());
+    let fallback = App::builder()
+        .fallback(Route::fallback(|_: RequestContext| async { "anything" }))
+        .build()
+        .unwrap();
+    assert!(fallback.warnings().is_empty(), "{:?}", fallback.warnings());
+    let empty = App::builder().build().unwrap();
+    assert_eq!(empty.warnings().len(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}

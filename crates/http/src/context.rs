@@ -47,6 +47,24 @@ impl From<Body> for RequestBody {
     }
 }
 
+impl RequestBody {
+    /// The length the client announced (`content-length`), or 0.
+    fn announced(&self) -> u64 {
+        match self {
+            RequestBody::Hyper(body) => body.size_hint().lower(),
+            RequestBody::Boxed(body) => body.size_hint().lower(),
+        }
+    }
+
+    /// As axum-core's body (hyper's boxed; one already boxed as it is).
+    fn into_body(self) -> Body {
+        match self {
+            RequestBody::Hyper(body) => Body::new(body),
+            RequestBody::Boxed(body) => body,
+        }
+    }
+}
+
 /// One request as a handler sees it.
 // One pointer: the request is boxed once, when it is routed, and then moves between the
 // request's future, the steps and the handler without being copied (its head alone is 224
@@ -111,11 +129,7 @@ impl RequestContext {
         if peer.is_some() {
             parts.extensions.insert(ClientAddr(peer));
         }
-        let body = match body {
-            Some(RequestBody::Hyper(body)) => Body::new(body),
-            Some(RequestBody::Boxed(body)) => body,
-            None => Body::empty(),
-        };
+        let body = body.map_or_else(Body::empty, RequestBody::into_body);
         http::Request::from_parts(parts, body)
     }
 
@@ -228,12 +242,8 @@ impl RequestContext {
         // A body announced (`content-length`) past the limit is refused before any of it is
         // read: hyper sends `100 Continue` only once the body is polled, so a client that
         // asked with `expect: 100-continue` gets its 413 at once and never sends the body.
-        let announced = match &body {
-            RequestBody::Hyper(body) => body.size_hint().lower(),
-            RequestBody::Boxed(body) => body.size_hint().lower(),
-        };
         let limit = self.route().body_limit;
-        if announced > limit as u64 {
+        if body.announced() > limit as u64 {
             return Err(self.too_large());
         }
         // One arm per body type, each collecting a concrete body, rather than an
@@ -292,20 +302,11 @@ impl RequestContext {
     pub async fn extract_body<E: FromRequest<()>>(&mut self) -> Result<E, Response> {
         let body = self.0.body.take().ok_or_else(HttpError::internal)?;
         let limit = self.route().body_limit;
-        let body = match body {
-            RequestBody::Hyper(body) => {
-                if body.size_hint().lower() > limit as u64 {
-                    return Err(self.too_large().into());
-                }
-                Body::new(body)
-            }
-            RequestBody::Boxed(body) => {
-                if body.size_hint().lower() > limit as u64 {
-                    return Err(self.too_large().into());
-                }
-                body
-            }
-        };
+        // Refused before any of it is read, as `bytes` does.
+        if body.announced() > limit as u64 {
+            return Err(self.too_large().into());
+        }
+        let body = body.into_body();
         let timeout = self.0.app.limits.body_read_timeout;
         let outcome = body::BodyOutcome::default();
         let guarded = body::GuardedBody::new(body, limit, timeout, outcome.clone());

@@ -39,8 +39,8 @@ pub struct AppBuilder {
     drain_timeout: Duration,
     dispose_timeout: Duration,
     layers: Vec<ApplyLayer>,
-    /// Each mounted service's prefix, where it was mounted.
-    mounts: Vec<(String, Location)>,
+    /// The mounted services: checked against the routes at `build()`, then routed.
+    mounts: Vec<Mount>,
     fallback: Option<Route>,
     /// Each `discover` call: the modules it was limited to, and how many steps and routes it
     /// found (the container counts the providers).
@@ -194,26 +194,12 @@ impl AppBuilder {
         S::Error: Into<Infallible> + 'static,
         S::Future: Send + 'static,
     {
-        let location = Location::caller();
-        let prefix = prefix.trim_end_matches('/').to_owned();
-        let service = layers::erase(service);
-        let name = format!("mounted {}", layers::short_type_name::<S>());
-        let at = |path: String| {
-            Route::any(
-                path,
-                Mounted {
-                    prefix: prefix.clone(),
-                    service: service.clone(),
-                },
-            )
-            .named(name.clone())
-            .at(location)
-        };
-        if !prefix.is_empty() {
-            self.routes.push(at(prefix.clone()));
-        }
-        self.routes.push(at(format!("{prefix}/{{*rest}}")));
-        self.mounts.push((prefix, location));
+        self.mounts.push(Mount {
+            prefix: prefix.trim_end_matches('/').to_owned(),
+            location: Location::caller(),
+            name: format!("mounted {}", layers::short_type_name::<S>()),
+            service: layers::erase(service),
+        });
         self
     }
 
@@ -327,19 +313,22 @@ impl AppBuilder {
         }
         let mut problems = Vec::new();
         let mut scope = RequestScope::new();
+        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
         let from_connection = self
-            .needs_client_addr()
+            .needs_client_addr(&descriptors)
             .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
-        for step in self.steps {
-            scope.add_step(step.descriptor(), step);
+        for (descriptor, step) in descriptors.into_iter().zip(self.steps) {
+            scope.add_step(descriptor, step);
         }
         let mut table = RouteTable::default();
         mount_problems(&self.mounts, &self.routes, &mut problems);
+        let mut routes = self.routes;
+        routes.extend(self.mounts.iter().flat_map(Mount::routes));
         let fallback = self.fallback.map(|route| {
             let (descriptor, guards) = (route.descriptor(), route.steps.clone());
             scope.add_route(descriptor, guards, route)
         });
-        for route in self.routes {
+        for route in routes {
             let (descriptor, guards) = (route.descriptor(), route.steps.clone());
             let (method, path, origin) = (
                 route.method.clone(),
@@ -418,9 +407,8 @@ impl AppBuilder {
 
     /// Whether a step, a route or the fallback needs `clientAddr` and no step of the user's
     /// provides it: then the app gets the step that provides it from the connection.
-    fn needs_client_addr(&self) -> bool {
+    fn needs_client_addr(&self, descriptors: &[Descriptor]) -> bool {
         let key = |spec: &KeySpec| spec.key.as_str() == ClientAddr::KEY;
-        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
         let needed = descriptors.iter().any(|d| d.needs.iter().any(key))
             || self
                 .routes
@@ -440,7 +428,7 @@ impl AppBuilder {
                 });
             }
         }
-        if self.routes.is_empty() {
+        if self.routes.is_empty() && self.mounts.is_empty() && self.fallback.is_none() {
             warnings.push(Warning::NoRoutes);
         }
         warnings
@@ -449,8 +437,11 @@ impl AppBuilder {
 
 /// A mount whose prefix has parameters, and every route at or under a mount's prefix
 /// (matchit would let the more specific route win; green-tea refuses the ambiguity).
-fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mut Vec<Problem>) {
-    for (prefix, location) in mounts {
+fn mount_problems(mounts: &[Mount], routes: &[Route], problems: &mut Vec<Problem>) {
+    for Mount {
+        prefix, location, ..
+    } in mounts
+    {
         let mount = Origin {
             kind: NodeKind::Route,
             name: format!("the service mounted at {}", display_prefix(prefix)),
@@ -474,7 +465,6 @@ fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mu
             });
             continue;
         }
-        let mine = |path: &str| path == prefix || path == format!("{prefix}/{{*rest}}");
         let under = |path: &str| {
             path == prefix
                 || path
@@ -482,7 +472,7 @@ fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mu
                     .is_some_and(|r| r.starts_with('/'))
         };
         for route in routes {
-            if under(&route.path) && !mine(&route.path) && !is_mount(mounts, &route.path) {
+            if under(&route.path) {
                 problems.push(Problem::RouteConflict {
                     route: route_origin(route),
                     reason: format!(
@@ -492,7 +482,7 @@ fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mu
                 });
             }
         }
-        for (other, _) in mounts {
+        for other in mounts.iter().map(|m| &m.prefix) {
             if other != prefix && under(other) {
                 problems.push(Problem::RouteConflict {
                     route: mount.clone(),
@@ -506,11 +496,33 @@ fn mount_problems(mounts: &[(String, Location)], routes: &[Route], problems: &mu
     }
 }
 
-/// Whether `path` is one of the two routes a mount makes.
-fn is_mount(mounts: &[(String, Location)], path: &str) -> bool {
-    mounts
-        .iter()
-        .any(|(prefix, _)| path == prefix || path == format!("{prefix}/{{*rest}}"))
+/// A tower service mounted under a prefix (without its trailing `/`).
+struct Mount {
+    prefix: String,
+    location: Location,
+    name: String,
+    service: Layered,
+}
+
+impl Mount {
+    /// The routes it answers: for every method, the prefix itself and everything under it.
+    fn routes(&self) -> impl Iterator<Item = Route> + '_ {
+        let at = |path: String| {
+            Route::any(
+                path,
+                Mounted {
+                    prefix: self.prefix.clone(),
+                    service: self.service.clone(),
+                },
+            )
+            .named(self.name.clone())
+            .at(self.location)
+        };
+        let itself = (!self.prefix.is_empty()).then(|| at(self.prefix.clone()));
+        itself
+            .into_iter()
+            .chain(std::iter::once(at(format!("{}/{{*rest}}", self.prefix))))
+    }
 }
 
 fn display_prefix(prefix: &str) -> &str {

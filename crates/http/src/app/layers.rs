@@ -221,22 +221,15 @@ fn gone() -> Response {
         .map(Body::new)
 }
 
-/// The request through the app's global layers, a panic in any of them a 500.
-pub(crate) fn through_app(
-    layered: Layered,
-    request: Request<Body>,
-) -> impl Future<Output = Reply> + Send + 'static {
-    through(layered, request)
-}
-
 /// The routed request through its route's layers (then its steps and handler).
 pub(crate) fn through_route(layered: Layered, held: Box<Held>) -> BoxFuture<'static, Reply> {
     let request = RequestContext::new(held).into_request();
     Box::pin(through(layered, request))
 }
 
-/// `request` through `layered`; a panic in a layer is a 500.
-fn through(
+/// `request` through `layered` (the app's global layers, or a route's), a panic in any of
+/// them a 500.
+pub(crate) fn through(
     layered: Layered,
     request: Request<Body>,
 ) -> impl Future<Output = Reply> + Send + 'static {

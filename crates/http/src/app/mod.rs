@@ -138,7 +138,7 @@ impl App {
         use futures_util::future::Either;
         match &self.inner.layered {
             None => Either::Left(self.answer(request, std::convert::identity)),
-            Some(layered) => Either::Right(layers::through_app(layered.clone(), request)),
+            Some(layered) => Either::Right(layers::through(layered.clone(), request)),
         }
     }
 

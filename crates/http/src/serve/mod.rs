@@ -291,7 +291,7 @@ fn layered_service(
         if peer.is_some() {
             request.extensions_mut().insert(ClientAddr(peer));
         }
-        let through = layers::through_app(layered.clone(), request);
+        let through = layers::through(layered.clone(), request);
         async move {
             let response = through.await;
             let response = response.map(|body| InFlightBody::new(body, None).holding(busy));
