@@ -65,8 +65,8 @@ pub mod http {
     pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]
     pub use green_tea_http::{
-        ClientAddr, Guard, Handler, HandlerFuture, InFlightGuard, Layered, Limits, Path,
-        PathParams, Plugin, Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn,
+        AppFuture, ClientAddr, Guard, Handler, InFlightGuard, IntoReplyFuture, Layered, Limits,
+        Path, PathParams, Plugin, Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn,
         StepFuture, StepResult, TestRequest, TestResponse, TestStream, Warning, reply_of,
     };
 }

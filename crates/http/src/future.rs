@@ -1,17 +1,18 @@
-//! The futures a step and a handler return: ready at once (a synchronous step or handler,
-//! nothing allocated), or a boxed future (an asynchronous one, one allocation per call). Which
-//! one is decided where it is made; the type that holds it is the same.
+//! The futures a step and a handler return. A step's is ready at once (a synchronous step,
+//! nothing allocated) or boxed (an asynchronous one, one allocation per call). A handler's is
+//! its own type ([`Handler::Future`](crate::Handler::Future)), held unboxed inside the route's
+//! one future per request.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use axum_core::response::Response;
+use axum_core::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 
 use green_tea_core::Provided;
 
-use crate::response::Reply;
+use crate::response::{Reply, reply_of};
 
 /// A value now, or a boxed future of one.
 pub(crate) enum MaybeBoxed<'a, T> {
@@ -85,37 +86,39 @@ impl std::fmt::Debug for StepFuture<'_> {
     }
 }
 
-/// The future of one handler's call (see [`Handler::call`](crate::Handler::call)): a reply
-/// now ([`HandlerFuture::ready`], nothing allocated) or later ([`HandlerFuture::new`], boxed
-/// once). Any axum-core response becomes a reply with [`reply_of`](crate::reply_of).
-#[must_use = "a future does nothing unless awaited"]
-pub struct HandlerFuture(pub(crate) MaybeBoxed<'static, Reply>);
-
-impl HandlerFuture {
-    /// The reply, now.
-    pub fn ready(reply: Reply) -> Self {
-        HandlerFuture(MaybeBoxed::Ready(Some(reply)))
-    }
-
-    /// The reply, later: `future` is boxed once.
-    pub fn new(future: impl Future<Output = Reply> + Send + 'static) -> Self {
-        HandlerFuture(MaybeBoxed::Boxed(Box::pin(future)))
+pin_project_lite::pin_project! {
+    /// The future of a closure handler's call (its [`Handler::Future`](crate::Handler::Future)):
+    /// the closure's own future, its output made a reply. Nothing boxed.
+    #[must_use = "a future does nothing unless awaited"]
+    pub struct IntoReplyFuture<F> {
+        #[pin]
+        future: F,
     }
 }
 
-impl Future for HandlerFuture {
+impl<F> IntoReplyFuture<F> {
+    pub(crate) fn new(future: F) -> Self {
+        IntoReplyFuture { future }
+    }
+}
+
+impl<F> Future for IntoReplyFuture<F>
+where
+    F: Future,
+    F::Output: IntoResponse,
+{
     type Output = Reply;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply> {
-        Pin::new(&mut self.0).poll(cx)
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply> {
+        self.project()
+            .future
+            .poll(cx)
+            .map(|answer| reply_of(answer.into_response()))
     }
 }
 
-impl std::fmt::Debug for HandlerFuture {
+impl<F> std::fmt::Debug for IntoReplyFuture<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self.0 {
-            MaybeBoxed::Ready(_) => "HandlerFuture::Ready",
-            MaybeBoxed::Boxed(_) => "HandlerFuture::Boxed",
-        })
+        f.write_str("IntoReplyFuture")
     }
 }

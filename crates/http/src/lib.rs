@@ -26,7 +26,7 @@ pub use context::RequestContext;
 pub use error::{Error, HttpError};
 pub use explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};
 pub use extract::{Path, PathParams, Query};
-pub use future::{HandlerFuture, StepFuture, StepResult};
+pub use future::{IntoReplyFuture, StepFuture, StepResult};
 pub use json::Json;
 pub use limits::Limits;
 pub use plugin::Plugin;
@@ -36,6 +36,7 @@ pub use response::{Reply, ResponseBody, reply_of};
 pub use route::{Handler, Route, RouteRegistration, join_paths};
 #[doc(hidden)]
 pub use serve::http_builder;
+pub use service::AppFuture;
 pub use step::{Guard, Step, StepFn, StepRegistration};
 pub use test_client::{TestClient, TestRequest, TestResponse, TestStream};
 pub use warning::Warning;

@@ -66,8 +66,13 @@ impl ResponseBody {
 
     /// The same body, holding its request's place in flight.
     pub(crate) fn in_flight(mut self, entered: Option<Entered>) -> Self {
-        self.in_flight = entered;
+        self.hold_in_flight(entered);
         self
+    }
+
+    /// Holds its request's place in flight (in place: a reply is not moved for it).
+    pub(crate) fn hold_in_flight(&mut self, entered: Option<Entered>) {
+        self.in_flight = entered;
     }
 
     /// The next frame, as green-tea's server writes it: a vector is not converted.

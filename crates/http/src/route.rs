@@ -7,40 +7,70 @@ use std::sync::Arc;
 
 use axum_core::body::Body;
 use axum_core::response::IntoResponse;
-use futures_util::future::FutureExt;
+use futures_util::future::{BoxFuture, FutureExt};
 use http::{Method, Request};
 use tower::Layer;
 use tower_service::Service;
 
 use green_tea_core::{Key, KeySpec, Location};
 
-use crate::app::Layered;
 use crate::app::layers::{self, ApplyLayer};
+use crate::app::{Entry, HandlerEntry, Layered};
 use crate::context::RequestContext;
-use crate::future::HandlerFuture;
+use crate::future::IntoReplyFuture;
 use crate::response::{Reply, reply_of};
 
-/// What answers a request once its steps have run. Any `async` closure of a
-/// [`RequestContext`] returning something [`IntoResponse`] is one (its future is boxed once
-/// per request); a handler that answers without waiting returns [`HandlerFuture::ready`] and
-/// costs no allocation.
+/// What answers a request once its steps have run: tower's `Service` shape, one request in,
+/// a future of its reply out. Any `async` closure of a [`RequestContext`] returning something
+/// [`IntoResponse`] is one. The route keeps the handler's future unboxed inside the one future
+/// it makes per request, so a handler costs no allocation of its own, `async` or not.
+///
+/// Implement it for a handler that answers without waiting (its future is
+/// `std::future::Ready`), or that is a type of its own:
+///
+/// ```
+/// use std::future::{Ready, ready};
+/// use green_tea::http::{
+///     App, Handler, IntoResponse, Reply, RequestContext, Route, TestClient, reply_of,
+/// };
+///
+/// struct Version(&'static str);
+///
+/// impl Handler for Version {
+///     type Future = Ready<Reply>;
+///
+///     fn call(&self, _request: RequestContext) -> Ready<Reply> {
+///         ready(reply_of(self.0.into_response()))
+///     }
+/// }
+///
+/// # #[tokio::main] async fn main() {
+/// let app = App::builder().route(Route::get("/version", Version("1.4.2"))).build().unwrap();
+/// assert_eq!(TestClient::new(app).get("/version").send().await.text(), "1.4.2");
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a green-tea handler",
     note = "a handler is an async closure of a `RequestContext` returning something `IntoResponse`, or a type implementing `Handler`"
 )]
 pub trait Handler: Send + Sync + 'static {
+    /// The future of one call.
+    type Future: Future<Output = Reply> + Send + 'static;
+
     /// Answers one request.
-    fn call(&self, request: RequestContext) -> HandlerFuture;
+    fn call(&self, request: RequestContext) -> Self::Future;
 }
 
-impl<F, Fut, R> Handler for F
+impl<F, Fut> Handler for F
 where
     F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoResponse + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoResponse,
 {
-    fn call(&self, request: RequestContext) -> HandlerFuture {
-        HandlerFuture::new((self)(request).map(|answer| reply_of(answer.into_response())))
+    type Future = IntoReplyFuture<Fut>;
+
+    fn call(&self, request: RequestContext) -> Self::Future {
+        IntoReplyFuture::new((self)(request))
     }
 }
 
@@ -52,8 +82,10 @@ where
     F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Reply> + Send + 'static,
 {
-    fn call(&self, request: RequestContext) -> HandlerFuture {
-        HandlerFuture::new((self.0)(request))
+    type Future = Fut;
+
+    fn call(&self, request: RequestContext) -> Fut {
+        (self.0)(request)
     }
 }
 
@@ -79,7 +111,8 @@ pub struct Route {
     pub(crate) needs: Vec<KeySpec>,
     pub(crate) steps: Vec<Cow<'static, str>>,
     pub(crate) body_limit: Option<usize>,
-    pub(crate) handler: Arc<dyn Handler>,
+    /// The handler, as the route's run: its steps and the handler in one future.
+    pub(crate) entry: Arc<dyn Entry>,
     pub(crate) location: Location,
     pub(crate) layers: Vec<ApplyLayer>,
 }
@@ -108,7 +141,7 @@ impl Route {
             needs: Vec::new(),
             steps: Vec::new(),
             body_limit: None,
-            handler: Arc::new(handler),
+            entry: Arc::new(HandlerEntry(Arc::new(handler))),
             location: Location::caller(),
             layers: Vec::new(),
         }
@@ -241,11 +274,13 @@ pub(crate) struct Mounted {
 }
 
 impl Handler for Mounted {
-    fn call(&self, request: RequestContext) -> HandlerFuture {
+    type Future = BoxFuture<'static, Reply>;
+
+    fn call(&self, request: RequestContext) -> Self::Future {
         let mut request = request.into_request();
         strip_prefix(&mut request, &self.prefix);
         let service = self.service.clone();
-        HandlerFuture::new(
+        Box::pin(
             tower::ServiceExt::oneshot(service, request).map(|answered| match answered {
                 Ok(response) => reply_of(response),
                 Err(never) => match never {},

@@ -1,6 +1,9 @@
 //! `App` as a `tower::Service`, so it mounts inside axum or under tower-http layers.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum_core::body::Body;
@@ -8,10 +11,12 @@ use bytes::Bytes;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use http::Request;
+use pin_project_lite::pin_project;
 
 use green_tea_core::BoxError;
 
-use crate::app::App;
+use crate::app::{Answer, App, Entered, RunFuture};
+use crate::client_addr::ClientAddr;
 use crate::response::Reply;
 
 impl<B> tower_service::Service<Request<B>> for App
@@ -21,18 +26,71 @@ where
 {
     type Response = Reply;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Reply, Infallible>>;
+    type Future = AppFuture;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        // The request's future as it is, boxed once: no layer around it, which would move it
-        // once more.
-        match &self.inner.layered {
-            None => Box::pin(self.answer(request.map(Body::new), Ok)),
-            Some(_) => Box::pin(self.handle(request.map(Body::new)).map(Ok)),
+    fn call(&mut self, request: Request<B>) -> AppFuture {
+        let request = request.map(Body::new);
+        let state = match &self.inner.layered {
+            // The request's future as the app makes it, not boxed again: its run is the one
+            // allocation.
+            None => {
+                let peer = ClientAddr::of_extensions(request.extensions());
+                let finish: Finish = answered;
+                State::Direct {
+                    answer: Arc::clone(&self.inner).dispatch(request, peer, finish),
+                }
+            }
+            Some(_) => State::Layered {
+                through: Box::pin(self.handle(request).map(Ok)),
+            },
+        };
+        AppFuture { state }
+    }
+}
+
+/// The reply, holding the request's place in flight until its body is done.
+type Finish = fn(Reply, Option<Entered>) -> Result<Reply, Infallible>;
+
+fn answered(mut reply: Reply, in_flight: Option<Entered>) -> Result<Reply, Infallible> {
+    reply.body_mut().hold_in_flight(in_flight);
+    Ok(reply)
+}
+
+pin_project! {
+    /// The future of [`App`]'s `tower::Service::call`: the request's reply.
+    #[must_use = "a future does nothing unless awaited"]
+    pub struct AppFuture {
+        #[pin]
+        state: State,
+    }
+}
+
+pin_project! {
+    #[project = StateProjection]
+    enum State {
+        Direct { #[pin] answer: Answer<RunFuture, Finish> },
+        // Through the app's global layers.
+        Layered { through: BoxFuture<'static, Result<Reply, Infallible>> },
+    }
+}
+
+impl Future for AppFuture {
+    type Output = Result<Reply, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().state.project() {
+            StateProjection::Direct { answer } => answer.poll(cx),
+            StateProjection::Layered { through } => through.as_mut().poll(cx),
         }
+    }
+}
+
+impl std::fmt::Debug for AppFuture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AppFuture")
     }
 }

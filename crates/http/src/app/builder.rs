@@ -375,7 +375,7 @@ impl AppBuilder {
                     template: r.route.path,
                     name: r.route.name,
                     descriptor: r.descriptor,
-                    handler: r.route.handler,
+                    entry: r.route.entry,
                     plan: r.plan,
                     ready: Default::default(),
                     body_limit: r.route.body_limit.unwrap_or(app_body_limit),

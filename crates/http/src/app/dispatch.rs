@@ -17,11 +17,12 @@ use green_tea_core::sibling;
 use green_tea_core::{RouteId, Source};
 
 use super::AppInner;
+use super::RunFuture;
 use super::answer::Answer;
 use super::in_flight::{Entered, InFlight};
 use super::layers;
 use crate::client_addr::ClientAddr;
-use crate::context::{Held, RequestBody, RequestContext};
+use crate::context::{Held, RequestBody};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::response::{IntoReply, Reply, reply_of};
@@ -40,7 +41,7 @@ impl AppInner {
         request: Request<B>,
         peer: Option<SocketAddr>,
         finish: M,
-    ) -> impl Future<Output = O> + Send + 'static
+    ) -> Answer<RunFuture, M>
     where
         B: Into<RequestBody>,
         M: FnOnce(Reply, Option<Entered>) -> O + Send + 'static,
@@ -49,15 +50,15 @@ impl AppInner {
         self.answer(parts, body.into(), peer, finish)
     }
 
-    /// The request, split. Enters flight and routes at once, then boxes the request for its
-    /// run (see [`Answer`] for why the future is written out).
+    /// The request, split. Enters flight and routes at once, then starts the route's run (see
+    /// [`Answer`] for why the future is written out).
     fn answer<M, O>(
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
         peer: Option<SocketAddr>,
         finish: M,
-    ) -> Answer<impl Future<Output = Reply> + Send + 'static, M>
+    ) -> Answer<RunFuture, M>
     where
         M: FnOnce(Reply, Option<Entered>) -> O,
     {
@@ -78,7 +79,7 @@ impl AppInner {
             micros = tracing::field::Empty,
         );
         let held = Held::new(parts, body, self, id, peer);
-        Answer::running(|| Self::run::<true>(held), span, in_flight, finish)
+        Answer::running(|| Self::start(held), span, in_flight, finish)
     }
 
     /// The route for the request's path and method, its path parameters put in the request's
@@ -113,90 +114,23 @@ impl AppInner {
         Ok(id)
     }
 
-    /// The route's steps, then its handler, on the request as routed; `LAYERED`: through the
-    /// route's layers first, if it has any (their innermost service runs it again without).
-    /// Not an `async fn`: the block holds the request once, where an `async fn` would also
-    /// keep a copy of each argument it rebinds.
-    #[allow(clippy::manual_async_fn)]
-    pub(crate) fn run<const LAYERED: bool>(
-        mut held: Box<Held>,
-    ) -> impl Future<Output = Reply> + Send + 'static {
-        async move {
-            if LAYERED {
-                if let Some(layered) = &held.app.routes[held.route].layered {
-                    return layers::through_route(layered.clone(), held).await;
-                }
-            }
-            let Held {
-                parts,
-                locals,
-                app,
-                route: id,
-                peer,
-                ..
-            } = &mut *held;
-            let route = &app.routes[*id];
-            // Once every provider the route reads is built, a request checks only that the
-            // container is still open (`close()` on the container alone; the app's own close
-            // stops requests before they get here). Until then each step, and the handler,
-            // builds what it needs just before it runs: a request rejected by a step builds
-            // nothing its handler needs.
-            let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
-            for planned in route.plan.steps.iter() {
-                if !ready {
-                    if let Err(response) = app.build_providers(&planned.needs).await {
-                        return response;
-                    }
-                }
-                let step = &app.steps[planned.step];
-                if step.from_connection {
-                    locals.push(Arc::new(ClientAddr(*peer)));
-                    continue;
-                }
-                let needs = sibling::needs(
-                    &app.container,
-                    &step.descriptor.needs,
-                    &planned.needs,
-                    locals,
-                );
-                let span = tracing::debug_span!("step", step = %step.descriptor.name);
-                let run = span.in_scope(|| step.step.run(parts, needs)).0;
-                let outcome = match run.now_or_later() {
-                    Ok(outcome) => outcome,
-                    Err(waiting) => waiting.instrument(span.clone()).await,
-                };
-                match outcome {
-                    Ok(provided) => {
-                        if let Err(wrong) =
-                            sibling::check_provided(&provided, &step.descriptor.provides)
-                        {
-                            span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                            return HttpError::internal().into_reply();
-                        }
-                        sibling::append_provided(provided, locals);
-                    }
-                    Err(rejection) => {
-                        span.in_scope(|| {
-                            tracing::debug!(status = rejection.status().as_u16(), "rejected")
-                        });
-                        return reply_of(rejection);
-                    }
-                }
-            }
-            if !ready {
-                if let Err(response) = app.build_providers(&route.plan.needs).await {
-                    return response;
-                }
-                route.ready.store(true, Ordering::Release);
-            }
-            let handler = Arc::clone(&route.handler);
-            match handler.call(RequestContext::new(held)).0.now_or_later() {
-                Ok(reply) => reply,
-                Err(waiting) => waiting.await,
-            }
+    /// The routed request's run: through the route's layers, if it has any (their innermost
+    /// service comes back to [`run_unlayered`](Self::run_unlayered)), else its steps and
+    /// handler.
+    pub(crate) fn start(held: Box<Held>) -> RunFuture {
+        let app = Arc::clone(&held.app);
+        let route = &app.routes[held.route];
+        match &route.layered {
+            Some(layered) => layers::through_route(layered.clone(), held),
+            None => route.entry.run(held),
         }
     }
 
+    /// The routed request's steps and handler, its route's layers already passed.
+    pub(crate) fn run_unlayered(held: Box<Held>) -> RunFuture {
+        let app = Arc::clone(&held.app);
+        app.routes[held.route].entry.run(held)
+    }
     /// Builds the providers of `needs` that are not built yet (single-flight). Boxed: only
     /// the first requests of a route pay for it, and every other request's future keeps no
     /// room for it.
@@ -216,5 +150,72 @@ impl AppInner {
             }
             Ok(())
         })
+    }
+}
+
+impl Held {
+    /// The route's steps, in its plan's order, each value kept for those after it and for
+    /// the handler; the response of the first step that rejects the request. Not generic:
+    /// every route's run shares this code.
+    pub(crate) async fn run_steps(&mut self) -> Result<(), Reply> {
+        let Held {
+            parts,
+            locals,
+            app,
+            route: id,
+            peer,
+            ..
+        } = self;
+        let route = &app.routes[*id];
+        // Once every provider the route reads is built, a request checks only that the
+        // container is still open (`close()` on the container alone; the app's own close
+        // stops requests before they get here). Until then each step, and the handler,
+        // builds what it needs just before it runs: a request rejected by a step builds
+        // nothing its handler needs.
+        let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
+        for planned in route.plan.steps.iter() {
+            if !ready {
+                app.build_providers(&planned.needs).await?;
+            }
+            let step = &app.steps[planned.step];
+            if step.from_connection {
+                locals.push(Arc::new(ClientAddr(*peer)));
+                continue;
+            }
+            let needs = sibling::needs(
+                &app.container,
+                &step.descriptor.needs,
+                &planned.needs,
+                locals,
+            );
+            let span = tracing::debug_span!("step", step = %step.descriptor.name);
+            let run = span.in_scope(|| step.step.run(parts, needs)).0;
+            let outcome = match run.now_or_later() {
+                Ok(outcome) => outcome,
+                Err(waiting) => waiting.instrument(span.clone()).await,
+            };
+            match outcome {
+                Ok(provided) => {
+                    if let Err(wrong) =
+                        sibling::check_provided(&provided, &step.descriptor.provides)
+                    {
+                        span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                        return Err(HttpError::internal().into_reply());
+                    }
+                    sibling::append_provided(provided, locals);
+                }
+                Err(rejection) => {
+                    span.in_scope(|| {
+                        tracing::debug!(status = rejection.status().as_u16(), "rejected")
+                    });
+                    return Err(reply_of(rejection));
+                }
+            }
+        }
+        if !ready {
+            app.build_providers(&route.plan.needs).await?;
+            route.ready.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 }

@@ -210,7 +210,7 @@ impl Service<Request<Body>> for RouteEntry {
         let (parts, body) = request.into_parts();
         let peer = ClientAddr::of_extensions(&parts.extensions);
         let held = Held::new(parts, RequestBody::Boxed(body), app, self.route, peer);
-        Box::pin(AppInner::run::<false>(held).map(|reply| Ok(reply.map(Body::new))))
+        Box::pin(AppInner::run_unlayered(held).map(|reply| Ok(reply.map(Body::new))))
     }
 }
 

@@ -1,9 +1,10 @@
 //! `App`: the container, the steps and the routes, compiled at `build()` into a dispatch table.
 
-mod answer;
+pub(crate) mod answer;
 mod builder;
 mod close;
 mod dispatch;
+mod entry;
 mod in_flight;
 pub(crate) mod layers;
 
@@ -17,7 +18,9 @@ use http::{HeaderValue, Method, Request};
 use green_tea_core::sibling::{self, RoutePlan};
 use green_tea_core::{CloseError, Container, Descriptor, IdVec, RouteId, StepId};
 
+pub(crate) use answer::Answer;
 pub use builder::AppBuilder;
+pub(crate) use entry::{Entry, HandlerEntry, RunFuture};
 use in_flight::InFlight;
 pub use in_flight::InFlightGuard;
 pub(crate) use in_flight::{Entered, InFlightBody};
@@ -26,7 +29,6 @@ pub use layers::Layered;
 use crate::client_addr::ClientAddr;
 use crate::plugin::ErasedPlugin;
 use crate::response::Reply;
-use crate::route::Handler;
 use crate::step::Step;
 use crate::warning::Warning;
 
@@ -107,7 +109,8 @@ pub(crate) struct CompiledRoute {
     /// The handler's declaration: its title (`POST /orders -> Orders::create`), needs and
     /// location.
     pub(crate) descriptor: Descriptor,
-    pub(crate) handler: Arc<dyn Handler>,
+    /// The handler, with the route's steps before it.
+    pub(crate) entry: Arc<dyn Entry>,
     pub(crate) plan: RoutePlan,
     /// Whether every provider the route reads has been built (then a request skips the
     /// check of each).
@@ -151,7 +154,9 @@ impl App {
     ) -> impl std::future::Future<Output = O> + Send + 'static {
         let peer = ClientAddr::of_extensions(request.extensions());
         Arc::clone(&self.inner).dispatch(request, peer, |reply: Reply, in_flight| {
-            finish(reply.map(|body| body.in_flight(in_flight)))
+            let mut reply = reply;
+            reply.body_mut().hold_in_flight(in_flight);
+            finish(reply)
         })
     }
 
