@@ -279,6 +279,10 @@ pub mod guide {
     pub mod serving {}
     #[doc = include_str!("../docs/explain.md")]
     pub mod explain {}
+    #[doc = include_str!("../docs/errors-and-rejections.md")]
+    pub mod errors_and_rejections {}
+    #[doc = include_str!("../docs/tracing.md")]
+    pub mod tracing {}
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
     #[doc = include_str!("../docs/project-layout.md")]
