@@ -241,7 +241,7 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::http::{
         App, AppBuilder, HttpError, IntoResponse, Json, Parts, Path, Query, RequestContext, Route,
-        StatusCode, TestClient,
+        StatusCode, TestClient, TestRequest, TestResponse,
     };
     #[doc(no_inline)]
     pub use crate::{
