@@ -133,13 +133,23 @@ async fn quickstart_runs_to_its_end() {
 
 /// `GET url` with `headers`, read whole.
 async fn get_with(url: &str, headers: &[(&str, &str)]) -> support::http::Reply {
+    request(http::Method::GET, url, headers, bytes::Bytes::new()).await
+}
+
+/// `method url` with `headers` and `body`, read whole.
+async fn request(
+    method: http::Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<bytes::Bytes>,
+) -> support::http::Reply {
     use http_body_util::BodyExt;
-    let mut request = http::Request::get(url);
+    let mut request = http::Request::builder().method(method).uri(url);
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
     let request = request
-        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .body(http_body_util::Full::new(body.into()))
         .unwrap();
     let response = support::http::within("a response", http1_client().request(request))
         .await
@@ -220,4 +230,64 @@ async fn fallback_answers_unknown_paths_and_a_405_stays() {
     .expect("a response");
     assert_eq!(not_allowed.status, 405);
     assert!(running.stop().success());
+}
+
+/// Reads `events` until `buffer` holds a whole server-sent event (it ends with a blank line),
+/// and returns it without its blank line.
+async fn next_event(events: &mut hyper::body::Incoming, buffer: &mut String) -> String {
+    use http_body_util::BodyExt;
+    loop {
+        if let Some(end) = buffer.find("\n\n") {
+            let event = buffer[..end].to_owned();
+            buffer.drain(..end + 2);
+            return event;
+        }
+        let frame = support::http::within("an event", events.frame())
+            .await
+            .expect("the stream goes on")
+            .expect("a frame");
+        if let Ok(data) = frame.into_data() {
+            buffer.push_str(std::str::from_utf8(&data).expect("UTF-8 events"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn sse_streams_each_posted_message_as_an_event() {
+    use http_body_util::BodyExt;
+    let running = Running::start("sse", &[]);
+    let open = http::Request::get(format!("http://{}/events", running.addr))
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let response = support::http::within("the stream's head", http1_client().request(open))
+        .await
+        .expect("a response");
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut events = response.into_body();
+    let mut buffer = String::new();
+    assert_eq!(
+        next_event(&mut events, &mut buffer).await,
+        "event: joined\ndata: welcome to the room"
+    );
+
+    // The stream subscribed before its head was sent, so a message posted now reaches it.
+    let posted = request(
+        http::Method::POST,
+        &format!("http://{}/messages", running.addr),
+        &[("content-type", "application/json")],
+        r#"{"text":"tea is ready"}"#,
+    )
+    .await;
+    assert_eq!(posted.status, 202);
+    assert_eq!(posted.json(), serde_json::json!({ "listeners": 1 }));
+    assert_eq!(
+        next_event(&mut events, &mut buffer).await,
+        "event: message\ndata: tea is ready"
+    );
+
+    // SIGTERM ends the stream (it does not hold the shutdown until the drain timeout).
+    assert!(running.stop().success());
+    let end = support::http::within("the stream's end", events.frame()).await;
+    assert!(end.is_none(), "the stream ended cleanly: {end:?}");
 }
