@@ -291,3 +291,50 @@ async fn sse_streams_each_posted_message_as_an_event() {
     let end = support::http::within("the stream's end", events.frame()).await;
     assert!(end.is_none(), "the stream ended cleanly: {end:?}");
 }
+
+/// The next message of `socket`, as text.
+async fn next_text<S>(socket: &mut S) -> String
+where
+    S: futures_util::Stream<
+            Item = Result<
+                tokio_tungstenite::tungstenite::Message,
+                tokio_tungstenite::tungstenite::Error,
+            >,
+        > + Unpin,
+{
+    use futures_util::StreamExt;
+    let message = support::http::within("a message", socket.next()).await;
+    let message = message.expect("a message").expect("a frame");
+    message.into_text().expect("a text").as_str().to_owned()
+}
+
+#[tokio::test]
+async fn websockets_echo_and_close_on_sigterm() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let running = Running::start("websockets", &[]);
+    let url = format!("ws://{}/echo", running.addr);
+    let (mut socket, _) = support::http::within(
+        "the WebSocket handshake",
+        tokio_tungstenite::connect_async(url),
+    )
+    .await
+    .expect("a WebSocket");
+    assert_eq!(
+        next_text(&mut socket).await,
+        "connected: every text you send comes back"
+    );
+    socket
+        .send(Message::text("hello, tea"))
+        .await
+        .expect("sent");
+    assert_eq!(next_text(&mut socket).await, "hello, tea");
+
+    assert!(running.stop().success());
+    let goodbye = support::http::within("the close frame", socket.next()).await;
+    assert!(
+        matches!(goodbye, Some(Ok(Message::Close(_)))),
+        "the server said goodbye: {goodbye:?}"
+    );
+}
