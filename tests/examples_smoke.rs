@@ -1,7 +1,7 @@
 //! Every example, built by `cargo test` as it builds every target, started as its own binary
 //! (not through a nested `cargo run`, which would wait on cargo's build lock) on `PORT=0`: it
-//! prints the address it listens on, answers one real request over loopback, and exits cleanly
-//! on SIGTERM.
+//! prints the address it listens on (`listening on http://ADDR`, or `https://` for `tls`),
+//! answers real requests over loopback, and exits cleanly on SIGTERM.
 #![cfg(unix)]
 
 mod support;
@@ -32,7 +32,8 @@ struct Running {
 }
 
 impl Running {
-    /// Starts `name` on `PORT=0` with `env`, and reads its stdout up to `listening on http://`.
+    /// Starts `name` on `PORT=0` with `env`, and reads its stdout up to `listening on http://`
+    /// (or `https://`).
     fn start(name: &str, env: &[(&str, &str)]) -> Running {
         let path = example(name);
         assert!(path.exists(), "{} was not built", path.display());
@@ -49,7 +50,12 @@ impl Running {
         std::thread::spawn(move || {
             let mut found = Some(found);
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("listening on http://") {
+                let listening = line.strip_prefix("listening on ");
+                let address = listening.and_then(|rest| {
+                    rest.strip_prefix("http://")
+                        .or_else(|| rest.strip_prefix("https://"))
+                });
+                if let Some(rest) = address {
                     if let Some(found) = found.take() {
                         let _ = found.send(rest.trim().to_owned());
                     }
@@ -58,7 +64,7 @@ impl Running {
         });
         let addr = address
             .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} printed no `listening on http://` line"));
+            .unwrap_or_else(|_| panic!("{name} printed no `listening on http(s)://` line"));
         let addr = addr.parse().expect("a socket address");
         Running { child, addr }
     }
@@ -337,4 +343,54 @@ async fn websockets_echo_and_close_on_sigterm() {
         matches!(goodbye, Some(Ok(Message::Close(_)))),
         "the server said goodbye: {goodbye:?}"
     );
+}
+
+#[tokio::test]
+async fn tls_serves_https_with_the_certificate_it_made() {
+    use green_tea::http::rustls::pki_types::{CertificateDer, ServerName};
+    use green_tea::http::rustls::{ClientConfig, RootCertStore};
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let out = std::env::temp_dir().join(format!("green-tea-tls-{}.der", std::process::id()));
+    let running = Running::start("tls", &[("TLS_CERT_OUT", out.to_str().unwrap())]);
+    // Written before the example printed its address.
+    let der = std::fs::read(&out).expect("the certificate the example wrote");
+    let _ = std::fs::remove_file(&out);
+
+    // A client that trusts that certificate and nothing else, offering HTTP/2.
+    let mut roots = RootCertStore::empty();
+    roots.add(CertificateDer::from(der)).expect("a valid root");
+    let mut config = ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    let name = ServerName::try_from("localhost").unwrap();
+    let tls = support::http::within("the TLS handshake", connector.connect(name, tcp))
+        .await
+        .expect("a handshake with the certificate trusted");
+
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+            .await
+            .expect("HTTP/2, as ALPN agreed");
+    tokio::spawn(connection);
+    let hello = http::Request::get("https://localhost/")
+        .body(Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = support::http::within("a response", sender.send_request(hello))
+        .await
+        .expect("a response");
+    assert_eq!(response.status(), 200);
+    let body = response.into_body().collect().await.expect("a body");
+    assert_eq!(body.to_bytes(), "hello over HTTP/2.0");
+    drop(sender);
+    // Stopped from another thread, so that this runtime keeps driving the client's connection:
+    // HTTP/2's graceful shutdown waits for the client to answer the server's GOAWAY and PING.
+    let stopped = tokio::task::spawn_blocking(move || running.stop()).await;
+    assert!(stopped.expect("stop() panicked").success());
 }
