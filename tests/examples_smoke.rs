@@ -394,3 +394,64 @@ async fn tls_serves_https_with_the_certificate_it_made() {
     let stopped = tokio::task::spawn_blocking(move || running.stop()).await;
     assert!(stopped.expect("stop() panicked").success());
 }
+
+/// A `multipart/form-data` body of one file part, with the boundary `tea`.
+fn one_file(field: &str, file_name: &str, content: &[u8]) -> Vec<u8> {
+    let head = format!(
+        "--tea\r\ncontent-disposition: form-data; name=\"{field}\"; filename=\"{file_name}\"\r\n\
+         content-type: application/octet-stream\r\n\r\n"
+    );
+    [head.as_bytes(), content, b"\r\n--tea--\r\n"].concat()
+}
+
+#[tokio::test]
+async fn upload_takes_a_form_and_a_file_and_refuses_an_oversized_file() {
+    let running = Running::start("upload", &[]);
+    let url = |path: &str| format!("http://{}{path}", running.addr);
+    let post = http::Method::POST;
+
+    let form = [("content-type", "application/x-www-form-urlencoded")];
+    let signed = request(
+        post.clone(),
+        &url("/signup"),
+        &form,
+        "name=ada&email=ada%40example.com",
+    )
+    .await;
+    assert_eq!(signed.status, 200);
+    assert_eq!(
+        signed.json(),
+        serde_json::json!({ "welcome": "ada", "email": "ada@example.com" })
+    );
+    let not_an_address = request(post.clone(), &url("/signup"), &form, "name=ada&email=ada").await;
+    assert_eq!(not_an_address.status, 400);
+    assert_eq!(
+        not_an_address.json(),
+        serde_json::json!({ "error": "email: not an address" })
+    );
+    let incomplete = request(post.clone(), &url("/signup"), &form, "name=ada").await;
+    assert_eq!(incomplete.status, 422);
+    let message = incomplete.json()["error"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("Failed to deserialize form body"),
+        "{message}"
+    );
+
+    let multipart = [("content-type", "multipart/form-data; boundary=tea")];
+    let small = one_file("notes", "notes.txt", b"green tea\n");
+    let stored = request(post.clone(), &url("/upload"), &multipart, small).await;
+    assert_eq!(stored.status, 201, "{}", stored.text());
+    let notes = serde_json::json!({ "field": "notes", "file_name": "notes.txt", "bytes": 10 });
+    assert_eq!(stored.json(), serde_json::json!([notes]));
+
+    let big = one_file("big", "big.bin", &vec![0; 100 * 1024]); // the route takes 64 KiB
+    let refused = request(post, &url("/upload"), &multipart, big).await;
+    assert_eq!(refused.status, 413);
+    assert_eq!(
+        refused.json(),
+        serde_json::json!({ "error": "the request body is larger than 65536 bytes" })
+    );
+    let listed = get_with(&url("/upload"), &[]).await;
+    assert_eq!(listed.json(), serde_json::json!([notes]));
+    assert!(running.stop().success());
+}
