@@ -455,3 +455,18 @@ async fn upload_takes_a_form_and_a_file_and_refuses_an_oversized_file() {
     assert_eq!(listed.json(), serde_json::json!([notes]));
     assert!(running.stop().success());
 }
+
+#[tokio::test]
+async fn testing_answers_as_its_own_tests_say() {
+    let running = Running::start("testing", &[]);
+    let sencha = get_with(&format!("http://{}/teas/1", running.addr), &[]).await;
+    assert_eq!(sencha.status, 200);
+    assert_eq!(
+        sencha.json(),
+        serde_json::json!({ "name": "sencha", "grams": 100 })
+    );
+    let missing = get_with(&format!("http://{}/teas/9", running.addr), &[]).await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json(), serde_json::json!({ "error": "no tea 9" }));
+    assert!(running.stop().success());
+}
