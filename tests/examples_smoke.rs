@@ -470,3 +470,100 @@ async fn testing_answers_as_its_own_tests_say() {
     assert_eq!(missing.json(), serde_json::json!({ "error": "no tea 9" }));
     assert!(running.stop().success());
 }
+
+/// The same notes service in axum and in green-tea: the same requests get the same statuses and
+/// JSON bodies from both.
+#[tokio::test]
+async fn from_axum_both_services_answer_alike() {
+    use serde_json::json;
+    let ada = ("authorization", "Bearer tea-for-ada");
+    let bob = ("authorization", "Bearer tea-for-bob");
+    let json_body = ("content-type", "application/json");
+    let get = http::Method::GET;
+    let post = http::Method::POST;
+    // (method, path, headers, body, status, JSON answer)
+    let exchanges = [
+        (
+            &get,
+            "/notes",
+            vec![],
+            "",
+            401,
+            json!({ "error": "a bearer token is required" }),
+        ),
+        (
+            &get,
+            "/notes",
+            vec![("authorization", "Bearer nope")],
+            "",
+            401,
+            json!({ "error": "unknown token" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![json_body],
+            r#"{"text":"no token"}"#,
+            401,
+            json!({ "error": "a bearer token is required" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![ada, json_body],
+            r#"{"text":"buy sencha"}"#,
+            201,
+            json!({ "id": 1, "text": "buy sencha", "author": "ada" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![bob, json_body],
+            r#"{"text":"steep for two minutes"}"#,
+            201,
+            json!({ "id": 2, "text": "steep for two minutes", "author": "bob" }),
+        ),
+        (
+            &get,
+            "/notes",
+            vec![ada],
+            "",
+            200,
+            json!([{ "id": 1, "text": "buy sencha", "author": "ada" }]),
+        ),
+        (
+            &get,
+            "/notes/1",
+            vec![ada],
+            "",
+            200,
+            json!({ "id": 1, "text": "buy sencha", "author": "ada" }),
+        ),
+        (
+            &get,
+            "/notes/2",
+            vec![ada],
+            "",
+            404,
+            json!({ "error": "no note 2" }),
+        ),
+        (
+            &get,
+            "/nowhere",
+            vec![],
+            "",
+            404,
+            json!({ "error": "no route for GET /nowhere" }),
+        ),
+    ];
+    for example in ["from_axum_axum", "from_axum_green_tea"] {
+        let running = Running::start(example, &[]);
+        for (method, path, headers, body, status, answer) in &exchanges {
+            let url = format!("http://{}{path}", running.addr);
+            let reply = request((*method).clone(), &url, headers, *body).await;
+            assert_eq!(reply.status, *status, "{example}: {method} {path}");
+            assert_eq!(reply.json(), *answer, "{example}: {method} {path}");
+        }
+        assert!(running.stop().success(), "{example} stops cleanly");
+    }
+}
