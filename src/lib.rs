@@ -287,6 +287,8 @@ pub mod guide {
     pub mod testing {}
     #[doc = include_str!("../docs/project-layout.md")]
     pub mod project_layout {}
+    #[doc = include_str!("../docs/coming-from-axum.md")]
+    pub mod coming_from_axum {}
     #[doc = include_str!("../docs/errors/README.md")]
     pub mod errors {
         #[doc = include_str!("../docs/errors/GT0001.md")]

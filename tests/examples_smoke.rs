@@ -1,7 +1,7 @@
 //! Every example, built by `cargo test` as it builds every target, started as its own binary
 //! (not through a nested `cargo run`, which would wait on cargo's build lock) on `PORT=0`: it
-//! prints the address it listens on, answers one real request over loopback, and exits cleanly
-//! on SIGTERM.
+//! prints the address it listens on (`listening on http://ADDR`, or `https://` for `tls`),
+//! answers real requests over loopback, and exits cleanly on SIGTERM.
 #![cfg(unix)]
 
 mod support;
@@ -32,7 +32,8 @@ struct Running {
 }
 
 impl Running {
-    /// Starts `name` on `PORT=0` with `env`, and reads its stdout up to `listening on http://`.
+    /// Starts `name` on `PORT=0` with `env`, and reads its stdout up to `listening on http://`
+    /// (or `https://`).
     fn start(name: &str, env: &[(&str, &str)]) -> Running {
         let path = example(name);
         assert!(path.exists(), "{} was not built", path.display());
@@ -49,7 +50,12 @@ impl Running {
         std::thread::spawn(move || {
             let mut found = Some(found);
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("listening on http://") {
+                let listening = line.strip_prefix("listening on ");
+                let address = listening.and_then(|rest| {
+                    rest.strip_prefix("http://")
+                        .or_else(|| rest.strip_prefix("https://"))
+                });
+                if let Some(rest) = address {
                     if let Some(found) = found.take() {
                         let _ = found.send(rest.trim().to_owned());
                     }
@@ -58,7 +64,7 @@ impl Running {
         });
         let addr = address
             .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} printed no `listening on http://` line"));
+            .unwrap_or_else(|_| panic!("{name} printed no `listening on http(s)://` line"));
         let addr = addr.parse().expect("a socket address");
         Running { child, addr }
     }
@@ -133,13 +139,23 @@ async fn quickstart_runs_to_its_end() {
 
 /// `GET url` with `headers`, read whole.
 async fn get_with(url: &str, headers: &[(&str, &str)]) -> support::http::Reply {
+    request(http::Method::GET, url, headers, bytes::Bytes::new()).await
+}
+
+/// `method url` with `headers` and `body`, read whole.
+async fn request(
+    method: http::Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: impl Into<bytes::Bytes>,
+) -> support::http::Reply {
     use http_body_util::BodyExt;
-    let mut request = http::Request::get(url);
+    let mut request = http::Request::builder().method(method).uri(url);
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
     let request = request
-        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .body(http_body_util::Full::new(body.into()))
         .unwrap();
     let response = support::http::within("a response", http1_client().request(request))
         .await
@@ -220,4 +236,334 @@ async fn fallback_answers_unknown_paths_and_a_405_stays() {
     .expect("a response");
     assert_eq!(not_allowed.status, 405);
     assert!(running.stop().success());
+}
+
+/// Reads `events` until `buffer` holds a whole server-sent event (it ends with a blank line),
+/// and returns it without its blank line.
+async fn next_event(events: &mut hyper::body::Incoming, buffer: &mut String) -> String {
+    use http_body_util::BodyExt;
+    loop {
+        if let Some(end) = buffer.find("\n\n") {
+            let event = buffer[..end].to_owned();
+            buffer.drain(..end + 2);
+            return event;
+        }
+        let frame = support::http::within("an event", events.frame())
+            .await
+            .expect("the stream goes on")
+            .expect("a frame");
+        if let Ok(data) = frame.into_data() {
+            buffer.push_str(std::str::from_utf8(&data).expect("UTF-8 events"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn sse_streams_each_posted_message_as_an_event() {
+    use http_body_util::BodyExt;
+    let running = Running::start("sse", &[]);
+    let open = http::Request::get(format!("http://{}/events", running.addr))
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let response = support::http::within("the stream's head", http1_client().request(open))
+        .await
+        .expect("a response");
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut events = response.into_body();
+    let mut buffer = String::new();
+    assert_eq!(
+        next_event(&mut events, &mut buffer).await,
+        "event: joined\ndata: welcome to the room"
+    );
+
+    // The stream subscribed before its head was sent, so a message posted now reaches it.
+    let posted = request(
+        http::Method::POST,
+        &format!("http://{}/messages", running.addr),
+        &[("content-type", "application/json")],
+        r#"{"text":"tea is ready"}"#,
+    )
+    .await;
+    assert_eq!(posted.status, 202);
+    assert_eq!(posted.json(), serde_json::json!({ "listeners": 1 }));
+    assert_eq!(
+        next_event(&mut events, &mut buffer).await,
+        "event: message\ndata: tea is ready"
+    );
+
+    // SIGTERM ends the stream (it does not hold the shutdown until the drain timeout).
+    assert!(running.stop().success());
+    let end = support::http::within("the stream's end", events.frame()).await;
+    assert!(end.is_none(), "the stream ended cleanly: {end:?}");
+}
+
+/// The next message of `socket`, as text.
+async fn next_text<S>(socket: &mut S) -> String
+where
+    S: futures_util::Stream<
+            Item = Result<
+                tokio_tungstenite::tungstenite::Message,
+                tokio_tungstenite::tungstenite::Error,
+            >,
+        > + Unpin,
+{
+    use futures_util::StreamExt;
+    let message = support::http::within("a message", socket.next()).await;
+    let message = message.expect("a message").expect("a frame");
+    message.into_text().expect("a text").as_str().to_owned()
+}
+
+#[tokio::test]
+async fn websockets_echo_and_close_on_sigterm() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let running = Running::start("websockets", &[]);
+    let url = format!("ws://{}/echo", running.addr);
+    let (mut socket, _) = support::http::within(
+        "the WebSocket handshake",
+        tokio_tungstenite::connect_async(url),
+    )
+    .await
+    .expect("a WebSocket");
+    assert_eq!(
+        next_text(&mut socket).await,
+        "connected: every text you send comes back"
+    );
+    socket
+        .send(Message::text("hello, tea"))
+        .await
+        .expect("sent");
+    assert_eq!(next_text(&mut socket).await, "hello, tea");
+
+    assert!(running.stop().success());
+    let goodbye = support::http::within("the close frame", socket.next()).await;
+    assert!(
+        matches!(goodbye, Some(Ok(Message::Close(_)))),
+        "the server said goodbye: {goodbye:?}"
+    );
+}
+
+#[tokio::test]
+async fn tls_serves_https_with_the_certificate_it_made() {
+    use green_tea::http::rustls::pki_types::{CertificateDer, ServerName};
+    use green_tea::http::rustls::{ClientConfig, RootCertStore};
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let out = std::env::temp_dir().join(format!("green-tea-tls-{}.der", std::process::id()));
+    let running = Running::start("tls", &[("TLS_CERT_OUT", out.to_str().unwrap())]);
+    // Written before the example printed its address.
+    let der = std::fs::read(&out).expect("the certificate the example wrote");
+    let _ = std::fs::remove_file(&out);
+
+    // A client that trusts that certificate and nothing else, offering HTTP/2.
+    let mut roots = RootCertStore::empty();
+    roots.add(CertificateDer::from(der)).expect("a valid root");
+    let mut config = ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    let name = ServerName::try_from("localhost").unwrap();
+    let tls = support::http::within("the TLS handshake", connector.connect(name, tcp))
+        .await
+        .expect("a handshake with the certificate trusted");
+
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(tls))
+            .await
+            .expect("HTTP/2, as ALPN agreed");
+    tokio::spawn(connection);
+    let hello = http::Request::get("https://localhost/")
+        .body(Empty::<bytes::Bytes>::new())
+        .unwrap();
+    let response = support::http::within("a response", sender.send_request(hello))
+        .await
+        .expect("a response");
+    assert_eq!(response.status(), 200);
+    let body = response.into_body().collect().await.expect("a body");
+    assert_eq!(body.to_bytes(), "hello over HTTP/2.0");
+    drop(sender);
+    // Stopped from another thread, so that this runtime keeps driving the client's connection:
+    // HTTP/2's graceful shutdown waits for the client to answer the server's GOAWAY and PING.
+    let stopped = tokio::task::spawn_blocking(move || running.stop()).await;
+    assert!(stopped.expect("stop() panicked").success());
+}
+
+/// A `multipart/form-data` body of one file part, with the boundary `tea`.
+fn one_file(field: &str, file_name: &str, content: &[u8]) -> Vec<u8> {
+    let head = format!(
+        "--tea\r\ncontent-disposition: form-data; name=\"{field}\"; filename=\"{file_name}\"\r\n\
+         content-type: application/octet-stream\r\n\r\n"
+    );
+    [head.as_bytes(), content, b"\r\n--tea--\r\n"].concat()
+}
+
+#[tokio::test]
+async fn upload_takes_a_form_and_a_file_and_refuses_an_oversized_file() {
+    let running = Running::start("upload", &[]);
+    let url = |path: &str| format!("http://{}{path}", running.addr);
+    let post = http::Method::POST;
+
+    let form = [("content-type", "application/x-www-form-urlencoded")];
+    let signed = request(
+        post.clone(),
+        &url("/signup"),
+        &form,
+        "name=ada&email=ada%40example.com",
+    )
+    .await;
+    assert_eq!(signed.status, 200);
+    assert_eq!(
+        signed.json(),
+        serde_json::json!({ "welcome": "ada", "email": "ada@example.com" })
+    );
+    let not_an_address = request(post.clone(), &url("/signup"), &form, "name=ada&email=ada").await;
+    assert_eq!(not_an_address.status, 400);
+    assert_eq!(
+        not_an_address.json(),
+        serde_json::json!({ "error": "email: not an address" })
+    );
+    let incomplete = request(post.clone(), &url("/signup"), &form, "name=ada").await;
+    assert_eq!(incomplete.status, 422);
+    let message = incomplete.json()["error"].as_str().unwrap().to_owned();
+    assert!(
+        message.starts_with("Failed to deserialize form body"),
+        "{message}"
+    );
+
+    let multipart = [("content-type", "multipart/form-data; boundary=tea")];
+    let small = one_file("notes", "notes.txt", b"green tea\n");
+    let stored = request(post.clone(), &url("/upload"), &multipart, small).await;
+    assert_eq!(stored.status, 201, "{}", stored.text());
+    let notes = serde_json::json!({ "field": "notes", "file_name": "notes.txt", "bytes": 10 });
+    assert_eq!(stored.json(), serde_json::json!([notes]));
+
+    let big = one_file("big", "big.bin", &vec![0; 100 * 1024]); // the route takes 64 KiB
+    let refused = request(post, &url("/upload"), &multipart, big).await;
+    assert_eq!(refused.status, 413);
+    assert_eq!(
+        refused.json(),
+        serde_json::json!({ "error": "the request body is larger than 65536 bytes" })
+    );
+    let listed = get_with(&url("/upload"), &[]).await;
+    assert_eq!(listed.json(), serde_json::json!([notes]));
+    assert!(running.stop().success());
+}
+
+#[tokio::test]
+async fn testing_answers_as_its_own_tests_say() {
+    let running = Running::start("testing", &[]);
+    let sencha = get_with(&format!("http://{}/teas/1", running.addr), &[]).await;
+    assert_eq!(sencha.status, 200);
+    assert_eq!(
+        sencha.json(),
+        serde_json::json!({ "name": "sencha", "grams": 100 })
+    );
+    let missing = get_with(&format!("http://{}/teas/9", running.addr), &[]).await;
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json(), serde_json::json!({ "error": "no tea 9" }));
+    assert!(running.stop().success());
+}
+
+/// The same notes service in axum and in green-tea: the same requests get the same statuses and
+/// JSON bodies from both.
+#[tokio::test]
+async fn from_axum_both_services_answer_alike() {
+    use serde_json::json;
+    let ada = ("authorization", "Bearer tea-for-ada");
+    let bob = ("authorization", "Bearer tea-for-bob");
+    let json_body = ("content-type", "application/json");
+    let get = http::Method::GET;
+    let post = http::Method::POST;
+    // (method, path, headers, body, status, JSON answer)
+    let exchanges = [
+        (
+            &get,
+            "/notes",
+            vec![],
+            "",
+            401,
+            json!({ "error": "a bearer token is required" }),
+        ),
+        (
+            &get,
+            "/notes",
+            vec![("authorization", "Bearer nope")],
+            "",
+            401,
+            json!({ "error": "unknown token" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![json_body],
+            r#"{"text":"no token"}"#,
+            401,
+            json!({ "error": "a bearer token is required" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![ada, json_body],
+            r#"{"text":"buy sencha"}"#,
+            201,
+            json!({ "id": 1, "text": "buy sencha", "author": "ada" }),
+        ),
+        (
+            &post,
+            "/notes",
+            vec![bob, json_body],
+            r#"{"text":"steep for two minutes"}"#,
+            201,
+            json!({ "id": 2, "text": "steep for two minutes", "author": "bob" }),
+        ),
+        (
+            &get,
+            "/notes",
+            vec![ada],
+            "",
+            200,
+            json!([{ "id": 1, "text": "buy sencha", "author": "ada" }]),
+        ),
+        (
+            &get,
+            "/notes/1",
+            vec![ada],
+            "",
+            200,
+            json!({ "id": 1, "text": "buy sencha", "author": "ada" }),
+        ),
+        (
+            &get,
+            "/notes/2",
+            vec![ada],
+            "",
+            404,
+            json!({ "error": "no note 2" }),
+        ),
+        (
+            &get,
+            "/nowhere",
+            vec![],
+            "",
+            404,
+            json!({ "error": "no route for GET /nowhere" }),
+        ),
+    ];
+    for example in ["from_axum_axum", "from_axum_green_tea"] {
+        let running = Running::start(example, &[]);
+        for (method, path, headers, body, status, answer) in &exchanges {
+            let url = format!("http://{}{path}", running.addr);
+            let reply = request((*method).clone(), &url, headers, *body).await;
+            assert_eq!(reply.status, *status, "{example}: {method} {path}");
+            assert_eq!(reply.json(), *answer, "{example}: {method} {path}");
+        }
+        assert!(running.stop().success(), "{example} stops cleanly");
+    }
 }
