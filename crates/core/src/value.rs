@@ -67,11 +67,13 @@ impl Provided {
     }
 
     /// Adds the value for the next declared key.
+    #[inline]
     pub fn with<T: Send + Sync + 'static>(self, value: T) -> Self {
         self.with_arc(Arc::new(value))
     }
 
     /// Adds a value that is already in an `Arc` (no second allocation).
+    #[inline]
     pub fn with_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
         self.values = match self.values {
             Values::Many(values) if values.is_empty() => Values::One(value),

@@ -57,6 +57,7 @@ impl<F, M> Answer<F, M> {
     /// The future `run` makes, polled in `span`, holding the request's place in flight. (The
     /// future is made inside the answer's own constructor, so that it can be built in place
     /// rather than moved in.)
+    #[inline]
     pub(crate) fn running(
         run: impl FnOnce() -> F,
         span: tracing::Span,

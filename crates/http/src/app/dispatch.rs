@@ -117,6 +117,7 @@ impl AppInner {
     /// The routed request's run: through the route's layers, if it has any (their innermost
     /// service comes back to [`run_unlayered`](Self::run_unlayered)), else its steps and
     /// handler.
+    #[inline]
     pub(crate) fn start(held: Box<Held>) -> RunFuture {
         let app = Arc::clone(&held.app);
         let route = &app.routes[held.route];
@@ -155,9 +156,14 @@ impl AppInner {
 
 impl Held {
     /// The route's steps, in its plan's order, each value kept for those after it and for
-    /// the handler; the response of the first step that rejects the request. Not generic:
-    /// every route's run shares this code.
-    pub(crate) async fn run_steps(&mut self) -> Result<(), Reply> {
+    /// the handler; the response of the first step that rejects the request.
+    ///
+    /// `H` is the route's handler type, unused: being generic, this future is compiled in the
+    /// crate that makes the route, beside the run it is awaited in, so the two can be inlined
+    /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
+    /// not reach an `async fn`'s body).
+    #[allow(clippy::extra_unused_type_parameters)]
+    pub(crate) async fn run_steps<H>(&mut self) -> Result<(), Reply> {
         let Held {
             parts,
             locals,

@@ -29,7 +29,7 @@ impl<H: Handler> Entry for HandlerEntry<H> {
         // The future outlives this borrow of the route: it holds the handler itself.
         let handler = Arc::clone(&self.0);
         Box::pin(async move {
-            if let Err(rejected) = held.run_steps().await {
+            if let Err(rejected) = held.run_steps::<H>().await {
                 return rejected;
             }
             handler.call(RequestContext::new(held)).await
