@@ -121,3 +121,19 @@ async fn over_loopback_a_client_that_disconnects_drops_the_stream() {
     server.stop().await.unwrap();
     app.close().await.unwrap();
 }
+
+#[tokio::test]
+#[should_panic(expected = "the response body failed while it was read: the feed broke")]
+async fn test_client_send_fails_on_a_broken_body_rather_than_reading_it_empty() {
+    let app = App::builder()
+        .route(Route::get("/feed", |_request: RequestContext| async {
+            let chunks = [
+                Ok(bytes::Bytes::from_static(b"first ")),
+                Err(std::io::Error::other("the feed broke")),
+            ];
+            green_tea::http::Body::from_stream(futures_util::stream::iter(chunks))
+        }))
+        .build()
+        .unwrap();
+    TestClient::new(app).get("/feed").send().await;
+}

@@ -124,14 +124,20 @@ impl TestRequest {
     }
 
     /// Sends it through the app and reads the whole response.
+    ///
+    /// # Panics
+    ///
+    /// If the response body fails while it is read (a stream that ends in an error): a test
+    /// never sees a broken body as an empty one.
     pub async fn send(self) -> TestResponse {
         let response = self.app.handle(self.request).await;
         let (parts, body) = response.into_parts();
-        let body = body
-            .collect()
-            .await
-            .map(|c| c.to_bytes())
-            .unwrap_or_default();
+        // A test must not read a broken body as an empty one: it fails here, as
+        // `TestStream::chunk` does.
+        let body = match body.collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(error) => panic!("the response body failed while it was read: {error}"),
+        };
         TestResponse {
             status: parts.status,
             headers: parts.headers,
