@@ -49,10 +49,10 @@ impl Running {
         std::thread::spawn(move || {
             let mut found = Some(found);
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("listening on http://") {
-                    if let Some(found) = found.take() {
-                        let _ = found.send(rest.trim().to_owned());
-                    }
+                if let Some(rest) = line.strip_prefix("listening on http://")
+                    && let Some(found) = found.take()
+                {
+                    let _ = found.send(rest.trim().to_owned());
                 }
             }
         });

@@ -122,10 +122,8 @@ impl AppInner {
         mut held: Box<Held>,
     ) -> impl Future<Output = Reply> + Send + 'static {
         async move {
-            if LAYERED {
-                if let Some(layered) = &held.app.routes[held.route].layered {
-                    return layers::through_route(layered.clone(), held).await;
-                }
+            if LAYERED && let Some(layered) = &held.app.routes[held.route].layered {
+                return layers::through_route(layered.clone(), held).await;
             }
             let Held {
                 parts,
@@ -143,10 +141,8 @@ impl AppInner {
             // nothing its handler needs.
             let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
             for planned in route.plan.steps.iter() {
-                if !ready {
-                    if let Err(response) = app.build_providers(&planned.needs).await {
-                        return response;
-                    }
+                if !ready && let Err(response) = app.build_providers(&planned.needs).await {
+                    return response;
                 }
                 let step = &app.steps[planned.step];
                 if step.from_connection {
