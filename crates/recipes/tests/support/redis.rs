@@ -5,7 +5,7 @@
 //!
 //! Where `redis-server` is missing the tests that need it skip (with a note on stderr), except
 //! when `GREEN_TEA_REQUIRE_TOOLS=1` (CI's `.ci/run` sets it): then missing is a failure.
-//! Shared by the recipes crate's tests and the workspace's (`#[path]`): one helper.
+//! Shared by the recipes crate's tests and the workspace's (`#[path]`): one helper, process management only (no Redis client in it).
 #![allow(dead_code)] // each test file uses its own part
 
 use std::io::{BufRead, BufReader};
@@ -67,13 +67,6 @@ impl RedisServer {
 
     pub(crate) fn socket(&self) -> &Path {
         &self.socket
-    }
-
-    /// A plain connection of the test's own (INFO, CONFIG RESETSTAT, CLIENT PAUSE).
-    pub(crate) fn connection(&self) -> redis::Connection {
-        redis::Client::open(self.url())
-            .and_then(|client| client.get_connection())
-            .expect("a connection to the test's redis-server")
     }
 
     /// Kills it (SIGKILL: nothing is saved, every key and the script cache are lost).
