@@ -517,3 +517,18 @@ async fn closed_calls_send_redis_nothing() {
         calls("evalsha_ro")
     );
 }
+
+/// The shared breaker's futures cross threads (a multi-threaded runtime, a spawned task).
+#[allow(dead_code, clippy::let_underscore_future)]
+fn its_futures_are_send() {
+    fn send<T: Send>(_: T) {}
+    let breaker = CircuitBreaker::new(config(1));
+    send(CircuitBreaker::shared(
+        config(1),
+        SharedConfig::new("redis://127.0.0.1/"),
+    ));
+    send(breaker.sync());
+    send(breaker.call(|| async { Ok::<_, ()>(()) }));
+    fn sync_and_send<T: Send + Sync>() {}
+    sync_and_send::<CircuitBreaker>();
+}
