@@ -59,21 +59,26 @@ impl Process {
         } else {
             " on http://"
         };
+        // Both examples end their banner with "Ctrl-C to stop": everything before it (the
+        // address, `orders`' explain) has been read once that line is.
         std::thread::spawn(move || {
-            let mut found = Some(found);
+            let (mut found, mut address) = (Some(found), None);
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some((_, rest)) = line.split_once(marker)
-                    && let Some(found) = found.take()
-                {
-                    let address = rest.split([';', ' ']).next().unwrap_or("").to_owned();
-                    let _ = found.send(address);
+                if let Some((_, rest)) = line.split_once(marker) {
+                    address.get_or_insert_with(|| {
+                        rest.split([';', ' ']).next().unwrap_or("").to_owned()
+                    });
                 }
+                let banner_done = line.contains("Ctrl-C to stop");
                 lines.lock().unwrap().push(line);
+                if banner_done && let (Some(found), Some(address)) = (found.take(), &address) {
+                    let _ = found.send(address.clone());
+                }
             }
         });
         let address = address
             .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} printed no address"));
+            .unwrap_or_else(|_| panic!("{name} printed no address and banner"));
         Process {
             child,
             base: format!("http://{address}"),
