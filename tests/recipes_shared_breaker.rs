@@ -113,6 +113,30 @@ async fn order(client: &Client, orders: &Process) -> Reply {
     .expect("a response")
 }
 
+/// Whether the fleet's state in Redis accounts for `charges` failures: counted, or open. The
+/// processes publish in the background; the test waits for this (polling the Redis it started)
+/// before its next request, as the in-process tests await `sync()`.
+async fn fleet_heard(admin: &mut redis::Connection, charges: u64) {
+    let base = "green-tea:breaker:{billing-e2e}";
+    within("the failures reach Redis", async {
+        loop {
+            let open: bool = redis::cmd("EXISTS")
+                .arg(format!("{base}:open"))
+                .query(admin)
+                .unwrap();
+            let counted: Option<u64> = redis::cmd("GET")
+                .arg(format!("{base}:fails"))
+                .query(admin)
+                .unwrap();
+            if open || counted.unwrap_or(0) >= charges {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await; // the publisher's pace
+        }
+    })
+    .await;
+}
+
 /// Whether a reply means billing was charged (called): a 201, or a 503 without `Retry-After`
 /// (billing failed); a 503 with `Retry-After` failed fast without calling it.
 fn charged(reply: &Reply) -> bool {
@@ -143,6 +167,9 @@ async fn three_orders_processes_share_billings_breaker() {
         assert!(orders.printed("{billing-e2e}"));
     }
     let client = http1_client();
+    let mut admin = redis::Client::open(server.url())
+        .and_then(|client| client.get_connection())
+        .expect("a connection to the test's redis-server");
 
     // Down: one request at a time, round robin, until every instance fails fast.
     let (mut charges, mut failing_fast, mut i) = (0, [false; 3], 0);
@@ -151,6 +178,7 @@ async fn three_orders_processes_share_billings_breaker() {
         assert_eq!(reply.status, 503);
         if charged(&reply) {
             charges += 1;
+            fleet_heard(&mut admin, charges).await;
         } else {
             failing_fast[i % 3] = true;
         }
