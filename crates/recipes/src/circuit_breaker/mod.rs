@@ -10,6 +10,9 @@
 //! timeout; a fixed or exponential open duration; transitions as `tracing` events and to a
 //! callback; counters; operator holds.
 //!
+//! With the `redis` feature, `shared` (`CircuitBreaker::shared`) shares failures and the
+//! verdict across instances through Redis, without a round trip per call.
+//!
 //! A closed breaker takes no lock per call: an atomic word mirrors the state and holds the
 //! failure count, and calls admit and settle with a load and, when the count changes, a
 //! compare-exchange on it. Open, half-open, trials, holds and every transition stay with a
