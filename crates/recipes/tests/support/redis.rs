@@ -134,10 +134,11 @@ impl RedisServer {
                 }
             }
         });
+        // Recorded before waiting, so that a server that never gets ready is still killed.
+        self.child = Some(child);
         is_ready
             .recv_timeout(Duration::from_secs(30))
             .expect("redis-server printed no \"ready to accept connections\"");
-        self.child = Some(child);
     }
 }
 
