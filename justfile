@@ -11,7 +11,8 @@ clippy:
     cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
 test:
-    cargo test --workspace
+    command -v redis-server || { apt-get update && apt-get install -y redis-server; }
+    GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
 
 # loom models of the breaker's closed path and the in-flight count (docs/reliability.md).
 loom:

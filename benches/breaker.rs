@@ -1,9 +1,14 @@
 //! The circuit breaker's overhead per call: closed and uncontended, against a bare call and
-//! against the `failsafe` crate's breaker; then with two threads contending.
+//! against the `failsafe` crate's breaker; then with two threads contending; then a closed call
+//! with a shared store attached (a throwaway `redis-server`, skipped where it is missing)
+//! against the same breaker without one.
 //!
 //! `cargo bench --bench breaker`; figures and method in docs/benchmarks.md.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented public fns
+
+#[path = "../crates/recipes/tests/support/redis.rs"]
+mod redis_server;
 
 use std::future::Future;
 use std::hint::black_box;
@@ -13,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use failsafe::futures::CircuitBreaker as _;
+use green_tea_recipes::circuit_breaker::shared::SharedConfig;
 use green_tea_recipes::circuit_breaker::{CircuitBreaker, Config};
 
 /// Polls a future that is ready at once (every operation here is).
@@ -74,5 +80,36 @@ fn contended(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, uncontended, contended);
+/// A closed call with a shared store attached, against the same breaker (with the call timeout a
+/// shared breaker requires) without one. Both poll inside a runtime, as the timeout needs.
+fn shared_store(c: &mut Criterion) {
+    let Some(server) = redis_server::RedisServer::start() else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let config = || Config::new(3, Duration::from_secs(30)).call_timeout(Duration::from_secs(2));
+    let local = CircuitBreaker::new(config());
+    let shared = runtime
+        .block_on(CircuitBreaker::shared(
+            config().name("bench"),
+            SharedConfig::new(server.url()),
+        ))
+        .unwrap();
+    assert!(runtime.block_on(shared.sync()), "redis-server answers");
+    let _context = runtime.enter();
+    let mut group = c.benchmark_group("breaker, closed, with a call timeout");
+    group.bench_function("local", |b| {
+        b.iter(|| ready(local.call(|| operation(1))).unwrap())
+    });
+    group.bench_function("shared store attached", |b| {
+        b.iter(|| ready(shared.call(|| operation(1))).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, uncontended, contended, shared_store);
 criterion_main!(benches);

@@ -8,6 +8,10 @@
 //! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`),
 //! `BILLING_URL` (if unset, a fake billing service starts in-process on a free port),
 //! `BREAKER_THRESHOLD` (3), `BREAKER_RESET_MS` (30000), `BILLING_TIMEOUT_MS` (2000).
+//! With `REDIS_URL` set (`redis://127.0.0.1:6379/` or `redis+unix:///path`), billing's breaker
+//! shares its state with every instance using the same Redis and `BREAKER_NAME` (`billing`);
+//! `BREAKER_REFRESH_MS` (250) is how often it reads the fleet's state. Without it nothing
+//! changes.
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
 
@@ -15,6 +19,7 @@ use green_tea::prelude::*;
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{Billing, BillingApi, BillingSettings, GuardedBilling};
 use green_tea_recipes::circuit_breaker::CircuitBreaker;
+use green_tea_recipes::circuit_breaker::shared::SharedConfig;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -66,12 +71,70 @@ pub(crate) fn app(
     settings: &BillingSettings,
     breaker: CircuitBreaker,
 ) -> Result<App, green_tea::BuildError> {
-    App::builder()
-        .provider(BillingApi::with_settings(settings.clone()))
-        .provider(Billing::with_breaker(breaker))
+    let shared_at = breaker.shared_at();
+    let billing = Billing::with_breaker(breaker);
+    let builder = App::builder().provider(BillingApi::with_settings(settings.clone()));
+    // A shared breaker says so, and where, on `billing`'s line of `explain`.
+    let builder = match shared_at {
+        Some(at) => builder.provider(Described {
+            inner: billing,
+            name: format!("Billing (circuit breaker shared through {at})"),
+        }),
+        None => builder.provider(billing),
+    };
+    builder
         .step(request_id::step())
         .routes(Orders::routes())
         .build()
+}
+
+/// A provider under another name: `explain` prints it on the provider's line.
+struct Described<P> {
+    inner: P,
+    name: String,
+}
+
+impl<P: green_tea::Provider> green_tea::Provider for Described<P> {
+    fn descriptor(&self) -> green_tea::Descriptor {
+        self.inner.descriptor().named(self.name.clone())
+    }
+
+    fn provide(
+        &self,
+        needs: green_tea::Needs<'_>,
+    ) -> impl Future<Output = Result<green_tea::Provided, green_tea::BoxError>> + Send {
+        self.inner.provide(needs)
+    }
+
+    fn dispose(
+        &self,
+        provided: &green_tea::Provided,
+    ) -> impl Future<Output = Result<(), green_tea::BoxError>> + Send {
+        self.inner.dispose(provided)
+    }
+}
+
+/// Billing's breaker: shared through Redis when `REDIS_URL` is set, local otherwise.
+async fn billing_breaker(
+    settings: &BillingSettings,
+) -> Result<CircuitBreaker, Box<dyn std::error::Error>> {
+    let Ok(url) = std::env::var("REDIS_URL") else {
+        return Ok(settings.breaker());
+    };
+    let name = std::env::var("BREAKER_NAME").unwrap_or_else(|_| "billing".to_owned());
+    let mut shared = SharedConfig::new(url);
+    if let Ok(ms) = std::env::var("BREAKER_REFRESH_MS") {
+        let ms: u64 = ms
+            .trim()
+            .parse()
+            .map_err(|_| format!("BREAKER_REFRESH_MS={ms:?} is not a number"))?;
+        shared = shared.refresh_interval(std::time::Duration::from_millis(ms));
+    }
+    let config =
+        green_tea_recipes::circuit_breaker::Config::new(settings.threshold, settings.reset)
+            .call_timeout(settings.timeout)
+            .name(&name);
+    Ok(CircuitBreaker::shared(config, shared).await?)
 }
 
 #[allow(dead_code)] // the end-to-end tests include this file for `app` alone
@@ -98,7 +161,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None
     };
 
-    let app = app(&settings, settings.breaker())?;
+    let breaker = billing_breaker(&settings).await?;
+    if let Some(at) = breaker.shared_at() {
+        println!("billing's circuit breaker is shared through {at}");
+    }
+    let app = app(&settings, breaker)?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     println!("listening on http://{addr}");

@@ -272,6 +272,8 @@ pub mod guide {
     pub mod recipes {
         #[doc = include_str!("../docs/recipes/circuit-breakers.md")]
         pub mod circuit_breakers {}
+        #[doc = include_str!("../docs/recipes/shared-circuit-breaker.md")]
+        pub mod shared_circuit_breaker {}
     }
     #[doc = include_str!("../docs/lifecycle.md")]
     pub mod lifecycle {}

@@ -55,10 +55,10 @@ impl Running {
                     rest.strip_prefix("http://")
                         .or_else(|| rest.strip_prefix("https://"))
                 });
-                if let Some(rest) = address {
-                    if let Some(found) = found.take() {
-                        let _ = found.send(rest.trim().to_owned());
-                    }
+                if let Some(rest) = address
+                    && let Some(found) = found.take()
+                {
+                    let _ = found.send(rest.trim().to_owned());
                 }
             }
         });

@@ -339,10 +339,10 @@ impl Model {
     }
 
     fn abandon(&mut self, call: Admitted) {
-        if call.generation == self.generation {
-            if let Some(id) = call.trial {
-                self.trials.retain(|&(t, _)| t != id);
-            }
+        if call.generation == self.generation
+            && let Some(id) = call.trial
+        {
+            self.trials.retain(|&(t, _)| t != id);
         }
     }
 

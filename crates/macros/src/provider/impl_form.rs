@@ -224,10 +224,10 @@ const GENERIC_IMPL: &str =
 /// parameters are right: their types are the keys' types.
 fn allow_ptr_arg(mut item: ItemImpl) -> ItemImpl {
     for entry in &mut item.items {
-        if let ImplItem::Fn(f) = entry {
-            if f.sig.ident == "provide" || f.sig.ident == "dispose" {
-                f.attrs.push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
-            }
+        if let ImplItem::Fn(f) = entry
+            && (f.sig.ident == "provide" || f.sig.ident == "dispose")
+        {
+            f.attrs.push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
         }
     }
     item

@@ -359,17 +359,17 @@ fn plain_param(typed: &syn::PatType, ty: &Type) -> syn::Result<Param> {
     if is_context(ty) {
         return Ok(Param::Context);
     }
-    if let Type::Reference(reference) = types::unwrap_group(ty) {
-        if is_context(&reference.elem) {
-            let pat = typed.pat.to_token_stream().to_string();
-            return Err(syn::Error::new_spanned(
-                ty,
-                format!(
-                    "take the request's context by value, `{pat}: RequestContext`: the \
+    if let Type::Reference(reference) = types::unwrap_group(ty)
+        && is_context(&reference.elem)
+    {
+        let pat = typed.pat.to_token_stream().to_string();
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "take the request's context by value, `{pat}: RequestContext`: the \
                      handler gets the request itself"
-                ),
-            ));
-        }
+            ),
+        ));
     }
     let is_value = match types::unwrap_group(ty) {
         Type::Reference(_) => true,

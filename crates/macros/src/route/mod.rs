@@ -91,17 +91,17 @@ fn expand_impl(args: syn::Result<attr::Args>, mut block: ItemImpl) -> TokenStrea
         errors.spanned(self_ty, "#[route] goes on the impl block of a named type");
     }
     for entry in &block.items {
-        if let ImplItem::Fn(method) = entry {
-            if method.sig.ident == "routes" {
-                errors.spanned(
-                    &method.sig.ident,
-                    format!(
-                        "#[route] generates `{}::routes()`, which lists this block's routes; \
+        if let ImplItem::Fn(method) = entry
+            && method.sig.ident == "routes"
+        {
+            errors.spanned(
+                &method.sig.ident,
+                format!(
+                    "#[route] generates `{}::routes()`, which lists this block's routes; \
                          rename this `routes`",
-                        quote!(#self_ty).to_string().replace(' ', "")
-                    ),
-                );
-            }
+                    quote!(#self_ty).to_string().replace(' ', "")
+                ),
+            );
         }
     }
     let result = errors.finish();

@@ -24,6 +24,12 @@ pub struct Counters {
     pub stale: u64,
     /// Times it opened.
     pub opened: u64,
+    /// With a shared store: it works on local state alone for now (Redis slow or unreachable).
+    /// Always `false` without one.
+    pub degraded: bool,
+    /// With a shared store: trial lease claims that did not answer within the claim timeout
+    /// (each failed its call fast).
+    pub claim_timeouts: u64,
 }
 
 /// One counter. `Relaxed` is enough: a count orders nothing else, and a read-modify-write
@@ -77,6 +83,8 @@ impl AtomicCounters {
             timeouts: self.timeouts.get(),
             stale: self.stale.get(),
             opened: self.opened.get(),
+            degraded: false,
+            claim_timeouts: 0,
         }
     }
 }

@@ -116,14 +116,13 @@ impl FastPath {
                     }
                 }
             };
-            if let Some(next) = next {
-                if let Err(now) =
+            if let Some(next) = next
+                && let Err(now) =
                     self.word
                         .compare_exchange_weak(word.bits(), next.bits(), Relaxed, Relaxed)
-                {
-                    word = Word::from_bits(now); // moved meanwhile: decide again
-                    continue;
-                }
+            {
+                word = Word::from_bits(now); // moved meanwhile: decide again
+                continue;
             }
             self.counters.outcome(outcome);
             return true;

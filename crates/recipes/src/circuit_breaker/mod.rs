@@ -10,6 +10,9 @@
 //! timeout; a fixed or exponential open duration; transitions as `tracing` events and to a
 //! callback; counters; operator holds.
 //!
+//! With the `redis` feature, `shared` (`CircuitBreaker::shared`) shares failures and the
+//! verdict across instances through Redis, without a round trip per call.
+//!
 //! A closed breaker takes no lock per call: an atomic word mirrors the state and holds the
 //! failure count, and calls admit and settle with a load and, when the count changes, a
 //! compare-exchange on it. Open, half-open, trials, holds and every transition stay with a
@@ -39,6 +42,10 @@ mod config;
 mod counters;
 mod error;
 mod fast_path;
+#[cfg(feature = "redis")]
+mod fleet;
+#[cfg(feature = "redis")]
+pub mod shared;
 mod state;
 mod sync;
 mod word;
@@ -71,6 +78,9 @@ struct Shared {
     config: Config,
     fast: FastPath,
     machine: Mutex<Machine>,
+    /// A shared store (`shared/`), consulted on the cold paths only.
+    #[cfg(feature = "redis")]
+    fleet: Option<Arc<dyn fleet::Fleet>>,
     /// How many times the lock was taken, so tests can tell the fast path from the machine.
     #[cfg(test)]
     locks: std::sync::atomic::AtomicU64,
@@ -85,6 +95,8 @@ impl CircuitBreaker {
                 fast: FastPath::new(machine.word()),
                 machine: Mutex::new(machine),
                 config,
+                #[cfg(feature = "redis")]
+                fleet: None,
                 #[cfg(test)]
                 locks: Default::default(),
             }),
@@ -102,7 +114,13 @@ impl CircuitBreaker {
     /// taken while calls are running may mix moments (a call already counted in `admitted`
     /// whose outcome is not yet counted, say). Once the calls are done, it adds up.
     pub fn counters(&self) -> Counters {
-        self.shared.fast.counters.snapshot()
+        #[allow(unused_mut)] // a shared store adds its own figures
+        let mut counters = self.shared.fast.counters.snapshot();
+        #[cfg(feature = "redis")]
+        if let Some(fleet) = &self.shared.fleet {
+            fleet.fill(&mut counters);
+        }
+        counters
     }
 
     /// Its settings.
@@ -135,9 +153,16 @@ impl CircuitBreaker {
         Fut: Future<Output = Result<T, E>>,
         C: FnOnce(&Result<T, E>) -> Outcome,
     {
-        let ticket = self
-            .admit()
-            .map_err(|retry_after| BreakerError::Open { retry_after })?;
+        let ticket = match self.admit() {
+            Ok(ticket) => ticket,
+            Err(Refusal::Open(retry_after)) => return Err(BreakerError::Open { retry_after }),
+            // Only with a shared store: the fleet's window elapsed, claim its trial lease.
+            #[cfg(feature = "redis")]
+            Err(Refusal::Claim(generation)) => self
+                .claim_trial(generation)
+                .await
+                .map_err(|retry_after| BreakerError::Open { retry_after })?,
+        };
         // If this future is dropped mid-call, the permit frees a trial slot on the way out.
         let mut permit = Permit {
             breaker: self,
@@ -174,6 +199,16 @@ impl CircuitBreaker {
     }
 
     fn force(&self, hold: Option<BreakerState>) {
+        self.force_here(hold);
+        // With a shared store, a hold is the fleet's: published, and applied by every instance.
+        #[cfg(feature = "redis")]
+        if let Some(fleet) = &self.shared.fleet {
+            fleet.hold(hold);
+        }
+    }
+
+    /// Applies a hold to this instance only.
+    fn force_here(&self, hold: Option<BreakerState>) {
         let Shared { config, fast, .. } = &*self.shared;
         let mut changes = Vec::new();
         self.machine().force(hold, config, fast, &mut changes);
@@ -182,7 +217,7 @@ impl CircuitBreaker {
 
     /// A closed breaker admits without its lock; otherwise the machine decides.
     #[inline]
-    fn admit(&self) -> Result<Ticket, Duration> {
+    fn admit(&self) -> Result<Ticket, Refusal> {
         match self.shared.fast.admit() {
             Some(ticket) => Ok(ticket),
             None => self.admit_locked(),
@@ -191,10 +226,25 @@ impl CircuitBreaker {
 
     // Out of line (and cold): the closed breaker's path is the one kept short.
     #[cold]
-    fn admit_locked(&self) -> Result<Ticket, Duration> {
+    fn admit_locked(&self) -> Result<Ticket, Refusal> {
         let Shared { config, fast, .. } = &*self.shared;
         let mut changes = Vec::new();
-        let admitted = self.machine().admit(config, fast, &mut changes);
+        let mut machine = self.machine();
+        // With a shared store, the fleet decides while this instance mirrors its open verdict.
+        #[cfg(feature = "redis")]
+        if let Some(gate) = self.fleet_gate(&machine) {
+            return match gate {
+                fleet::Gate::Refuse(retry_after) => {
+                    fast.counters.rejected.bump();
+                    Err(Refusal::Open(retry_after))
+                }
+                fleet::Gate::Claim(generation) => Err(Refusal::Claim(generation)),
+            };
+        }
+        let admitted = machine
+            .admit(config, fast, &mut changes)
+            .map_err(Refusal::Open);
+        drop(machine);
         self.announce(changes);
         admitted
     }
@@ -205,6 +255,12 @@ impl CircuitBreaker {
         let Shared { config, fast, .. } = &*self.shared;
         if !fast.settle(ticket, outcome, config.threshold) {
             self.settle_locked(ticket, outcome);
+        } else {
+            // A shared store publishes failures (in the background); successes cost nothing.
+            #[cfg(feature = "redis")]
+            if outcome == Outcome::Failure {
+                self.fleet_failure();
+            }
         }
     }
 
@@ -216,6 +272,8 @@ impl CircuitBreaker {
         self.machine()
             .record(ticket, outcome, config, fast, &mut changes);
         self.announce(changes);
+        #[cfg(feature = "redis")]
+        self.fleet_settled(ticket, Some(outcome));
     }
 
     fn machine(&self) -> MutexGuard<'_, Machine> {
@@ -254,6 +312,26 @@ impl std::fmt::Debug for CircuitBreaker {
     }
 }
 
+/// Why `admit` did not admit.
+enum Refusal {
+    /// Fail fast; retry after this long.
+    Open(Duration),
+    /// With a shared store: the fleet's window elapsed; claim a trial lease of this generation.
+    #[cfg(feature = "redis")]
+    Claim(u64),
+}
+
+/// With a shared store, its background work ends with the breaker's last clone, at once and
+/// without clean-up (a trial in flight is left to its lease).
+#[cfg(feature = "redis")]
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(fleet) = &self.fleet {
+            fleet.detach();
+        }
+    }
+}
+
 /// One admitted call. Settled with its outcome, or, if dropped unsettled (the caller's future
 /// was cancelled), it frees its half-open slot so the breaker cannot stick half-open.
 struct Permit<'a> {
@@ -276,6 +354,8 @@ impl Drop for Permit<'_> {
         // Only a trial holds anything to free; a closed breaker's call leaves without the lock.
         if let Some(ticket) = self.ticket.take().filter(|ticket| ticket.trial.is_some()) {
             self.breaker.machine().abandon(ticket);
+            #[cfg(feature = "redis")]
+            self.breaker.fleet_settled(ticket, None);
         }
     }
 }

@@ -78,6 +78,10 @@ pub(crate) struct Machine {
     trials: Vec<(u64, Duration)>,
     next_trial: u64,
     rng: fastrand::Rng,
+    /// With a shared store: the fleet's open generation this open (or half-open) state mirrors,
+    /// so the fleet, not this instance's clock, decides when to trial. `None`: local state.
+    #[cfg(feature = "redis")]
+    fleet_open: Option<u64>,
 }
 
 impl Machine {
@@ -95,6 +99,8 @@ impl Machine {
                 .jitter_seed
                 .map(fastrand::Rng::with_seed)
                 .unwrap_or_default(),
+            #[cfg(feature = "redis")]
+            fleet_open: None,
         }
     }
 
@@ -239,10 +245,10 @@ impl Machine {
 
     /// A call that was admitted but dropped before it finished: free its trial slot.
     pub(crate) fn abandon(&mut self, ticket: Ticket) {
-        if ticket.generation == self.generation {
-            if let Some(id) = ticket.trial {
-                self.trials.retain(|&(t, _)| t != id);
-            }
+        if ticket.generation == self.generation
+            && let Some(id) = ticket.trial
+        {
+            self.trials.retain(|&(t, _)| t != id);
         }
     }
 
@@ -279,6 +285,11 @@ impl Machine {
         self.open_for = self.next_open_duration(config);
         self.openings = self.openings.saturating_add(1);
         self.opened_at = now;
+        // A local opening: the fleet's answer (if it shares one) is adopted when it comes.
+        #[cfg(feature = "redis")]
+        {
+            self.fleet_open = None;
+        }
         fast.counters.opened.bump();
         self.set(BreakerState::Open, now, config, fast, changes);
     }
@@ -309,6 +320,10 @@ impl Machine {
             return;
         }
         self.state = to;
+        #[cfg(feature = "redis")]
+        if !matches!(to, BreakerState::Open | BreakerState::HalfOpen) {
+            self.fleet_open = None;
+        }
         // Leaving open for half-open keeps the generation: the trials belong to it. Every
         // other change invalidates the calls in flight.
         if !(from == BreakerState::Open && to == BreakerState::HalfOpen) {
@@ -327,6 +342,109 @@ impl Machine {
             at: now,
             failures: self.failures,
         });
+    }
+}
+
+/// With a shared store (`shared/`): the machine mirrors the fleet's verdict.
+#[cfg(feature = "redis")]
+impl Machine {
+    /// The fleet's open generation this state mirrors, if any.
+    pub(crate) fn fleet_open(&self) -> Option<u64> {
+        self.fleet_open
+    }
+
+    /// Trials in flight.
+    pub(crate) fn trials_in_flight(&self) -> usize {
+        self.trials.len()
+    }
+
+    /// The fleet is open at `generation` for `remaining` more (by Redis's clock): open too,
+    /// unless an operator holds this one. `remaining` is the local window only if the fleet's
+    /// record is later lost; while it is there, the fleet decides when to trial.
+    pub(crate) fn adopt_fleet_open(
+        &mut self,
+        generation: u64,
+        remaining: Duration,
+        config: &Config,
+        fast: &FastPath,
+        changes: &mut Vec<Transition>,
+    ) {
+        if matches!(
+            self.state,
+            BreakerState::ForcedOpen | BreakerState::ForcedClosed
+        ) || self.fleet_open == Some(generation)
+        {
+            return;
+        }
+        let now = config.clock.now();
+        if self.state != BreakerState::Open {
+            self.openings = self.openings.saturating_add(1);
+            fast.counters.opened.bump();
+            self.set(BreakerState::Open, now, config, fast, changes);
+        }
+        self.opened_at = now;
+        self.open_for = remaining;
+        self.fleet_open = Some(generation);
+    }
+
+    /// The fleet closed every generation up to `generation` (a trial succeeded, or an operator
+    /// released it): close, if this state mirrors one of them. A local opening (this instance's
+    /// own count, below the fleet's quorum) stays open.
+    pub(crate) fn fleet_closed(
+        &mut self,
+        generation: u64,
+        config: &Config,
+        fast: &FastPath,
+        changes: &mut Vec<Transition>,
+    ) {
+        if self.fleet_open.is_some_and(|open| open <= generation) {
+            self.failures = 0;
+            self.openings = 0;
+            self.set(
+                BreakerState::Closed,
+                config.clock.now(),
+                config,
+                fast,
+                changes,
+            );
+        }
+    }
+
+    /// The fleet's record is gone without a verdict: from now on the local window decides.
+    pub(crate) fn forget_fleet(&mut self) {
+        self.fleet_open = None;
+    }
+
+    /// This instance won a trial lease of the fleet's `generation`: the trial, unless the state
+    /// moved on while the claim was under way.
+    pub(crate) fn begin_fleet_trial(
+        &mut self,
+        generation: u64,
+        lease: Duration,
+        config: &Config,
+        fast: &FastPath,
+        changes: &mut Vec<Transition>,
+    ) -> Option<Ticket> {
+        if self.fleet_open != Some(generation) {
+            return None;
+        }
+        let now = config.clock.now();
+        if self.state == BreakerState::Open {
+            self.set(BreakerState::HalfOpen, now, config, fast, changes);
+        }
+        if self.state != BreakerState::HalfOpen
+            || self.trials.len() >= config.half_open_trials as usize
+        {
+            return None;
+        }
+        let id = self.next_trial;
+        self.next_trial += 1;
+        self.trials.push((id, now.saturating_add(lease)));
+        fast.counters.admitted.bump();
+        Some(Ticket {
+            generation: self.generation,
+            trial: Some(id),
+        })
     }
 }
 

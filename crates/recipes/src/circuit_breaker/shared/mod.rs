@@ -1,0 +1,176 @@
+//! A breaker whose failures and verdict are shared across instances through Redis (feature
+//! `redis`). Design, failure modes and cost: `docs/recipes/shared-circuit-breaker.md`.
+//!
+//! Each instance still decides each call from memory: a closed, healthy breaker sends Redis
+//! nothing per call. Its failures are published in the background (coalesced) to a fleet-wide
+//! count; at the threshold (from at least `quorum` instances) one script opens the fleet with a
+//! record whose window is measured by Redis's clock. Every instance refreshes its view of that
+//! record in the background and treats a shared open as open. When the window ends, one
+//! instance claims the trial lease (`SET NX PX`, the only time a call waits on Redis, bounded by
+//! the claim timeout); its result closes or re-opens the fleet, fenced by its token and the
+//! record's generation. Redis slow or gone: the breaker works on local state, says so
+//! ([`CircuitBreaker::degraded`]), and shares again when Redis answers.
+//!
+//! ```no_run
+//! use green_tea_recipes::circuit_breaker::{CircuitBreaker, Config};
+//! use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+//! use std::time::Duration;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let breaker = CircuitBreaker::shared(
+//!     Config::new(3, Duration::from_secs(30))
+//!         .call_timeout(Duration::from_secs(2)) // a trial's lease is built on it
+//!         .name("billing"),
+//!     SharedConfig::new("redis://127.0.0.1:6379/"),
+//! )
+//! .await?;
+//! # let _ = breaker; Ok(()) }
+//! ```
+
+mod config;
+mod keys;
+mod pending;
+mod scripts;
+mod store;
+mod view;
+mod worker;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+pub use config::SharedConfig;
+
+use super::config::OpenDuration;
+use super::{CircuitBreaker, Config};
+use keys::Keys;
+use scripts::Common;
+use store::{Handle, Parts, Store};
+
+/// Why a shared breaker could not be made. Redis being unreachable is not one: the breaker then
+/// starts on local state and shares once Redis answers.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SharedError {
+    /// A trial's lease is the call timeout plus a margin, so sharing needs a call timeout.
+    #[error(
+        "a shared breaker needs a call timeout (`Config::call_timeout`): its trial lease is built on it"
+    )]
+    NoCallTimeout,
+    /// The URL is not one redis-rs accepts.
+    #[error("invalid Redis URL `{url}`: {reason}")]
+    InvalidUrl {
+        /// The URL, without any password.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl CircuitBreaker {
+    /// A breaker with `config` whose state is shared through Redis as `shared` says. It reads
+    /// the fleet's state once before it returns (bounded by the connect and response timeouts),
+    /// so an instance started while the fleet is open starts open; then a background task on
+    /// the current tokio runtime keeps it shared.
+    pub async fn shared(config: Config, shared: SharedConfig) -> Result<Self, SharedError> {
+        let call_timeout = config.call_timeout.ok_or(SharedError::NoCallTimeout)?;
+        let location = shared.location();
+        let invalid = |error: redis::RedisError| SharedError::InvalidUrl {
+            url: location.clone(),
+            reason: error.to_string(),
+        };
+        let client = redis::Client::open(shared.url.as_str()).map_err(invalid)?;
+        let manager = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(shared.connect_timeout))
+            .set_response_timeout(Some(shared.response_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(shared.refresh_interval);
+        let conn = ConnectionManager::new_lazy_with_config(client, manager).map_err(invalid)?;
+        let (base, cap) = match config.open_duration {
+            OpenDuration::Fixed(window) => (window, window),
+            OpenDuration::Exponential { base, cap } => (base, cap.max(base)),
+        };
+        let lease = call_timeout.saturating_add(shared.lease_margin);
+        let keys = Keys::new(&shared.prefix, &config.name, config.half_open_trials);
+        let common = Common {
+            instance: shared.instance.clone().unwrap_or_else(instance_id),
+            threshold: config.threshold,
+            quorum: shared.quorum,
+            window_ms: millis(shared.failure_window),
+            base_ms: millis(base),
+            cap_ms: millis(cap),
+            lease_ms: millis(lease).max(1),
+        };
+        let store = Arc::new(Store::new(
+            conn,
+            Parts {
+                location: format!("{location} as {}", keys.base()),
+                keys,
+                common,
+                refresh_interval: shared.refresh_interval,
+                round_trip: shared.connect_timeout + shared.response_timeout,
+                claim_timeout: shared.claim_timeout,
+                degrade_after: shared.claim_timeouts_to_degrade,
+                max_trials: config.half_open_trials as usize,
+            },
+        ));
+        let breaker = CircuitBreaker::with_fleet(config, Arc::new(Handle(Arc::clone(&store))));
+        let worker = tokio::spawn(worker::run(
+            Arc::clone(&store),
+            Arc::downgrade(&breaker.shared),
+        ));
+        store.set_worker(worker.abort_handle());
+        // The first refresh, before any call: a fleet that is open opens this one too.
+        breaker.sync().await;
+        Ok(breaker)
+    }
+
+    /// With a shared store: waits until everything this breaker queued for Redis so far was
+    /// sent and one refresh of the fleet's state completed, and says whether Redis answered
+    /// (`false`: it is degraded for now). For tests and orderly shutdowns; calls never need it.
+    /// Without a store: `true` at once.
+    pub async fn sync(&self) -> bool {
+        match self.store() {
+            Some(store) => store.sync().await,
+            None => true,
+        }
+    }
+
+    /// With a shared store: whether it works on local state alone for now, because Redis is
+    /// slow or unreachable. It shares again by itself when Redis answers.
+    pub fn degraded(&self) -> bool {
+        self.store().is_some_and(|store| store.degraded())
+    }
+
+    /// With a shared store: where its state is shared (the Redis URL without any password,
+    /// and the keys' hash-tagged prefix), for banners and `explain`.
+    pub fn shared_at(&self) -> Option<String> {
+        self.store().map(|store| store.location.clone())
+    }
+
+    /// How many times the background task read the fleet's state (for the commandstats test).
+    #[doc(hidden)]
+    pub fn shared_refreshes(&self) -> u64 {
+        self.store().map_or(0, |store| {
+            store.refreshes.load(std::sync::atomic::Ordering::SeqCst)
+        })
+    }
+
+    fn store(&self) -> Option<&Arc<Store>> {
+        let fleet = self.shared.fleet.as_ref()?;
+        // The only `Fleet` there is.
+        let handle: &dyn std::any::Any = fleet.as_any();
+        handle.downcast_ref::<Handle>().map(|handle| &handle.0)
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Host, process and a random suffix: two breakers in one process are two instances.
+fn instance_id() -> String {
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".to_owned());
+    format!("{host}-{}-{:08x}", std::process::id(), fastrand::u32(..))
+}

@@ -1,0 +1,224 @@
+//! Issue 14's test 8, end to end with processes: three `orders` processes sharing billing's
+//! breaker through one throwaway `redis-server`, in front of one `billing_upstream`. The
+//! example binaries are the ones cargo built beside this test (as tests/examples_smoke.rs runs
+//! them), never a nested `cargo run`.
+#![cfg(unix)]
+
+#[path = "../crates/recipes/tests/support/redis.rs"]
+mod redis_server;
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::Method;
+use redis_server::RedisServer;
+use support::http::{Client, Reply, http1_client, send, within};
+
+const THRESHOLD: u64 = 3;
+const WINDOW: Duration = Duration::from_millis(800);
+
+/// An example's binary, beside this test's in cargo's target directory.
+fn example(name: &str) -> PathBuf {
+    let test = std::env::current_exe().expect("the test's own path");
+    let profile_dir = test
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("a test binary lives in target/<profile>/deps");
+    profile_dir.join("examples").join(name)
+}
+
+/// A running example: its address (the first `http://` it prints) and everything it printed.
+struct Process {
+    child: Child,
+    base: String,
+    output: Arc<Mutex<Vec<String>>>,
+}
+
+impl Process {
+    fn start(name: &str, args: &[&str], env: &[(&str, &str)]) -> Process {
+        let path = example(name);
+        assert!(path.exists(), "{} was not built", path.display());
+        let mut child = Command::new(&path)
+            .args(args)
+            .env("PORT", "0")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} does not start: {e}", path.display()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (found, address) = std::sync::mpsc::channel();
+        let lines = Arc::clone(&output);
+        let marker = if name == "orders" {
+            "listening on http://"
+        } else {
+            " on http://"
+        };
+        // Both examples end their banner with "Ctrl-C to stop": everything before it (the
+        // address, `orders`' explain) has been read once that line is.
+        std::thread::spawn(move || {
+            let (mut found, mut address) = (Some(found), None);
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some((_, rest)) = line.split_once(marker) {
+                    address.get_or_insert_with(|| {
+                        rest.split([';', ' ']).next().unwrap_or("").to_owned()
+                    });
+                }
+                let banner_done = line.contains("Ctrl-C to stop");
+                lines.lock().unwrap().push(line);
+                if banner_done && let (Some(found), Some(address)) = (found.take(), &address) {
+                    let _ = found.send(address.clone());
+                }
+            }
+        });
+        let address = address
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("{name} printed no address and banner"));
+        Process {
+            child,
+            base: format!("http://{address}"),
+            output,
+        }
+    }
+
+    fn printed(&self, text: &str) -> bool {
+        self.output.lock().unwrap().iter().any(|l| l.contains(text))
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn order(client: &Client, orders: &Process) -> Reply {
+    let body = serde_json::json!({ "userId": "u1", "amount": 5 });
+    within(
+        "an order",
+        send(
+            client,
+            Method::POST,
+            &format!("{}/orders", orders.base),
+            Some(&body),
+        ),
+    )
+    .await
+    .expect("a response")
+}
+
+/// Whether the fleet's state in Redis accounts for `charges` failures: counted, or open. The
+/// processes publish in the background; the test waits for this (polling the Redis it started)
+/// before its next request, as the in-process tests await `sync()`.
+async fn fleet_heard(admin: &mut redis::Connection, charges: u64) {
+    let base = "green-tea:breaker:{billing-e2e}";
+    within("the failures reach Redis", async {
+        loop {
+            let open: bool = redis::cmd("EXISTS")
+                .arg(format!("{base}:open"))
+                .query(admin)
+                .unwrap();
+            let counted: Option<u64> = redis::cmd("GET")
+                .arg(format!("{base}:fails"))
+                .query(admin)
+                .unwrap();
+            if open || counted.unwrap_or(0) >= charges {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await; // the publisher's pace
+        }
+    })
+    .await;
+}
+
+/// Whether a reply means billing was charged (called): a 201, or a 503 without `Retry-After`
+/// (billing failed); a 503 with `Retry-After` failed fast without calling it.
+fn charged(reply: &Reply) -> bool {
+    !reply.headers.contains_key("retry-after")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_orders_processes_share_billings_breaker() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let upstream = Process::start("billing_upstream", &["--mode", "down"], &[]);
+    let url = server.url();
+    let env = [
+        ("BILLING_URL", upstream.base.as_str()),
+        ("REDIS_URL", url.as_str()),
+        ("BREAKER_NAME", "billing-e2e"),
+        ("BREAKER_THRESHOLD", "3"),
+        ("BREAKER_RESET_MS", "800"),
+        ("BREAKER_REFRESH_MS", "50"),
+    ];
+    let fleet: Vec<Process> = (0..3)
+        .map(|_| Process::start("orders", &[], &env))
+        .collect();
+    for orders in &fleet {
+        assert!(orders.printed("billing's circuit breaker is shared through redis+unix://"));
+        assert!(orders.printed("Billing (circuit breaker shared through redis+unix://"));
+        assert!(orders.printed("{billing-e2e}"));
+    }
+    let client = http1_client();
+    let mut admin = redis::Client::open(server.url())
+        .and_then(|client| client.get_connection())
+        .expect("a connection to the test's redis-server");
+
+    // Down: one request at a time, round robin, until every instance fails fast.
+    let (mut charges, mut failing_fast, mut i) = (0, [false; 3], 0);
+    while !failing_fast.iter().all(|f| *f) {
+        let reply = order(&client, &fleet[i % 3]).await;
+        assert_eq!(reply.status, 503);
+        if charged(&reply) {
+            charges += 1;
+            fleet_heard(&mut admin, charges).await;
+        } else {
+            failing_fast[i % 3] = true;
+        }
+        i += 1;
+        assert!(i < 1000, "the fleet never failed fast");
+    }
+    println!("billing charged {charges} time(s) before all three instances failed fast");
+    assert!(charges <= THRESHOLD + 2, "{charges} charges");
+
+    // Up again; once the window has passed (Redis's clock), exactly one trial, then 201s.
+    let mode = serde_json::json!({ "mode": "up" });
+    let switched = send(
+        &client,
+        Method::PUT,
+        &format!("{}/mode", upstream.base),
+        Some(&mode),
+    )
+    .await
+    .unwrap();
+    assert_eq!(switched.status, 200);
+    tokio::time::sleep(WINDOW).await;
+    let (mut trials, mut served, mut i) = (0, [false; 3], 0);
+    while !served.iter().all(|s| *s) {
+        let reply = order(&client, &fleet[i % 3]).await;
+        match reply.status.as_u16() {
+            201 => {
+                if !served.iter().any(|s| *s) {
+                    trials += 1; // the first charge after the window is the trial
+                }
+                served[i % 3] = true;
+            }
+            503 => {
+                assert!(!charged(&reply), "only the trial reaches billing");
+                // An instance that has not refreshed since: its next refresh is 50 ms away.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            other => panic!("unexpected {other}"),
+        }
+        i += 1;
+        assert!(i < 3000, "the fleet never closed");
+    }
+    assert_eq!(trials, 1);
+}
