@@ -137,6 +137,24 @@ async fn fleet_heard(admin: &mut redis::Connection, charges: u64) {
     .await;
 }
 
+/// Whether the fleet's open record exists.
+fn fleet_open(admin: &mut redis::Connection) -> bool {
+    redis::cmd("EXISTS")
+        .arg("green-tea:breaker:{billing-e2e}:open")
+        .query(admin)
+        .unwrap()
+}
+
+/// Waits until `orders` logged that its breaker opened.
+async fn opened(orders: &Process) {
+    within("the instance opens its breaker", async {
+        while !orders.printed("circuit opened") {
+            tokio::time::sleep(Duration::from_millis(1)).await; // the log's pace
+        }
+    })
+    .await;
+}
+
 /// Whether a reply means billing was charged (called): a 201, or a 503 without `Retry-After`
 /// (billing failed); a 503 with `Retry-After` failed fast without calling it.
 fn charged(reply: &Reply) -> bool {
@@ -179,6 +197,13 @@ async fn three_orders_processes_share_billings_breaker() {
         if charged(&reply) {
             charges += 1;
             fleet_heard(&mut admin, charges).await;
+            // Once the fleet is open, the instance that just charged opens itself when its
+            // failure's reply (or its next refresh) reaches it, in the background: wait for
+            // that, so that its next turn is decided by what it has been told rather than by
+            // how loaded the machine is.
+            if fleet_open(&mut admin) {
+                opened(&fleet[i % 3]).await;
+            }
         } else {
             failing_fast[i % 3] = true;
         }

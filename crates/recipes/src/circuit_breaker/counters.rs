@@ -59,9 +59,22 @@ pub(crate) struct AtomicCounters {
     pub(crate) timeouts: Count,
     pub(crate) stale: Count,
     pub(crate) opened: Count,
+    /// The same outcomes as metrics (feature `metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) exported: Option<super::metrics::BreakerMetrics>,
 }
 
 impl AtomicCounters {
+    /// The counters of the breaker named `name` (exported as metrics with the feature).
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) fn of(name: &str) -> Self {
+        AtomicCounters {
+            #[cfg(feature = "metrics")]
+            exported: Some(super::metrics::BreakerMetrics::new(name)),
+            ..AtomicCounters::default()
+        }
+    }
+
     /// Counts the outcome of a call that was not stale.
     #[inline]
     pub(crate) fn outcome(&self, outcome: Outcome) {
@@ -69,6 +82,20 @@ impl AtomicCounters {
             Outcome::Success => self.successes.bump(),
             Outcome::Failure => self.failures.bump(),
             Outcome::Ignored => self.ignored.bump(),
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(exported) = &self.exported {
+            exported.outcome(outcome);
+        }
+    }
+
+    /// Counts a call refused (open, or every trial slot taken).
+    #[inline]
+    pub(crate) fn reject(&self) {
+        self.rejected.bump();
+        #[cfg(feature = "metrics")]
+        if let Some(exported) = &self.exported {
+            exported.not_permitted();
         }
     }
 

@@ -60,11 +60,11 @@ impl<T> std::ops::Deref for CacheLine<T> {
 }
 
 impl FastPath {
-    /// The fast path of a machine whose word is `word`.
-    pub(crate) fn new(word: Word) -> Self {
+    /// The fast path of a machine whose word is `word`, counting in `counters`.
+    pub(crate) fn new(word: Word, counters: AtomicCounters) -> Self {
         FastPath {
             word: CacheLine(AtomicU64::new(word.bits())),
-            counters: CacheLine::default(),
+            counters: CacheLine(counters),
         }
     }
 

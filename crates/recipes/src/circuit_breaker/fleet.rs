@@ -12,7 +12,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use super::config::{Config, Outcome};
-use super::counters::Counters;
+use super::counters::{AtomicCounters, Counters};
 use super::fast_path::FastPath;
 use super::state::{BreakerState, Machine, Ticket};
 use super::sync::Mutex;
@@ -94,7 +94,7 @@ impl CircuitBreaker {
         let machine = Machine::new(&config);
         CircuitBreaker {
             shared: Arc::new(Shared {
-                fast: FastPath::new(machine.word()),
+                fast: FastPath::new(machine.word(), AtomicCounters::of(&config.name)),
                 machine: Mutex::new(machine),
                 config,
                 fleet: Some(fleet),
@@ -134,17 +134,17 @@ impl CircuitBreaker {
                     }
                     None => {
                         fleet.give_back(generation, token, slot);
-                        fast.counters.rejected.bump();
+                        fast.counters.reject();
                         Err(Duration::ZERO)
                     }
                 }
             }
             Claim::Refused(retry_after) => {
-                fast.counters.rejected.bump();
+                fast.counters.reject();
                 Err(retry_after)
             }
             Claim::TimedOut => {
-                fast.counters.rejected.bump();
+                fast.counters.reject();
                 Err(Duration::ZERO)
             }
             Claim::Closed => {

@@ -44,6 +44,8 @@ mod error;
 mod fast_path;
 #[cfg(feature = "redis")]
 mod fleet;
+#[cfg(feature = "metrics")]
+mod metrics;
 #[cfg(feature = "redis")]
 pub mod shared;
 mod state;
@@ -60,6 +62,7 @@ pub use counters::Counters;
 pub use error::BreakerError;
 pub use state::{BreakerState, Transition};
 
+use counters::AtomicCounters;
 use fast_path::FastPath;
 use state::{Machine, Ticket};
 use sync::{Mutex, MutexGuard};
@@ -92,7 +95,7 @@ impl CircuitBreaker {
         let machine = Machine::new(&config);
         CircuitBreaker {
             shared: Arc::new(Shared {
-                fast: FastPath::new(machine.word()),
+                fast: FastPath::new(machine.word(), AtomicCounters::of(&config.name)),
                 machine: Mutex::new(machine),
                 config,
                 #[cfg(feature = "redis")]
@@ -235,7 +238,7 @@ impl CircuitBreaker {
         if let Some(gate) = self.fleet_gate(&machine) {
             return match gate {
                 fleet::Gate::Refuse(retry_after) => {
-                    fast.counters.rejected.bump();
+                    fast.counters.reject();
                     Err(Refusal::Open(retry_after))
                 }
                 fleet::Gate::Claim(generation) => Err(Refusal::Claim(generation)),
@@ -291,6 +294,10 @@ impl CircuitBreaker {
     /// Emits transitions after the lock is released, so a callback may use the breaker.
     fn announce(&self, changes: Vec<Transition>) {
         for change in changes {
+            #[cfg(feature = "metrics")]
+            if let Some(exported) = &self.shared.fast.counters.exported {
+                exported.transition(change.from, change.to);
+            }
             if change.to == BreakerState::Open {
                 tracing::warn!(breaker = %change.breaker, from = %change.from, to = %change.to, failures = change.failures, "circuit opened");
             } else {

@@ -142,7 +142,7 @@ impl Machine {
         if self.state == BreakerState::Open {
             let elapsed = now.saturating_sub(self.opened_at);
             if elapsed < self.open_for {
-                counters.rejected.bump();
+                counters.reject();
                 return Err(self.open_for - elapsed);
             }
             self.set(BreakerState::HalfOpen, now, config, fast, changes);
@@ -151,11 +151,11 @@ impl Machine {
             // A trial whose lease ran out is hung: it failed, and the upstream is still down.
             if self.trials.iter().any(|&(_, deadline)| deadline <= now) {
                 self.open(now, config, fast, changes);
-                counters.rejected.bump();
+                counters.reject();
                 return Err(self.open_for);
             }
             if self.trials.len() >= config.half_open_trials as usize {
-                counters.rejected.bump();
+                counters.reject();
                 let next_free = self.trials.iter().map(|&(_, d)| d).min().unwrap_or(now);
                 return Err(next_free.saturating_sub(now));
             }
@@ -170,7 +170,7 @@ impl Machine {
             });
         }
         if self.state == BreakerState::ForcedOpen {
-            counters.rejected.bump();
+            counters.reject();
             return Err(base_open_duration(config));
         }
         counters.admitted.bump();

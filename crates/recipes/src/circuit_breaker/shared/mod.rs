@@ -113,6 +113,7 @@ impl CircuitBreaker {
                 claim_timeout: shared.claim_timeout,
                 degrade_after: shared.claim_timeouts_to_degrade,
                 max_trials: config.half_open_trials as usize,
+                name: std::sync::Arc::clone(&config.name),
             },
         ));
         let breaker = CircuitBreaker::with_fleet(config, Arc::new(Handle(Arc::clone(&store))));

@@ -55,6 +55,8 @@ pub(crate) struct Store {
     claim_timeouts: AtomicU64,
     pub(crate) refreshes: AtomicU64,
     worker: Mutex<Option<tokio::task::AbortHandle>>,
+    #[cfg(feature = "metrics")]
+    exported: super::super::metrics::StoreMetrics,
 }
 
 /// What `Store::new` needs beyond the connection.
@@ -67,6 +69,9 @@ pub(crate) struct Parts {
     pub(crate) claim_timeout: Duration,
     pub(crate) degrade_after: u32,
     pub(crate) max_trials: usize,
+    /// The breaker's name, for its metrics.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) name: std::sync::Arc<str>,
 }
 
 impl Store {
@@ -94,6 +99,8 @@ impl Store {
             claim_timeouts: AtomicU64::new(0),
             refreshes: AtomicU64::new(0),
             worker: Mutex::new(None),
+            #[cfg(feature = "metrics")]
+            exported: super::super::metrics::StoreMetrics::new(&parts.name),
         }
     }
 
@@ -106,10 +113,18 @@ impl Store {
     }
 
     /// Switches between shared and local-only, logging once per change.
+    /// Every failure of the store comes here (`degraded` true), so it is also where they are
+    /// counted.
     pub(crate) fn set_degraded(&self, degraded: bool, why: &str) {
+        #[cfg(feature = "metrics")]
+        if degraded {
+            self.exported.error();
+        }
         if self.degraded.swap(degraded, SeqCst) == degraded {
             return;
         }
+        #[cfg(feature = "metrics")]
+        self.exported.degraded(degraded);
         let at = self.keys.base();
         if degraded {
             tracing::warn!(breaker = %at, store = %self.location, why, "shared breaker degraded: working on local state alone");
