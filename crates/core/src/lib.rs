@@ -10,6 +10,7 @@ mod descriptor;
 mod error;
 mod explain;
 mod graph;
+mod health;
 mod ids;
 mod key;
 mod provider;
@@ -29,6 +30,7 @@ pub use error::{
 };
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
+pub use health::{Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState};
 pub use ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::Provider;
