@@ -404,3 +404,10 @@ impl fmt::Display for AppExplain {
         Ok(())
     }
 }
+
+impl AppExplain {
+    /// A self-contained HTML page (stub).
+    pub fn to_html(&self) -> String {
+        String::new()
+    }
+}
