@@ -13,6 +13,7 @@ mod graph;
 mod health;
 mod ids;
 mod key;
+mod picture;
 mod provider;
 mod provider_fn;
 mod registry;

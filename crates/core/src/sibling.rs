@@ -161,3 +161,13 @@ pub fn health_key_problem(
 pub fn locate(container: &Container, key: &str) -> Option<AppValue> {
     container.inner.locate(key).ok()
 }
+
+pub use crate::picture::{
+    Edge as PictureEdge, Node as PictureNode, Picture, Shape as PictureShape, escape as xml_escape,
+    render as render_svg, render_stack as render_svg_stack,
+};
+
+/// The boxes and needs of `explain`, for a larger picture.
+pub fn explain_picture(explain: &Explain) -> Picture {
+    explain.picture()
+}
