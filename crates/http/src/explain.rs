@@ -1,6 +1,9 @@
 //! `explain(path)`: for each method at a path, the handler, its steps in run order and its
 //! providers in build order; as text, JSON, DOT and Mermaid.
 
+mod html;
+mod picture;
+
 use std::fmt::{self, Write as _};
 
 use serde::Serialize;
@@ -402,12 +405,5 @@ impl fmt::Display for AppExplain {
             write!(f, "{path}")?;
         }
         Ok(())
-    }
-}
-
-impl AppExplain {
-    /// A self-contained HTML page (stub).
-    pub fn to_html(&self) -> String {
-        String::new()
     }
 }
