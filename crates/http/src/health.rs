@@ -58,15 +58,18 @@ pub(crate) struct CheckSetting {
     pub(crate) key: Key,
     pub(crate) location: Location,
     pub(crate) ty: TypeInfo,
-    pub(crate) ask: fn(&AnyValue) -> Check,
+    pub(crate) ask: Ask,
 }
 
 /// The settings, resolved against the built container.
 #[derive(Default)]
 pub(crate) struct CompiledHealth {
     critical: Vec<Key>,
-    checks: Vec<(Key, AppValue, fn(&AnyValue) -> Check)>,
+    checks: Vec<(Key, AppValue, Ask)>,
 }
+
+/// How a health check asks a value (of the type it was registered with).
+type Ask = fn(&AnyValue) -> Check;
 
 /// A health check's question, for values of type `T`.
 pub(crate) fn ask<T: HealthCheck>(value: &AnyValue) -> Check {

@@ -132,9 +132,9 @@ impl AppExplain {
                 escape(&route.to_string()),
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<p id=\"none\" hidden>No route matches the filter.</p></main><script>{SCRIPT}</script></body></html>\n"
+            "<p id=\"none\" hidden>No route matches the filter.</p></main><script>{SCRIPT}</script></body></html>"
         );
         out
     }
