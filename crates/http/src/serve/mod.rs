@@ -94,6 +94,15 @@ impl App {
         tokio::pin!(signal);
         loop {
             tokio::select! {
+                // Closing first: a connection accepted once `close()` has begun would be
+                // drained before its first request is read (with health routes, it is
+                // accepted below and answered instead).
+                biased;
+                () = &mut signal => {
+                    tracing::info!("shutdown signal received");
+                    break;
+                }
+                () = closed(&mut closing) => break,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
                         // The task's future is `serve_connection`'s own, with everything built
@@ -115,11 +124,6 @@ impl App {
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 },
-                () = &mut signal => {
-                    tracing::info!("shutdown signal received");
-                    break;
-                }
-                () = closed(&mut closing) => break,
                 // Reap finished connections so the set does not grow with the server's age.
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
