@@ -47,6 +47,17 @@ pub mod explain {
     pub use green_tea_http::{AppExplain, PathExplain, RouteExplain, StepExplain};
 }
 
+/// The app's health as data ([`App::health`]): each provider's state, the health checks
+/// that providers' values answer, and whether the app is ready.
+pub mod health {
+    #[doc(inline)]
+    pub use green_tea_core::{
+        Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState,
+    };
+    #[doc(inline)]
+    pub use green_tea_http::{AppHealth, CheckReport};
+}
+
 /// The HTTP layer: routes and handlers, steps by hand, extractors, limits, plugins, serving.
 pub mod http {
     #[doc(no_inline)]
@@ -309,6 +320,8 @@ pub mod guide {
         pub mod gt0007 {}
         #[doc = include_str!("../docs/errors/GT0008.md")]
         pub mod gt0008 {}
+        #[doc = include_str!("../docs/errors/GT0009.md")]
+        pub mod gt0009 {}
     }
 }
 

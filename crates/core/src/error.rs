@@ -219,6 +219,23 @@ pub enum Problem {
         /// Why, as the router puts it.
         reason: String,
     },
+    /// GT0009: a health setting (`critical`, `health_check`) names a key that nothing
+    /// provides, or a health check names a key whose type is another one.
+    HealthKey {
+        /// The key as the setting wrote it.
+        key: Key,
+        /// The setting, such as `` `critical("db")` ``.
+        setting: String,
+        /// Where the setting was written.
+        location: Location,
+        /// The key's type when it exists with another type than the health check's; `None`
+        /// when nothing provides the key.
+        found: Option<TypeInfo>,
+        /// The health check's type, for a health check.
+        expected: Option<TypeInfo>,
+        /// The closest existing key, when nothing provides this one.
+        suggestion: Option<Suggestion>,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -242,6 +259,7 @@ impl Problem {
             Problem::ScopeViolation { .. } => "GT0006",
             Problem::UnknownStep { .. } => "GT0007",
             Problem::RouteConflict { .. } => "GT0008",
+            Problem::HealthKey { .. } => "GT0009",
         }
     }
 
@@ -268,6 +286,7 @@ impl Problem {
             }
             Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
             Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
+            Problem::HealthKey { key, setting, .. } => (key.to_string(), setting.clone()),
         };
         (self.code(), key, who)
     }
@@ -396,6 +415,39 @@ impl fmt::Display for Problem {
                     f,
                     "error[{code}]: {route} conflicts with another route: {reason}"
                 )
+            }
+            Problem::HealthKey {
+                key,
+                setting,
+                location,
+                found: Some(found),
+                expected,
+                ..
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {setting} ({location}) checks `{key}`, which has type `{found}`"
+                )?;
+                if let Some(expected) = expected {
+                    write!(
+                        f,
+                        "\n  help: a health check names the key of a value of its own type: `{key}` is not a `{expected}`"
+                    )?;
+                }
+                Ok(())
+            }
+            Problem::HealthKey {
+                key,
+                setting,
+                location,
+                suggestion,
+                ..
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {setting} ({location}) names `{key}`, but nothing provides `{key}`"
+                )?;
+                write_suggestion(f, suggestion.as_ref())
             }
             Problem::UnknownStep {
                 step,

@@ -10,6 +10,7 @@ use crate::container::Container;
 use crate::error::{NodeKind, ProvideError};
 use crate::graph::Scope;
 use crate::ids::{AppValue, IdVec, ProviderId};
+use crate::picture::{Edge, Node, Picture, Shape};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON) and renders to [DOT](Self::to_dot) and
@@ -188,7 +189,73 @@ impl Explain {
     }
 }
 
+impl Explain {
+    /// The slice as an SVG picture, drawn in process: a box per declaration (dashed while not
+    /// built), with its keys and types, kind, name, scope, build time and whether it is an
+    /// override; an arrow per need, labelled with the key. Every text is escaped.
+    ///
+    /// ```
+    /// use green_tea::Container;
+    /// let container = Container::builder().value("port", 3000_u16).build().unwrap();
+    /// let svg = container.explain_key("port").unwrap().to_svg();
+    /// assert!(svg.starts_with("<svg") && svg.contains("port: u16"));
+    /// ```
+    pub fn to_svg(&self) -> String {
+        let mut picture = self.picture();
+        picture.caption = Some(format!("`{}` builds", self.target));
+        crate::picture::render(&picture)
+    }
+
+    /// The slice as boxes and needs.
+    pub(crate) fn picture(&self) -> Picture {
+        Picture {
+            caption: None,
+            nodes: self.nodes.iter().map(ExplainNode::picture_node).collect(),
+            edges: self
+                .nodes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, node)| {
+                    node.needs.iter().map(move |need| Edge {
+                        from: need.from,
+                        to: i,
+                        label: need.key.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
 impl ExplainNode {
+    /// This declaration's box in a picture.
+    pub(crate) fn picture_node(&self) -> Node {
+        let heading = self.heading();
+        // A value's name already says what it is: "value `clock`".
+        let who = match self.kind {
+            NodeKind::Value => format!("{}, {} scope", self.name, self.scope),
+            NodeKind::Override if self.name.starts_with("value `") => {
+                format!("override {}, {} scope", self.name, self.scope)
+            }
+            kind => format!("{kind} `{}`, {} scope", self.name, self.scope),
+        };
+        let state = self.state();
+        let lines = if heading.is_empty() {
+            vec![who, state]
+        } else {
+            vec![heading, who, state]
+        };
+        Node {
+            lines,
+            shape: if self.overridden {
+                Shape::Override
+            } else {
+                Shape::Provider
+            },
+            built: self.built,
+        }
+    }
+
     /// `key: Type` for each provided key.
     fn heading(&self) -> String {
         let keys: Vec<String> = self

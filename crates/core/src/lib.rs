@@ -10,8 +10,10 @@ mod descriptor;
 mod error;
 mod explain;
 mod graph;
+mod health;
 mod ids;
 mod key;
+mod picture;
 mod provider;
 mod provider_fn;
 mod registry;
@@ -29,6 +31,7 @@ pub use error::{
 };
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
+pub use health::{Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState};
 pub use ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::Provider;

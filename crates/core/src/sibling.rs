@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use crate::container::{Container, ContainerBuilder};
 use crate::error::{BuildError, Problem, ProvideError};
+use crate::error::{NodeKind, Suggestion};
 use crate::explain::Explain;
 use crate::ids::{AppValue, Source};
-use crate::key::KeySpec;
+use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::value::{Needs, Provided};
 
 pub use crate::error::{join_message, panic_message};
@@ -99,4 +100,74 @@ pub fn append_provided(provided: Provided, out: &mut impl Extend<AnyValue>) {
 /// What the provider values `roots` need, in build order; `target` names it.
 pub fn explain_values(container: &Container, target: String, roots: &[AppValue]) -> Explain {
     container.explain_values(target, roots)
+}
+
+/// The problem with a health setting (`setting`, written at `location`) that names `key`:
+/// nothing in `builder` provides it (GT0009, with the closest key), or, for a health check
+/// of type `expected`, it is provided with another type.
+pub fn health_key_problem(
+    builder: &ContainerBuilder,
+    key: &Key,
+    expected: Option<TypeInfo>,
+    setting: String,
+    location: Location,
+) -> Option<Problem> {
+    // Overrides replace keys that something else provides; they add none.
+    let provided: Vec<(&KeySpec, Location)> = builder
+        .entries
+        .iter()
+        .filter(|e| e.kind != NodeKind::Override)
+        .flat_map(|e| {
+            let location = e.registered.descriptor.location;
+            e.registered
+                .descriptor
+                .provides
+                .iter()
+                .map(move |s| (s, location))
+        })
+        .collect();
+    let problem = |found, suggestion| Problem::HealthKey {
+        key: key.clone(),
+        setting: setting.clone(),
+        location,
+        found,
+        expected,
+        suggestion,
+    };
+    match provided.iter().find(|(s, _)| s.key == *key) {
+        Some((spec, _)) => match expected {
+            Some(expected) if spec.ty != expected => Some(problem(Some(spec.ty), None)),
+            _ => None,
+        },
+        None => {
+            let keys: Vec<&Key> = provided.iter().map(|(s, _)| &s.key).collect();
+            let suggestion = crate::graph::closest_key(key, keys.iter().copied()).map(|near| {
+                let location = provided
+                    .iter()
+                    .find(|(s, _)| s.key == *near)
+                    .map(|(_, l)| *l)
+                    .expect("the suggestion is one of the keys");
+                Suggestion {
+                    key: near.clone(),
+                    location,
+                }
+            });
+            Some(problem(None, suggestion))
+        }
+    }
+}
+
+/// Where `key`'s value lives, if something provides it.
+pub fn locate(container: &Container, key: &str) -> Option<AppValue> {
+    container.inner.locate(key).ok()
+}
+
+pub use crate::picture::{
+    Edge as PictureEdge, Node as PictureNode, Picture, Shape as PictureShape, escape as xml_escape,
+    render as render_svg, render_stack as render_svg_stack,
+};
+
+/// The boxes and needs of `explain`, for a larger picture.
+pub fn explain_picture(explain: &Explain) -> Picture {
+    explain.picture()
 }

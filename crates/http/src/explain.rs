@@ -1,6 +1,9 @@
 //! `explain(path)`: for each method at a path, the handler, its steps in run order and its
 //! providers in build order; as text, JSON, DOT and Mermaid.
 
+mod html;
+mod picture;
+
 use std::fmt::{self, Write as _};
 
 use serde::Serialize;

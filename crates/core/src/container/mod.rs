@@ -321,6 +321,7 @@ impl Inner {
     async fn build(self: Arc<Self>, id: ProviderId, done: watch::Sender<slot::Outcome>) {
         let reset = ResetFlight { inner: &self, id };
         let outcome = self.build_node(id).await;
+        self.providers[id].slot.record_outcome(&outcome);
         // Clear the flight first: a failed build must not be joined by the next caller.
         drop(reset);
         let _ = done.send(Some(outcome));

@@ -31,6 +31,8 @@ pub(crate) struct Slot {
     flight: Mutex<Option<Flight>>,
     build_nanos: AtomicU64,
     disposed: AtomicBool,
+    /// The error of the last build, until a build succeeds (for `Container::health`).
+    last_error: Mutex<Option<ProvideError>>,
 }
 
 impl Slot {
@@ -72,5 +74,26 @@ impl Slot {
 
     pub(crate) fn is_disposed(&self) -> bool {
         self.disposed.load(Ordering::Acquire)
+    }
+
+    /// Remembers how the last build ended: its error, or none after a success.
+    pub(crate) fn record_outcome(&self, outcome: &Result<(), ProvideError>) {
+        *self
+            .last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = outcome.clone().err();
+    }
+
+    /// The error of the last build, if it failed (and none has succeeded since).
+    pub(crate) fn last_error(&self) -> Option<ProvideError> {
+        self.last_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether a build is running now.
+    pub(crate) fn is_building(&self) -> bool {
+        self.flight().is_some()
     }
 }

@@ -14,13 +14,15 @@ use tower_service::Service;
 
 use green_tea_core::sibling::{self, RequestScope};
 use green_tea_core::{
-    BuildError, ContainerBuilder, Descriptor, Key, KeySpec, Location, NodeKind, Origin, Problem,
-    Provider, RouteId,
+    BuildError, ContainerBuilder, Descriptor, HealthCheck, Key, KeySpec, Location, NodeKind,
+    Origin, Problem, Provider, RouteId, TypeInfo,
 };
 
+use super::built_in::{BuiltIn, HealthPaths};
 use super::layers::{self, ApplyLayer};
 use super::{App, AppInner, CompiledRoute, CompiledStep, Layered, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
+use crate::health::{CheckSetting, HealthSettings};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
 use crate::route::{Mounted, Route, RouteRegistration, any_method};
@@ -45,6 +47,10 @@ pub struct AppBuilder {
     /// Each `discover` call: the modules it was limited to, and how many steps and routes it
     /// found (the container counts the providers).
     discovered: Vec<(Option<Vec<String>>, usize)>,
+    /// The critical keys and health checks, checked at `build()`.
+    health: HealthSettings,
+    /// The health routes and the explain page, if asked for.
+    built_in: BuiltIn,
 }
 
 impl Default for AppBuilder {
@@ -71,6 +77,8 @@ impl AppBuilder {
             layers: Vec::new(),
             mounts: Vec::new(),
             fallback: None,
+            health: HealthSettings::default(),
+            built_in: BuiltIn::default(),
         }
     }
 
@@ -304,6 +312,78 @@ impl AppBuilder {
         self
     }
 
+    /// Serves the app's health at two paths, both `GET`, both JSON, both answered while the app
+    /// drains (when every other request gets 503): `live` (liveness) is 200 until `close()`
+    /// has finished, with `{"live", "draining", "closed"}`; `ready` (readiness) is 200 while
+    /// the app is [ready](crate::AppHealth::ready) and 503 otherwise (while it drains, before
+    /// `start()` has succeeded or serving has begun, or while a [critical](Self::critical)
+    /// provider's last build failed), with the whole [`App::health`] as its body.
+    ///
+    /// The paths are answered before routing and before the app's layers' routes: a route at
+    /// either path is a build error (GT0008). While they are set, a server keeps accepting
+    /// connections during the drain, to answer them. Off by default.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::get("/", |_: RequestContext| async { "hi" }))
+    ///     .health_routes("/healthz", "/readyz")
+    ///     .build()
+    ///     .unwrap();
+    /// app.start().await.unwrap();
+    /// let client = TestClient::new(app);
+    /// assert_eq!(client.get("/healthz").send().await.status(), 200);
+    /// let ready = client.get("/readyz").send().await;
+    /// assert_eq!(ready.status(), 200);
+    /// assert_eq!(ready.json::<serde_json::Value>()["ready"], true);
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn health_routes(mut self, live: &str, ready: &str) -> Self {
+        self.built_in.health = Some(HealthPaths {
+            live: live.to_owned(),
+            ready: ready.to_owned(),
+            location: Location::caller(),
+        });
+        self
+    }
+
+    /// Marks `key` critical: while the last build of its provider has failed, the app is not
+    /// ready (its readiness route answers 503). A key nothing provides is a build error
+    /// (GT0009).
+    #[track_caller]
+    pub fn critical(mut self, key: impl Into<Key>) -> Self {
+        self.health.critical.push((key.into(), Location::caller()));
+        self
+    }
+
+    /// Asks the value under `key`, of type `T`, for its own state in [`App::health`] (a
+    /// circuit breaker's, for instance): see [`HealthCheck`]. The value is asked only while
+    /// it is built, never built to be asked. A key nothing provides, or one of another type,
+    /// is a build error (GT0009).
+    #[track_caller]
+    pub fn health_check<T: HealthCheck>(mut self, key: impl Into<Key>) -> Self {
+        self.health.checks.push(CheckSetting {
+            key: key.into(),
+            location: Location::caller(),
+            ty: TypeInfo::of::<T>(),
+            ask: crate::health::ask::<T>,
+        });
+        self
+    }
+
+    /// Serves [`explain_all().to_html()`](crate::AppExplain::to_html) at `path`: a page of
+    /// every route with its chain as a picture, searchable, self-contained (no network).
+    /// It shows the app's inside (keys, types, source locations): off by default, and best
+    /// kept off a public listener. A route at `path` is a build error (GT0008).
+    #[track_caller]
+    pub fn explain_page(mut self, path: &str) -> Self {
+        self.built_in.explain_page = Some((path.to_owned(), Location::caller()));
+        self
+    }
+
     /// Checks everything at once (the graph with its steps and routes, unknown guard steps,
     /// conflicting routes) and compiles each route into its plan. Constructs nothing.
     pub fn build(self) -> Result<App, BuildError> {
@@ -311,7 +391,7 @@ impl AppBuilder {
         for warning in &warnings {
             tracing::warn!("{warning}");
         }
-        let mut problems = Vec::new();
+        let mut problems = self.health.problems(&self.container);
         let mut scope = RequestScope::new();
         let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
         let from_connection = self
@@ -339,6 +419,7 @@ impl AppBuilder {
             table.add(id, method, path, origin, &mut problems);
         }
         let (router, paths) = table.finish();
+        built_in_problems(&self.built_in, &router, &mut problems);
         let container = self.container.dispose_timeout(self.dispose_timeout);
         let wired = match sibling::build_scope(container, scope) {
             Ok(wired) if problems.is_empty() => wired,
@@ -349,6 +430,7 @@ impl AppBuilder {
             }
         };
 
+        let health = self.health.compile(&wired.container);
         let steps = wired.steps.map(|id, s| CompiledStep {
             from_connection: Some(id) == from_connection,
             step: s.step,
@@ -400,6 +482,9 @@ impl AppBuilder {
                 fallback,
                 layered: (!self.layers.is_empty())
                     .then(|| layers::stack(layers::app_entry(app.clone()), self.layers)),
+                health,
+                built_in: self.built_in,
+                started: Default::default(),
             }
         });
         Ok(App { inner })
@@ -432,6 +517,36 @@ impl AppBuilder {
             warnings.push(Warning::NoRoutes);
         }
         warnings
+    }
+}
+
+/// A built-in route (health, explain page) whose path is not a plain absolute path, is
+/// another built-in's, or is a route's (GT0008).
+fn built_in_problems(
+    built_in: &BuiltIn,
+    router: &matchit::Router<usize>,
+    problems: &mut Vec<Problem>,
+) {
+    let paths = built_in.paths();
+    for (i, (path, name, location)) in paths.iter().enumerate() {
+        let origin = Origin {
+            kind: NodeKind::Route,
+            name: name.clone(),
+            location: *location,
+        };
+        let reason = if !path.starts_with('/') || path.contains(['{', '}', '?', '#']) {
+            format!("a built-in route's path is a plain path starting with `/`: `{path}`")
+        } else if let Some((_, other, _)) = paths[..i].iter().find(|(p, ..)| p == path) {
+            format!("{other} is at the same path")
+        } else if router.at(path).is_ok() {
+            format!("a route already serves {path}")
+        } else {
+            continue;
+        };
+        problems.push(Problem::RouteConflict {
+            route: origin,
+            reason,
+        });
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub(crate) mod answer;
 mod builder;
+mod built_in;
 mod close;
 mod dispatch;
 mod entry;
@@ -9,7 +10,7 @@ mod in_flight;
 pub(crate) mod layers;
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum_core::body::Body;
@@ -60,6 +61,12 @@ pub(crate) struct AppInner {
     pub(crate) fallback: Option<RouteId>,
     /// The app under its global layers, if it has any.
     pub(crate) layered: Option<Layered>,
+    /// The health routes and the explain page, if asked for.
+    pub(crate) built_in: built_in::BuiltIn,
+    /// The critical keys and the health checks, resolved.
+    pub(crate) health: crate::health::CompiledHealth,
+    /// `start()` has succeeded or the app is being served (readiness).
+    pub(crate) started: AtomicBool,
 }
 
 /// One path template and the routes at it, one per method.
@@ -183,7 +190,9 @@ impl App {
             .iter()
             .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
-        sibling::build_now(&self.inner.container, &roots).await
+        sibling::build_now(&self.inner.container, &roots).await?;
+        self.inner.started.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// Whether `close()` has begun.

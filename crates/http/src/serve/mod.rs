@@ -87,9 +87,22 @@ impl App {
         let mut tasks = JoinSet::new();
         let http = Arc::new(Http::new(limits));
         let _sweeper = connections.start_sweeper()?;
+        // Ready (for the readiness route) from the first accept on.
+        self.inner
+            .started
+            .store(true, std::sync::atomic::Ordering::Release);
         tokio::pin!(signal);
         loop {
             tokio::select! {
+                // Closing first: a connection accepted once `close()` has begun would be
+                // drained before its first request is read (with health routes, it is
+                // accepted below and answered instead).
+                biased;
+                () = &mut signal => {
+                    tracing::info!("shutdown signal received");
+                    break;
+                }
+                () = closed(&mut closing) => break,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
                         // The task's future is `serve_connection`'s own, with everything built
@@ -111,27 +124,87 @@ impl App {
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 },
-                () = &mut signal => {
-                    tracing::info!("shutdown signal received");
-                    break;
-                }
-                () = closed(&mut closing) => break,
                 // Reap finished connections so the set does not grow with the server's age.
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         }
-        drop(listener);
-        tracing::info!(%local, "stopped accepting");
+        // With health routes, connections are still accepted while the app drains, so that
+        // probes get the readiness route's 503 rather than a refused connection.
+        let answer_during_drain = self.inner.built_in.answers_during_drain();
+        let listener = if answer_during_drain {
+            Some(listener)
+        } else {
+            drop(listener);
+            tracing::info!(%local, "stopped accepting");
+            None
+        };
         // Connections finish their requests in flight and then end; close() waits for those
         // same requests before it disposes anything.
         connections.drain();
         let drain = tokio::time::timeout(self.inner.drain_timeout, async {
             while tasks.join_next().await.is_some() {}
         });
-        let (closed, _) = tokio::join!(self.close(), drain);
+        let close_and_drain = async { tokio::join!(self.close(), drain).0 };
+        let closed = match listener {
+            None => close_and_drain.await,
+            Some(listener) => {
+                let closed = self
+                    .accept_while(&listener, &transport, &http, close_and_drain)
+                    .await?;
+                drop(listener);
+                tracing::info!(%local, "stopped accepting");
+                closed
+            }
+        };
         // Whatever is still connected after the drain timeout is cut off, not left running.
         tasks.abort_all();
         closed.map_err(Error::from)
+    }
+
+    /// Accepts and serves connections until `until` resolves: during the drain, where the app
+    /// answers its health routes and 503 to every other request. These connections are not
+    /// drained (their requests touch no provider); they end when `until` does.
+    async fn accept_while<L, T, O>(
+        &self,
+        listener: &L,
+        transport: &T,
+        http: &Arc<Http>,
+        until: impl Future<Output = O>,
+    ) -> Result<O, Error>
+    where
+        L: Listener,
+        T: Transport<L::Stream>,
+    {
+        let limits = &self.inner.limits;
+        let connections =
+            Connections::new(limits.header_read_timeout, limits.response_write_timeout);
+        let _sweeper = connections.start_sweeper()?;
+        let mut tasks = JoinSet::new();
+        tokio::pin!(until);
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut until => break outcome,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        tasks.spawn(serve_connection(
+                            self.clone(),
+                            Arc::clone(http),
+                            transport.clone(),
+                            connections.open(),
+                            stream,
+                            peer,
+                        ));
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
+        };
+        tasks.abort_all();
+        Ok(outcome)
     }
 }
 

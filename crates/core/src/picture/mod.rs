@@ -1,0 +1,58 @@
+//! `explain` as a picture: a small graph of boxes (providers, steps, a handler) and the needs
+//! between them, laid out in layers left to right and drawn as SVG, in process.
+//!
+//! The graphs are small and acyclic (a route's slice), so the layout is a plain layered one
+//! (longest path, then a few barycenter sweeps to untangle each layer); see `layout.rs`.
+
+mod layout;
+mod svg;
+
+pub use svg::{escape, render, render_stack};
+
+/// What a box stands for: its colours and shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Shape {
+    /// An app-scoped provider or value, built once.
+    Provider,
+    /// A test override (app scope).
+    Override,
+    /// A request-scoped step.
+    Step,
+    /// The route's handler.
+    Handler,
+}
+
+/// One box: its lines of text (the first in bold), its shape, and whether it is built (a
+/// box not built is drawn dashed).
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The lines, the first one the title.
+    pub lines: Vec<String>,
+    /// Its shape and colours.
+    pub shape: Shape,
+    /// Dashed when false.
+    pub built: bool,
+}
+
+/// A need: from the box that provides `label` to the one that needs it.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    /// Index of the provider in [`Picture::nodes`].
+    pub from: usize,
+    /// Index of the consumer.
+    pub to: usize,
+    /// The key.
+    pub label: String,
+}
+
+/// A graph to draw.
+#[derive(Clone, Debug, Default)]
+pub struct Picture {
+    /// An optional caption drawn above the graph.
+    pub caption: Option<String>,
+    /// The boxes.
+    pub nodes: Vec<Node>,
+    /// The needs.
+    pub edges: Vec<Edge>,
+}

@@ -1,0 +1,163 @@
+//! `explain_all().to_html()`: one self-contained page (inline CSS and script, nothing fetched)
+//! with every route's chain as a picture, and a filter box.
+
+use std::fmt::Write as _;
+
+use green_tea_core::sibling::{self, xml_escape as escape};
+
+use super::{AppExplain, RouteExplain};
+
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #212121; background: #fafafa; }
+header { position: sticky; top: 0; background: #1b5e20; color: #fff; padding: 10px 20px; z-index: 1;
+  display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
+header h1 { font-size: 18px; margin: 0; font-weight: 600; }
+#filter { font: inherit; padding: 5px 9px; width: min(420px, 90vw); border-radius: 4px; border: 0; }
+#count { opacity: .85; }
+.legend { display: flex; gap: 10px; font-size: 12px; flex-wrap: wrap; }
+.legend span { padding: 1px 7px; border: 1.5px solid; border-radius: 3px; color: #212121; }
+.legend .provider { background: #e8f5e9; border-color: #2e7d32; }
+.legend .unbuilt { background: #e8f5e9; border-color: #2e7d32; border-style: dashed; }
+.legend .override { background: #fce4ec; border-color: #c2185b; }
+.legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 9px; }
+.legend .handler { background: #fff3e0; border-color: #e65100; }
+main { padding: 8px 20px 40px; }
+section.route { background: #fff; border: 1px solid #e0e0e0; border-radius: 6px; margin: 14px 0; padding: 10px 14px; }
+section.route h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
+.method { font: 600 12px ui-monospace, monospace; padding: 1px 6px; border-radius: 3px; background: #37474f; color: #fff; }
+.where { margin: 0 0 6px; color: #607d8b; font-size: 12px; }
+.picture { overflow-x: auto; }
+details pre { background: #f5f5f5; padding: 8px; overflow-x: auto; font-size: 12px; }
+#none { color: #607d8b; }
+"#;
+
+const SCRIPT: &str = r#"
+(function () {
+  var input = document.getElementById('filter');
+  var routes = Array.prototype.slice.call(document.querySelectorAll('section.route'));
+  var count = document.getElementById('count');
+  var none = document.getElementById('none');
+  function apply() {
+    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var shown = 0;
+    routes.forEach(function (route) {
+      var text = route.getAttribute('data-search');
+      var match = terms.every(function (t) { return text.indexOf(t) !== -1; });
+      route.hidden = !match;
+      if (match) { shown += 1; }
+    });
+    count.textContent = shown + ' of ' + routes.length + ' routes';
+    none.hidden = shown !== 0;
+  }
+  var q = new URLSearchParams(window.location.search).get('q');
+  if (q) { input.value = q; }
+  input.addEventListener('input', apply);
+  apply();
+})();
+"#;
+
+impl AppExplain {
+    /// A self-contained HTML page of the whole app: every route with its chain as an SVG
+    /// picture (see [`RouteExplain::to_svg`]) and as text, and a filter box that keeps the
+    /// routes whose method, path, handler, steps, providers, keys or types contain every word
+    /// typed (`?q=words` in the page's address fills it in). Inline CSS and script; it fetches
+    /// nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves it.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route};
+    /// let app = App::builder()
+    ///     .route(Route::get("/a", |_: RequestContext| async { "a" }))
+    ///     .route(Route::post("/b", |_: RequestContext| async { "b" }))
+    ///     .build()
+    ///     .unwrap();
+    /// let html = app.explain_all().to_html();
+    /// assert!(html.starts_with("<!doctype html>"));
+    /// assert_eq!(html.matches("<svg").count(), 2);
+    /// ```
+    pub fn to_html(&self) -> String {
+        let routes: Vec<&RouteExplain> = self.paths.iter().flat_map(|p| &p.routes).collect();
+        let built = routes
+            .iter()
+            .flat_map(|r| &r.providers.nodes)
+            .filter(|n| n.built)
+            .count();
+        let mut out = String::with_capacity(4096 + routes.len() * 4096);
+        let _ = write!(
+            out,
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <title>green-tea: explain</title><style>{STYLE}</style></head><body>\
+             <header><h1>green-tea explain</h1>\
+             <input id=\"filter\" type=\"search\" placeholder=\"Filter: path, method, handler, key, type\" \
+             aria-label=\"Filter the routes\" autofocus>\
+             <span id=\"count\">{n} routes</span>\
+             <div class=\"legend\"><span class=\"provider\">provider, built</span>\
+             <span class=\"unbuilt\">not built</span><span class=\"override\">override</span>\
+             <span class=\"step\">step</span><span class=\"handler\">handler</span></div></header>\
+             <main><p class=\"where\">{n} routes; provider boxes along all the chains built now: {built}. \
+             Arrows point from what provides a key to what needs it.</p>",
+            n = routes.len(),
+        );
+        for (i, route) in routes.iter().enumerate() {
+            let mut place = route.location.clone();
+            if !route.layers.is_empty() {
+                let _ = write!(
+                    place,
+                    " · layers, outermost first: {}",
+                    route.layers.join(", ")
+                );
+            }
+            let _ = write!(
+                out,
+                "<section class=\"route\" id=\"route-{i}\" data-search=\"{}\">\
+                 <h2><span class=\"method\">{}</span> <code>{}</code>{}</h2>\
+                 <p class=\"where\">{}</p><div class=\"picture\">{}</div>\
+                 <details><summary>As text</summary><pre>{}</pre></details></section>",
+                escape(&search_text(route)),
+                escape(&route.method),
+                escape(&route.template),
+                if route.handler == format!("{} {}", route.method, route.template) {
+                    String::new()
+                } else {
+                    format!(" → {}", escape(&route.handler))
+                },
+                escape(&place),
+                // The section's heading says what the picture's caption would.
+                sibling::render_svg(&{
+                    let mut picture = route.picture();
+                    picture.caption = None;
+                    picture
+                }),
+                escape(&route.to_string()),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<p id=\"none\" hidden>No route matches the filter.</p></main><script>{SCRIPT}</script></body></html>"
+        );
+        out
+    }
+}
+
+/// Everything the filter matches on, lowercased.
+fn search_text(route: &RouteExplain) -> String {
+    let mut text = format!(
+        "{} {} {} {} {}",
+        route.method,
+        route.template,
+        route.handler,
+        route.location,
+        route.layers.join(" ")
+    );
+    for step in &route.steps {
+        let _ = write!(text, " {} {}", step.name, step.provides.join(" "));
+    }
+    for node in &route.providers.nodes {
+        let _ = write!(text, " {} {}", node.kind, node.name);
+        for key in &node.provides {
+            let _ = write!(text, " {}: {}", key.key, key.type_name);
+        }
+    }
+    text.to_lowercase()
+}

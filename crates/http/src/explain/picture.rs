@@ -1,0 +1,136 @@
+//! A route's chain as an SVG picture: its providers (from the core's picture of its slice),
+//! its steps and its handler, an arrow per need.
+
+use green_tea_core::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
+
+use super::{AppExplain, PathExplain, RouteExplain};
+
+impl RouteExplain {
+    /// The route's chain as an SVG picture, drawn in process (no external program): its
+    /// providers in build order (keys and types, kind and name, scope, built or not and the
+    /// build time, overrides; dashed while not built), its steps (rounded, request scope), its
+    /// handler, and an arrow per need labelled with the key. Every text is escaped for XML.
+    ///
+    /// ```
+    /// use green_tea::http::{App, RequestContext, Route};
+    /// let app = App::builder()
+    ///     .value("greeting", String::from("hello"))
+    ///     .route(Route::get("/hello", |_: RequestContext| async { "hi" }).needs::<String>("greeting"))
+    ///     .build()
+    ///     .unwrap();
+    /// let svg = app.explain("/hello").unwrap().routes[0].to_svg();
+    /// assert!(svg.starts_with("<svg") && svg.contains("greeting: String"));
+    /// ```
+    pub fn to_svg(&self) -> String {
+        sibling::render_svg(&self.picture())
+    }
+
+    pub(crate) fn picture(&self) -> Picture {
+        let mut picture = sibling::explain_picture(&self.providers);
+        picture.caption = Some(self.title());
+        let first_step = picture.nodes.len();
+        for step in &self.steps {
+            let provides = if step.provides.is_empty() {
+                "guard".to_owned()
+            } else {
+                step.provides.join(", ")
+            };
+            picture.nodes.push(PictureNode {
+                lines: vec![
+                    provides,
+                    format!("step `{}`", step.name),
+                    "request scope, every request".to_owned(),
+                ],
+                shape: PictureShape::Step,
+                built: true,
+            });
+        }
+        let handler = picture.nodes.len();
+        let mut lines = vec![format!("{} {}", self.method, self.template)];
+        if self.handler != lines[0] {
+            lines.push(self.handler.clone());
+        }
+        lines.push("handler".to_owned());
+        picture.nodes.push(PictureNode {
+            lines,
+            shape: PictureShape::Handler,
+            built: true,
+        });
+        // A key comes from the latest step that provides it, else from its provider.
+        let source = |key: &str, before: usize| -> Option<usize> {
+            let step = self.steps[..before]
+                .iter()
+                .rposition(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
+            step.map(|i| first_step + i).or_else(|| {
+                self.providers
+                    .nodes
+                    .iter()
+                    .position(|p| p.provides.iter().any(|k| k.key == key))
+            })
+        };
+        for (i, step) in self.steps.iter().enumerate() {
+            for need in &step.needs {
+                if let Some(from) = source(need, i) {
+                    picture.edges.push(PictureEdge {
+                        from,
+                        to: first_step + i,
+                        label: need.clone(),
+                    });
+                }
+            }
+        }
+        // A guard provides nothing: an arrow says it runs before the handler.
+        for (i, step) in self.steps.iter().enumerate() {
+            if step.provides.is_empty() {
+                picture.edges.push(PictureEdge {
+                    from: first_step + i,
+                    to: handler,
+                    label: "then".to_owned(),
+                });
+            }
+        }
+        for need in &self.needs {
+            if let Some(from) = source(need, self.steps.len()) {
+                picture.edges.push(PictureEdge {
+                    from,
+                    to: handler,
+                    label: need.clone(),
+                });
+            }
+        }
+        picture
+    }
+
+    /// `POST /orders -> Orders::create`, or `POST /orders` for an unnamed handler.
+    pub(crate) fn title(&self) -> String {
+        let head = format!("{} {}", self.method, self.template);
+        if self.handler == head {
+            head
+        } else {
+            format!("{head} -> {}", self.handler)
+        }
+    }
+}
+
+impl PathExplain {
+    /// Every route at the path as one SVG picture, one chain under the other; see
+    /// [`RouteExplain::to_svg`].
+    pub fn to_svg(&self) -> String {
+        let pictures: Vec<Picture> = self.routes.iter().map(RouteExplain::picture).collect();
+        sibling::render_svg_stack(&pictures)
+    }
+}
+
+impl AppExplain {
+    /// Every route of the app as one SVG picture, one chain under the other; see
+    /// [`RouteExplain::to_svg`], and [`to_html`](Self::to_html) for a page with one picture
+    /// per route and a search box.
+    pub fn to_svg(&self) -> String {
+        let pictures: Vec<Picture> = self
+            .paths
+            .iter()
+            .flat_map(|p| p.routes.iter().map(RouteExplain::picture))
+            .collect();
+        sibling::render_svg_stack(&pictures)
+    }
+}

@@ -1,0 +1,214 @@
+//! `App::health()`: the graph's state (each provider built, failed or never needed), the
+//! health checks of providers' values, and whether the app is live and ready; as data.
+
+use std::sync::atomic::Ordering;
+
+use serde::Serialize;
+
+use green_tea_core::sibling::{self, AnyValue};
+use green_tea_core::{
+    AppValue, Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo,
+};
+
+use crate::app::{App, AppInner};
+
+/// The app's health now; see [`App::health`].
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct AppHealth {
+    /// Until `close()` has finished: the process answers and should not be restarted.
+    pub live: bool,
+    /// Should get traffic: started (or serving), not closing, and no critical provider's last
+    /// build failed.
+    pub ready: bool,
+    /// Why it is not ready, one line each (empty when ready).
+    pub reasons: Vec<String>,
+    /// `start()` has succeeded, or the app is being served.
+    pub started: bool,
+    /// `close()` has begun and has not finished: requests in flight finish, new ones get 503.
+    pub draining: bool,
+    /// `close()` has finished.
+    pub closed: bool,
+    /// Every provider, dependencies first.
+    pub providers: Vec<ProviderHealth>,
+    /// The keys marked critical (`AppBuilder::critical`).
+    pub critical: Vec<String>,
+    /// What each registered health check reports (`AppBuilder::health_check`).
+    pub checks: Vec<CheckReport>,
+}
+
+/// One health check's answer.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct CheckReport {
+    /// The key whose value was asked.
+    pub key: String,
+    /// Its answer; `None` while the value is not built (it is never built to be asked).
+    pub check: Option<Check>,
+}
+
+/// What the builder collected: checked at `build()` against the graph.
+#[derive(Default)]
+pub(crate) struct HealthSettings {
+    pub(crate) critical: Vec<(Key, Location)>,
+    pub(crate) checks: Vec<CheckSetting>,
+}
+
+pub(crate) struct CheckSetting {
+    pub(crate) key: Key,
+    pub(crate) location: Location,
+    pub(crate) ty: TypeInfo,
+    pub(crate) ask: Ask,
+}
+
+/// The settings, resolved against the built container.
+#[derive(Default)]
+pub(crate) struct CompiledHealth {
+    critical: Vec<Key>,
+    checks: Vec<(Key, AppValue, Ask)>,
+}
+
+/// How a health check asks a value (of the type it was registered with).
+type Ask = fn(&AnyValue) -> Check;
+
+/// A health check's question, for values of type `T`.
+pub(crate) fn ask<T: HealthCheck>(value: &AnyValue) -> Check {
+    match value.downcast_ref::<T>() {
+        Some(value) => value.check(),
+        // The type was checked at build (GT0009).
+        None => Check::down("the value is not of the health check's type"),
+    }
+}
+
+impl HealthSettings {
+    /// The settings' problems against the graph `builder` declares (GT0009).
+    pub(crate) fn problems(
+        &self,
+        builder: &green_tea_core::ContainerBuilder,
+    ) -> Vec<green_tea_core::Problem> {
+        let critical = self.critical.iter().filter_map(|(key, location)| {
+            sibling::health_key_problem(
+                builder,
+                key,
+                None,
+                format!("`critical(\"{key}\")`"),
+                *location,
+            )
+        });
+        let checks = self.checks.iter().filter_map(|c| {
+            sibling::health_key_problem(
+                builder,
+                &c.key,
+                Some(c.ty),
+                format!("`health_check::<{}>(\"{}\")`", c.ty.short_name(), c.key),
+                c.location,
+            )
+        });
+        critical.chain(checks).collect()
+    }
+
+    /// Resolved against `container` (after the checks passed).
+    pub(crate) fn compile(self, container: &Container) -> CompiledHealth {
+        CompiledHealth {
+            critical: self.critical.into_iter().map(|(key, _)| key).collect(),
+            checks: self
+                .checks
+                .into_iter()
+                .filter_map(|c| {
+                    let at = sibling::locate(container, c.key.as_str())?;
+                    Some((c.key, at, c.ask))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl App {
+    /// The app's health now, as data (`serde::Serialize`): each provider built, failed (with
+    /// its last build error) or never needed, the registered health checks, and whether the
+    /// app is live and ready. Builds nothing.
+    ///
+    /// Ready means: [`start()`](App::start) has succeeded (or the app is being served), the
+    /// app is not closing, and no provider of a key marked
+    /// [`critical`](crate::AppBuilder::critical) has its last build failed.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// use green_tea::http::{App, RequestContext, Route};
+    /// let app = App::builder()
+    ///     .value("db", String::from("postgres://"))
+    ///     .critical("db")
+    ///     .route(Route::get("/", |_: RequestContext| async { "hi" }).needs::<String>("db"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(!app.health().ready); // not started
+    /// app.start().await.unwrap();
+    /// let health = app.health();
+    /// assert!(health.live && health.ready);
+    /// assert_eq!(health.providers[0].state.to_string(), "built");
+    /// app.close().await.unwrap();
+    /// assert!(!app.health().live);
+    /// # }
+    /// ```
+    pub fn health(&self) -> AppHealth {
+        self.inner.health()
+    }
+}
+
+impl AppInner {
+    pub(crate) fn health(&self) -> AppHealth {
+        let container = self.container.health();
+        let closed = self.close_outcome.initialized();
+        let draining = *self.shutdown.borrow() && !closed;
+        let started = self.started.load(Ordering::Acquire);
+        let mut reasons = Vec::new();
+        if closed {
+            reasons.push("the app is closed".to_owned());
+        } else if draining {
+            reasons.push("the app is draining (close() has begun)".to_owned());
+        } else if container.closed {
+            reasons.push("the app's container is closed".to_owned());
+        }
+        if !started {
+            reasons.push(
+                "not started: start() has not succeeded and the app is not served".to_owned(),
+            );
+        }
+        for key in &self.health.critical {
+            let failed = container
+                .providers
+                .iter()
+                .find(|p| p.keys.iter().any(|k| k == key.as_str()));
+            if let Some(ProviderHealth {
+                name,
+                error: Some(error),
+                ..
+            }) = failed
+            {
+                reasons.push(format!(
+                    "critical `{key}`: the last build of `{name}` failed: {error}"
+                ));
+            }
+        }
+        let checks = self
+            .health
+            .checks
+            .iter()
+            .map(|(key, at, ask)| CheckReport {
+                key: key.to_string(),
+                check: sibling::value(&self.container, *at).map(ask),
+            })
+            .collect();
+        AppHealth {
+            live: !closed,
+            ready: reasons.is_empty(),
+            reasons,
+            started,
+            draining,
+            closed,
+            providers: container.providers,
+            critical: self.health.critical.iter().map(|k| k.to_string()).collect(),
+            checks,
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! The explain page in a real browser: Debian's headless `chromium` loads the page an app
+//! serves on 127.0.0.1 (`AppBuilder::explain_page`); the DOM it builds has one picture per
+//! route with the chain's labels, the filter hides what does not match, and the screenshot is
+//! not blank.
+//!
+//! Skipped where `chromium` is missing, unless `GREEN_TEA_REQUIRE_TOOLS=1` (as CI sets): then
+//! a missing browser fails the test. `GREEN_TEA_WRITE_SCREENSHOT=1` also writes the screenshot
+//! to `docs/explain-page.png` (the guide's picture of the page).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use green_tea::ProviderFn;
+use green_tea::http::{App, Guard, HttpError, RequestContext, Route, StepFn};
+use support::http::{Server, get, http1_client, within};
+
+struct BillingApi;
+struct GuardedBilling;
+struct Db;
+
+/// An orders service: a provider chain for billing, a database, an auth step and a guard, an
+/// overridden clock, and routes that use some of it.
+fn orders_app() -> App {
+    App::builder()
+        .value("billingUrl", String::from("http://127.0.0.1:3001"))
+        .provider(
+            ProviderFn::new("billingApi", |_| async { Ok(BillingApi) })
+                .needs::<String>("billingUrl"),
+        )
+        .provider(
+            ProviderFn::new("billing", |_| async { Ok(GuardedBilling) })
+                .needs::<BillingApi>("billingApi"),
+        )
+        .provider(ProviderFn::new("db", |_| async { Ok(Db) }))
+        .value("clock", 0_u64)
+        .override_value("clock", 1_700_000_000_u64)
+        .step(StepFn::new("user", |parts, _| {
+            parts
+                .headers
+                .get("x-user")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| HttpError::unauthorized("who are you?"))
+        }))
+        .step(
+            Guard::new("require_admin", |_, needs| match needs.get::<String>(0) {
+                Ok(user) if *user == "admin" => Ok(()),
+                _ => Err(HttpError::forbidden("admins only")),
+            })
+            .needs::<String>("user"),
+        )
+        .route(
+            Route::post("/orders", |_: RequestContext| async { "created" })
+                .needs::<GuardedBilling>("billing")
+                .needs::<Db>("db")
+                .needs::<String>("user")
+                .named("Orders::create"),
+        )
+        .route(
+            Route::get("/orders/{id}", |_: RequestContext| async { "an order" })
+                .needs::<Db>("db")
+                .named("Orders::show"),
+        )
+        .route(
+            Route::delete("/orders/{id}", |_: RequestContext| async { "deleted" })
+                .needs::<Db>("db")
+                .step("require_admin")
+                .named("Orders::cancel"),
+        )
+        .route(Route::get("/time", |_: RequestContext| async { "now" }).needs::<u64>("clock"))
+        .explain_page("/_green-tea")
+        .build()
+        .unwrap()
+}
+
+const ROUTES: usize = 4;
+
+/// The browser, or `None` (with a note) when the test should skip.
+fn chromium() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("chromium"))
+            .find(|path| path.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var("GREEN_TEA_REQUIRE_TOOLS").as_deref() != Ok("1"),
+            "chromium is not installed and GREEN_TEA_REQUIRE_TOOLS=1 (apt-get install -y chromium)"
+        );
+        eprintln!("skipped: chromium is not installed (apt-get install -y chromium)");
+    }
+    found
+}
+
+/// Runs headless chromium with `args` on `url`, in a profile directory of its own; its stdout.
+async fn run_chromium(browser: &Path, args: &[String], url: &str) -> String {
+    static RUN: AtomicUsize = AtomicUsize::new(0);
+    let profile = std::env::temp_dir().join(format!(
+        "green-tea-chromium-{}-{}",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::SeqCst)
+    ));
+    let mut command = tokio::process::Command::new(browser);
+    command
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(45), command.output())
+        .await
+        .expect("chromium did not finish within 45 s")
+        .expect("chromium runs");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        output.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("the DOM is UTF-8")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explain_page_renders_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let app = orders_app();
+    let server = Server::start(&app).await;
+    // Build part of the graph, so that the page shows built and unbuilt boxes.
+    let shown = within(
+        "GET /orders/1",
+        get(&http1_client(), &server.url("/orders/1")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(shown.text(), "an order");
+
+    let page = server.url("/_green-tea");
+    let dom = run_chromium(&browser, &["--dump-dom".to_owned()], &page).await;
+    assert_eq!(
+        dom.matches("<section class=\"route\"").count(),
+        ROUTES,
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<svg").count(), ROUTES, "one picture per route");
+    for label in [
+        "POST /orders",
+        "Orders::create",
+        "billingApi: BillingApi",
+        "billing: GuardedBilling",
+        "db: Db",
+        "step `user`",
+        "step `require_admin`",
+        "guard",
+        "built in",
+        "not built",
+        "override",
+        "request scope, every request",
+        "4 of 4 routes",
+    ] {
+        assert!(dom.contains(label), "no `{label}` in the page's DOM");
+    }
+
+    // The filter, filled in from the address: only the routes that mention `billing`.
+    let filtered = run_chromium(
+        &browser,
+        &["--dump-dom".to_owned()],
+        &format!("{page}?q=billing"),
+    )
+    .await;
+    assert!(filtered.contains("1 of 4 routes"), "{filtered}");
+    assert_eq!(filtered.matches("class=\"route\" id=").count(), ROUTES);
+    assert_eq!(filtered.matches("hidden=\"\"").count(), ROUTES - 1 + 1); // and "no match" hidden
+
+    let shot = std::env::temp_dir().join(format!("green-tea-explain-{}.png", std::process::id()));
+    run_chromium(
+        &browser,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1400".to_owned(),
+        ],
+        &page,
+    )
+    .await;
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    let _ = std::fs::remove_file(&shot);
+    assert_not_blank(&png);
+    if std::env::var("GREEN_TEA_WRITE_SCREENSHOT").as_deref() == Ok("1") {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/explain-page.png");
+        std::fs::write(docs, &png).unwrap();
+    }
+
+    app.close().await.unwrap();
+    server.finished().await.unwrap();
+}
+
+/// Decodes the PNG and checks that it shows something: many colours, and much of it not the
+/// background.
+fn assert_not_blank(png: &[u8]) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let frame = reader.next_frame(&mut pixels).expect("a frame");
+    assert_eq!((frame.width, frame.height), (1280, 1400));
+    let channels = frame.color_type.samples();
+    let pixels = &pixels[..frame.buffer_size()];
+    let rgb: Vec<&[u8]> = pixels
+        .chunks(channels)
+        .map(|p| &p[..3.min(channels)])
+        .collect();
+    let background = rgb[rgb.len() - 1];
+    let other = rgb.iter().filter(|p| **p != background).count();
+    let mut colours: Vec<&[u8]> = rgb.clone();
+    colours.sort();
+    colours.dedup();
+    assert!(colours.len() > 50, "only {} colours", colours.len());
+    assert!(
+        other * 20 > rgb.len(),
+        "mostly blank: {other} of {} pixels differ",
+        rgb.len()
+    );
+}
