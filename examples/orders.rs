@@ -85,6 +85,12 @@ pub(crate) fn app(
     builder
         .step(request_id::step())
         .routes(Orders::routes())
+        // For an operator: liveness and readiness (not ready while billing's client cannot be
+        // built, or while draining), billing's breaker in the health, and the graph as a page.
+        .health_routes("/healthz", "/readyz")
+        .critical("billing")
+        .health_check::<GuardedBilling>("billing")
+        .explain_page("/_green-tea")
         .build()
 }
 
@@ -175,6 +181,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "  curl -i -X POST http://{addr}/orders -H 'content-type: application/json' -d '{{\"userId\":\"u1\",\"amount\":5}}'"
     );
     println!("  curl -i http://{addr}/orders/health");
+    println!("  curl -i http://{addr}/readyz     # readiness, with billing's breaker");
+    println!("  open http://{addr}/_green-tea    # every route's chain, as a picture");
     println!("Ctrl-C to stop.\n");
 
     match app.serve_listener(listener).await {

@@ -123,6 +123,24 @@ async fn orders_answers_and_stops_on_sigterm() {
     .await
     .expect("a response");
     assert_eq!(created.status, 201, "{}", created.text());
+    // The operator's side: readiness with billing's breaker (built by the order above), and
+    // the explain page.
+    let ready = get(&client, &format!("http://{}/readyz", running.addr))
+        .await
+        .expect("a response");
+    assert_eq!(ready.status, 200, "{}", ready.text());
+    let health: serde_json::Value = serde_json::from_str(&ready.text()).expect("JSON");
+    let billing = &health["checks"][0];
+    assert_eq!(billing["key"], "billing", "{health}");
+    assert_eq!(billing["check"]["status"], "up", "{health}");
+    let page = get(&client, &format!("http://{}/_green-tea", running.addr))
+        .await
+        .expect("a response");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.text().contains("<svg"),
+        "the explain page draws the routes"
+    );
     assert!(running.stop().success());
 }
 

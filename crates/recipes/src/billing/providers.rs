@@ -180,6 +180,13 @@ impl GuardedBilling {
     }
 }
 
+/// Billing's health is its breaker's (`AppBuilder::health_check::<GuardedBilling>("billing")`).
+impl green_tea_core::HealthCheck for GuardedBilling {
+    fn check(&self) -> green_tea_core::Check {
+        self.breaker.check()
+    }
+}
+
 fn to_http_error(error: BreakerError<BillingError>) -> HttpError {
     match error {
         BreakerError::Open { retry_after } => {

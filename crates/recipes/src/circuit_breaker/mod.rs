@@ -44,6 +44,8 @@ mod error;
 mod fast_path;
 #[cfg(feature = "redis")]
 mod fleet;
+#[cfg(not(green_tea_loom))]
+mod health;
 #[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(feature = "redis")]
