@@ -63,10 +63,10 @@ impl AppInner {
         M: FnOnce(Reply, Option<Entered>) -> O,
     {
         // Before entering flight: the health routes are answered during the drain too.
-        if !self.built_in.is_empty() {
-            if let Some(reply) = self.built_in(&parts) {
-                return Answer::answered(reply, finish);
-            }
+        if !self.built_in.is_empty()
+            && let Some(reply) = self.built_in(&parts)
+        {
+            return Answer::answered(reply, finish);
         }
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down");
