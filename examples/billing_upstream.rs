@@ -23,11 +23,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3001);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let fake = FakeBilling::start(listener, mode).await?;
-    println!("fake billing ({mode:?}) on {}; Ctrl-C to stop", fake.url());
-    tokio::signal::ctrl_c().await?;
+    println!("fake billing ({mode:?})");
+    println!("listening on {}", fake.url());
+    println!("Ctrl-C to stop");
+    stopped().await?;
     fake.close().await;
     println!("served {} charge(s)", fake.hits());
     Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix (as a process manager stops it).
+async fn stopped() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => interrupted,
+            _ = terminate.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c().await
 }
 
 fn parse_mode(mut args: impl Iterator<Item = String>) -> Result<Mode, String> {

@@ -6,98 +6,14 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
+use support::examples::{Example, binary};
 use support::http::{get, http1_client};
-
-/// The example's binary, beside this test's in cargo's target directory
-/// (`target/<profile>/examples/<name>`).
-fn example(name: &str) -> PathBuf {
-    let test = std::env::current_exe().expect("the test's own path");
-    let profile_dir = test
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("a test binary lives in target/<profile>/deps");
-    profile_dir.join("examples").join(name)
-}
-
-/// A running example; killed if the test fails before it is stopped.
-struct Running {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Running {
-    /// Starts `name` on `PORT=0` with `env`, and reads its stdout up to `listening on http://`
-    /// (or `https://`).
-    fn start(name: &str, env: &[(&str, &str)]) -> Running {
-        let path = example(name);
-        assert!(path.exists(), "{} was not built", path.display());
-        let mut child = Command::new(&path)
-            .env("PORT", "0")
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{} does not start: {e}", path.display()));
-        let stdout = child.stdout.take().expect("piped stdout");
-        // The rest of its output is drained by a thread, so that it never blocks on a full pipe.
-        let (found, address) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut found = Some(found);
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let listening = line.strip_prefix("listening on ");
-                let address = listening.and_then(|rest| {
-                    rest.strip_prefix("http://")
-                        .or_else(|| rest.strip_prefix("https://"))
-                });
-                if let Some(rest) = address
-                    && let Some(found) = found.take()
-                {
-                    let _ = found.send(rest.trim().to_owned());
-                }
-            }
-        });
-        let addr = address
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} printed no `listening on http(s)://` line"));
-        let addr = addr.parse().expect("a socket address");
-        Running { child, addr }
-    }
-
-    /// SIGTERM, then its exit status (within a hang guard).
-    fn stop(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status();
-        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait for the example") {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the example did not exit on SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[tokio::test]
 async fn hello_answers_and_stops_on_sigterm() {
-    let running = Running::start("hello", &[]);
+    let running = Example::start("hello", &[], &[]);
     let reply = get(&http1_client(), &format!("http://{}/", running.addr))
         .await
         .expect("a response");
@@ -109,7 +25,7 @@ async fn hello_answers_and_stops_on_sigterm() {
 #[tokio::test]
 async fn orders_answers_and_stops_on_sigterm() {
     // No BILLING_URL: the example starts its own fake billing service.
-    let running = Running::start("orders", &[]);
+    let running = Example::start("orders", &[], &[]);
     let client = http1_client();
     let health = get(&client, &format!("http://{}/orders/health", running.addr))
         .await
@@ -145,8 +61,26 @@ async fn orders_answers_and_stops_on_sigterm() {
 }
 
 #[tokio::test]
+async fn billing_upstream_charges_fails_in_its_mode_and_stops_on_sigterm() {
+    let client = http1_client();
+    let charge = serde_json::json!({ "userId": "u1", "amount": 5 });
+    let up = Example::start("billing_upstream", &[], &[]);
+    let charged = support::http::post(&client, &format!("{}/charges", up.base()), &charge)
+        .await
+        .expect("a response");
+    assert_eq!(charged.status, 201, "{}", charged.text());
+    assert!(up.stop().success());
+    let down = Example::start("billing_upstream", &["--mode", "down"], &[]);
+    let failed = support::http::post(&client, &format!("{}/charges", down.base()), &charge)
+        .await
+        .expect("a response");
+    assert_eq!(failed.status, 500);
+    assert!(down.stop().success());
+}
+
+#[tokio::test]
 async fn quickstart_runs_to_its_end() {
-    let path = example("quickstart");
+    let path = binary("quickstart");
     let status = Command::new(&path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -189,7 +123,7 @@ async fn request(
 
 #[tokio::test]
 async fn layers_compress_and_allow_cors() {
-    let running = Running::start("layers", &[]);
+    let running = Example::start("layers", &[], &[]);
     let url = format!("http://{}/orders", running.addr);
     let reply = get_with(
         &url,
@@ -207,7 +141,7 @@ async fn layers_compress_and_allow_cors() {
 
 #[tokio::test]
 async fn static_files_serve_beside_the_api() {
-    let running = Running::start("static_files", &[]);
+    let running = Example::start("static_files", &[], &[]);
     let page = get_with(&format!("http://{}/static/index.html", running.addr), &[]).await;
     assert_eq!(page.status, 200);
     assert!(
@@ -222,7 +156,7 @@ async fn static_files_serve_beside_the_api() {
 
 #[tokio::test]
 async fn auth_answers_401_without_a_token_and_the_user_with_one() {
-    let running = Running::start("auth", &[]);
+    let running = Example::start("auth", &[], &[]);
     let url = format!("http://{}/me", running.addr);
     let refused = get_with(&url, &[]).await;
     assert_eq!(refused.status, 401);
@@ -236,7 +170,7 @@ async fn auth_answers_401_without_a_token_and_the_user_with_one() {
 
 #[tokio::test]
 async fn fallback_answers_unknown_paths_and_a_405_stays() {
-    let running = Running::start("fallback", &[]);
+    let running = Example::start("fallback", &[], &[]);
     let missing = get_with(&format!("http://{}/nowhere", running.addr), &[]).await;
     assert_eq!(missing.status, 404);
     assert_eq!(
@@ -279,7 +213,7 @@ async fn next_event(events: &mut hyper::body::Incoming, buffer: &mut String) -> 
 #[tokio::test]
 async fn sse_streams_each_posted_message_as_an_event() {
     use http_body_util::BodyExt;
-    let running = Running::start("sse", &[]);
+    let running = Example::start("sse", &[], &[]);
     let open = http::Request::get(format!("http://{}/events", running.addr))
         .body(http_body_util::Full::new(bytes::Bytes::new()))
         .unwrap();
@@ -337,7 +271,7 @@ async fn websockets_echo_and_close_on_sigterm() {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
 
-    let running = Running::start("websockets", &[]);
+    let running = Example::start("websockets", &[], &[]);
     let url = format!("ws://{}/echo", running.addr);
     let (mut socket, _) = support::http::within(
         "the WebSocket handshake",
@@ -371,7 +305,7 @@ async fn tls_serves_https_with_the_certificate_it_made() {
     use hyper_util::rt::{TokioExecutor, TokioIo};
 
     let out = std::env::temp_dir().join(format!("green-tea-tls-{}.der", std::process::id()));
-    let running = Running::start("tls", &[("TLS_CERT_OUT", out.to_str().unwrap())]);
+    let running = Example::start("tls", &[], &[("TLS_CERT_OUT", out.to_str().unwrap())]);
     // Written before the example printed its address.
     let der = std::fs::read(&out).expect("the certificate the example wrote");
     let _ = std::fs::remove_file(&out);
@@ -424,7 +358,7 @@ fn one_file(field: &str, file_name: &str, content: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn upload_takes_a_form_and_a_file_and_refuses_an_oversized_file() {
-    let running = Running::start("upload", &[]);
+    let running = Example::start("upload", &[], &[]);
     let url = |path: &str| format!("http://{}{path}", running.addr);
     let post = http::Method::POST;
 
@@ -476,7 +410,7 @@ async fn upload_takes_a_form_and_a_file_and_refuses_an_oversized_file() {
 
 #[tokio::test]
 async fn testing_answers_as_its_own_tests_say() {
-    let running = Running::start("testing", &[]);
+    let running = Example::start("testing", &[], &[]);
     let sencha = get_with(&format!("http://{}/teas/1", running.addr), &[]).await;
     assert_eq!(sencha.status, 200);
     assert_eq!(
@@ -575,7 +509,7 @@ async fn from_axum_both_services_answer_alike() {
         ),
     ];
     for example in ["from_axum_axum", "from_axum_green_tea"] {
-        let running = Running::start(example, &[]);
+        let running = Example::start(example, &[], &[]);
         for (method, path, headers, body, status, answer) in &exchanges {
             let url = format!("http://{}{path}", running.addr);
             let reply = request((*method).clone(), &url, headers, *body).await;

@@ -8,104 +8,30 @@
 mod redis_server;
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http::Method;
 use redis_server::RedisServer;
+use support::examples::Example;
 use support::http::{Client, Reply, http1_client, send, within};
 
 const THRESHOLD: u64 = 3;
 const WINDOW: Duration = Duration::from_millis(800);
 
-/// An example's binary, beside this test's in cargo's target directory.
-fn example(name: &str) -> PathBuf {
-    let test = std::env::current_exe().expect("the test's own path");
-    let profile_dir = test
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("a test binary lives in target/<profile>/deps");
-    profile_dir.join("examples").join(name)
+/// An example started as the test needs it: once its whole banner is out (both examples end
+/// it with "Ctrl-C to stop": the address and `orders`' explain come before).
+fn start(name: &str, args: &[&str], env: &[(&str, &str)]) -> Example {
+    Example::start_until(name, args, env, "Ctrl-C to stop")
 }
 
-/// A running example: its address (the first `http://` it prints) and everything it printed.
-struct Process {
-    child: Child,
-    base: String,
-    output: Arc<Mutex<Vec<String>>>,
-}
-
-impl Process {
-    fn start(name: &str, args: &[&str], env: &[(&str, &str)]) -> Process {
-        let path = example(name);
-        assert!(path.exists(), "{} was not built", path.display());
-        let mut child = Command::new(&path)
-            .args(args)
-            .env("PORT", "0")
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{} does not start: {e}", path.display()));
-        let stdout = child.stdout.take().expect("piped stdout");
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let (found, address) = std::sync::mpsc::channel();
-        let lines = Arc::clone(&output);
-        let marker = if name == "orders" {
-            "listening on http://"
-        } else {
-            " on http://"
-        };
-        // Both examples end their banner with "Ctrl-C to stop": everything before it (the
-        // address, `orders`' explain) has been read once that line is.
-        std::thread::spawn(move || {
-            let (mut found, mut address) = (Some(found), None);
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some((_, rest)) = line.split_once(marker) {
-                    address.get_or_insert_with(|| {
-                        rest.split([';', ' ']).next().unwrap_or("").to_owned()
-                    });
-                }
-                let banner_done = line.contains("Ctrl-C to stop");
-                lines.lock().unwrap().push(line);
-                if banner_done && let (Some(found), Some(address)) = (found.take(), &address) {
-                    let _ = found.send(address.clone());
-                }
-            }
-        });
-        let address = address
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} printed no address and banner"));
-        Process {
-            child,
-            base: format!("http://{address}"),
-            output,
-        }
-    }
-
-    fn printed(&self, text: &str) -> bool {
-        self.output.lock().unwrap().iter().any(|l| l.contains(text))
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn order(client: &Client, orders: &Process) -> Reply {
+async fn order(client: &Client, orders: &Example) -> Reply {
     let body = serde_json::json!({ "userId": "u1", "amount": 5 });
     within(
         "an order",
         send(
             client,
             Method::POST,
-            &format!("{}/orders", orders.base),
+            &format!("{}/orders", orders.base()),
             Some(&body),
         ),
     )
@@ -146,7 +72,7 @@ fn fleet_open(admin: &mut redis::Connection) -> bool {
 }
 
 /// Waits until `orders` logged that its breaker opened.
-async fn opened(orders: &Process) {
+async fn opened(orders: &Example) {
     within("the instance opens its breaker", async {
         while !orders.printed("circuit opened") {
             tokio::time::sleep(Duration::from_millis(1)).await; // the log's pace
@@ -166,19 +92,17 @@ async fn three_orders_processes_share_billings_breaker() {
     let Some(server) = RedisServer::start() else {
         return;
     };
-    let upstream = Process::start("billing_upstream", &["--mode", "down"], &[]);
-    let url = server.url();
+    let upstream = start("billing_upstream", &["--mode", "down"], &[]);
+    let (url, billing_url) = (server.url(), upstream.base());
     let env = [
-        ("BILLING_URL", upstream.base.as_str()),
+        ("BILLING_URL", billing_url.as_str()),
         ("REDIS_URL", url.as_str()),
         ("BREAKER_NAME", "billing-e2e"),
         ("BREAKER_THRESHOLD", "3"),
         ("BREAKER_RESET_MS", "800"),
         ("BREAKER_REFRESH_MS", "50"),
     ];
-    let fleet: Vec<Process> = (0..3)
-        .map(|_| Process::start("orders", &[], &env))
-        .collect();
+    let fleet: Vec<Example> = (0..3).map(|_| start("orders", &[], &env)).collect();
     for orders in &fleet {
         assert!(orders.printed("billing's circuit breaker is shared through redis+unix://"));
         assert!(orders.printed("Billing (circuit breaker shared through redis+unix://"));
@@ -218,7 +142,7 @@ async fn three_orders_processes_share_billings_breaker() {
     let switched = send(
         &client,
         Method::PUT,
-        &format!("{}/mode", upstream.base),
+        &format!("{}/mode", upstream.base()),
         Some(&mode),
     )
     .await

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+#[cfg(unix)]
+pub mod examples;
 pub mod http;
 pub mod logs;
 pub mod raw;
