@@ -39,6 +39,9 @@ pub mod error {
     pub use green_tea_http::NoRoute;
 }
 
+#[doc(inline)]
+pub use green_tea_core::metric;
+
 /// What `explain` returns: a key's or a route's slice of the graph, as data.
 pub mod explain {
     #[doc(inline)]

@@ -12,6 +12,7 @@ mod explain;
 mod graph;
 mod ids;
 mod key;
+pub mod metric;
 mod provider;
 mod provider_fn;
 mod registry;

@@ -359,6 +359,11 @@ impl AppBuilder {
         // Outermost first: the last one added.
         let app_layer_names: Vec<String> =
             self.layers.iter().rev().map(|l| l.name.clone()).collect();
+        #[cfg(feature = "metrics")]
+        let metrics = Arc::new(super::metered::AppMetrics::register(
+            wired.routes.iter().map(|r| r.route.path.as_str()),
+            paths.iter().map(|p| p.template.as_str()),
+        ));
         // Layers are applied here, once: their innermost services reach the app through a
         // weak reference (the app holds its layers).
         let inner = Arc::new_cyclic(|app| {
@@ -400,6 +405,8 @@ impl AppBuilder {
                 fallback,
                 layered: (!self.layers.is_empty())
                     .then(|| layers::stack(layers::app_entry(app.clone()), self.layers)),
+                #[cfg(feature = "metrics")]
+                metrics,
             }
         });
         Ok(App { inner })

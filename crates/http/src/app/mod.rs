@@ -7,6 +7,11 @@ mod dispatch;
 mod entry;
 mod in_flight;
 pub(crate) mod layers;
+#[cfg(feature = "metrics")]
+mod metered;
+#[cfg(not(feature = "metrics"))]
+#[path = "unmetered.rs"]
+mod metered;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -25,6 +30,7 @@ use in_flight::InFlight;
 pub use in_flight::InFlightGuard;
 pub(crate) use in_flight::{Entered, InFlightBody};
 pub use layers::Layered;
+pub(crate) use metered::through_layers;
 
 use crate::client_addr::ClientAddr;
 use crate::plugin::ErasedPlugin;
@@ -60,6 +66,9 @@ pub(crate) struct AppInner {
     pub(crate) fallback: Option<RouteId>,
     /// The app under its global layers, if it has any.
     pub(crate) layered: Option<Layered>,
+    /// The request metrics' handles (feature `metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Arc<metered::AppMetrics>,
 }
 
 /// One path template and the routes at it, one per method.
@@ -141,7 +150,11 @@ impl App {
         use futures_util::future::Either;
         match &self.inner.layered {
             None => Either::Left(self.answer(request, std::convert::identity)),
-            Some(layered) => Either::Right(layers::through(layered.clone(), request)),
+            Some(layered) => Either::Right(metered::through_layers(
+                &self.inner,
+                layered.clone(),
+                request,
+            )),
         }
     }
 
