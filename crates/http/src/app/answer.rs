@@ -43,7 +43,8 @@ pin_project! {
             // for them alone.
             started: Option<Instant>,
             in_flight: Option<Entered>,
-            // The request's metrics, when the dispatch measures it (feature `metrics`).
+            // The request's metrics, when the dispatch measures it (feature `metrics`); then
+            // `started` is when it was received.
             meter: Option<Meter>,
         },
     }
@@ -66,12 +67,12 @@ impl<F, M> Answer<F, M> {
         run: impl FnOnce() -> F,
         span: tracing::Span,
         in_flight: Entered,
-        meter: Option<Meter>,
+        meter: Option<(Meter, Instant)>,
         finish: M,
     ) -> Self {
-        let started = match &meter {
-            Some(meter) => Some(meter.started()),
-            None => (!span.is_disabled()).then(Instant::now),
+        let (meter, started) = match meter {
+            Some((meter, started)) => (Some(meter), Some(started)),
+            None => (None, (!span.is_disabled()).then(Instant::now)),
         };
         Answer {
             state: State::Running {
@@ -120,8 +121,8 @@ where
                         HttpError::internal().into_reply()
                     }
                 };
-                if let Some(meter) = meter.take() {
-                    meter.finish(reply.status());
+                if let (Some(meter), Some(started)) = (meter.take(), *started) {
+                    meter.finish(started, reply.status());
                 }
                 if let Some(started) = started.filter(|_| !span.is_disabled()) {
                     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);

@@ -116,7 +116,8 @@ impl AppInner {
             )
             .into_reply();
             response.headers_mut().insert(ALLOW, path.allow.clone());
-            return Err((response, Matched::Path(*matched.value)));
+            let index = u32::try_from(*matched.value).expect("fewer than 2^32 paths");
+            return Err((response, Matched::Path(index)));
         };
         if !matched.params.is_empty() {
             let params = matched

@@ -44,7 +44,7 @@ pub(crate) enum Matched {
     /// A route (or the fallback, or a mounted service): its template.
     Route(RouteId),
     /// A path without a route for the method (a 405): the path's template.
-    Path(usize),
+    Path(u32),
     /// No route: a 404, or a 503 from a closing app.
     Unmatched,
 }
@@ -65,7 +65,7 @@ impl AppMetrics {
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Self {
         let active = std::array::from_fn(
-            |index| gauge!(HTTP_SERVER_ACTIVE_REQUESTS, "http.request.method" => method_label(index)),
+            |index| gauge!(HTTP_SERVER_ACTIVE_REQUESTS, "http.request.method" => method_label(index as u8)),
         );
         let labels = |template: &str| RouteLabels::new(SharedString::from(template.to_owned()));
         AppMetrics {
@@ -79,7 +79,7 @@ impl AppMetrics {
     fn labels(&self, matched: Matched) -> &RouteLabels {
         match matched {
             Matched::Route(id) => &self.routes[id],
-            Matched::Path(index) => &self.paths[index],
+            Matched::Path(index) => &self.paths[index as usize],
             Matched::Unmatched => &self.unmatched,
         }
     }
@@ -93,7 +93,7 @@ struct RouteLabels {
 }
 
 struct Kept {
-    method: usize,
+    method: u8,
     status: StatusCode,
     duration: Histogram,
 }
@@ -106,7 +106,7 @@ impl RouteLabels {
         }
     }
 
-    fn record(&self, method: usize, status: StatusCode, seconds: f64) {
+    fn record(&self, method: u8, status: StatusCode, seconds: f64) {
         for slot in &self.kept {
             // The first free slot is claimed for this pair; a slot another pair claimed
             // first is passed over.
@@ -123,7 +123,7 @@ impl RouteLabels {
         self.register(method, status).record(seconds);
     }
 
-    fn register(&self, method: usize, status: StatusCode) -> Histogram {
+    fn register(&self, method: u8, status: StatusCode) -> Histogram {
         let mut labels = vec![
             Label::new("http.request.method", method_label(method)),
             Label::new("http.route", self.route.clone()),
@@ -138,15 +138,14 @@ impl RouteLabels {
     }
 }
 
-fn method_index(method: &Method) -> usize {
-    METHODS
-        .iter()
-        .position(|known| known == method)
-        .unwrap_or(METHODS.len())
+fn method_index(method: &Method) -> u8 {
+    let index = METHODS.iter().position(|known| known == method);
+    index.unwrap_or(METHODS.len()) as u8
 }
 
-fn method_label(index: usize) -> SharedString {
-    SharedString::const_str(METHODS.get(index).map_or(OTHER_METHOD, Method::as_str))
+fn method_label(index: u8) -> SharedString {
+    let known = METHODS.get(usize::from(index));
+    SharedString::const_str(known.map_or(OTHER_METHOD, Method::as_str))
 }
 
 fn status_label(status: StatusCode) -> SharedString {
@@ -154,37 +153,32 @@ fn status_label(status: StatusCode) -> SharedString {
 }
 
 /// One request being measured: counted active until dropped; its duration recorded by
-/// [`finish`](Self::finish).
+/// [`finish`](Self::finish). Small, since the request's future holds it: the clock read at
+/// its start is kept beside it, where the request's span also reads it.
 pub(crate) struct Meter {
     metrics: Arc<AppMetrics>,
-    started: Instant,
-    method: usize,
     pub(crate) matched: Matched,
+    method: u8,
 }
 
 impl Meter {
-    /// Starts measuring a request with `method`.
+    /// Starts measuring a request with `method`, received at the `Instant` returned.
     #[inline]
-    pub(crate) fn start(metrics: &Arc<AppMetrics>, method: &Method) -> Self {
+    pub(crate) fn start(metrics: &Arc<AppMetrics>, method: &Method) -> (Self, Instant) {
         let method = method_index(method);
-        metrics.active[method].increment(1.0);
-        Meter {
+        metrics.active[usize::from(method)].increment(1.0);
+        let meter = Meter {
             metrics: Arc::clone(metrics),
-            started: Instant::now(),
-            method,
             matched: Matched::Unmatched,
-        }
+            method,
+        };
+        (meter, Instant::now())
     }
 
-    /// When the request arrived.
-    pub(crate) fn started(&self) -> Instant {
-        self.started
-    }
-
-    /// The request is answered with `status`.
+    /// The request received at `started` is answered with `status`.
     #[inline]
-    pub(crate) fn finish(self, status: StatusCode) {
-        let seconds = self.started.elapsed().as_secs_f64();
+    pub(crate) fn finish(self, started: Instant, status: StatusCode) {
+        let seconds = started.elapsed().as_secs_f64();
         self.metrics
             .labels(self.matched)
             .record(self.method, status, seconds);
@@ -194,14 +188,14 @@ impl Meter {
 impl Drop for Meter {
     /// Answered or abandoned (the client went away), the request is no longer active.
     fn drop(&mut self) {
-        self.metrics.active[self.method].decrement(1.0);
+        self.metrics.active[usize::from(self.method)].decrement(1.0);
     }
 }
 
 /// How the dispatch measures a request: itself, or (inside the app's global layers) by saying
 /// which route it took to the measurement around them.
 pub(crate) struct Measure {
-    meter: Option<Meter>,
+    meter: Option<(Meter, Instant)>,
     outside: Option<MatchedSlot>,
 }
 
@@ -226,7 +220,7 @@ impl Measure {
     /// The request took `matched`.
     #[inline]
     pub(crate) fn matched(&mut self, matched: Matched) {
-        if let Some(meter) = &mut self.meter {
+        if let Some((meter, _)) = &mut self.meter {
             meter.matched = matched;
         }
         if let Some(outside) = &self.outside {
@@ -236,14 +230,15 @@ impl Measure {
 
     /// It was answered at once with `status`.
     pub(crate) fn answered(self, status: StatusCode) {
-        if let Some(meter) = self.meter {
-            meter.finish(status);
+        if let Some((meter, started)) = self.meter {
+            meter.finish(started, status);
         }
     }
 
-    /// What measures the rest of the request, if the dispatch does.
+    /// What measures the rest of the request, with when it was received, if the dispatch
+    /// measures it.
     #[inline]
-    pub(crate) fn into_meter(self) -> Option<Meter> {
+    pub(crate) fn into_meter(self) -> Option<(Meter, Instant)> {
         self.meter
     }
 }
@@ -257,10 +252,10 @@ pub(crate) fn through_layers(
     use futures_util::FutureExt;
     let slot = MatchedSlot::default();
     request.extensions_mut().insert(slot.clone());
-    let mut meter = Meter::start(&app.metrics, request.method());
+    let (mut meter, started) = Meter::start(&app.metrics, request.method());
     super::layers::through(layered, request).map(move |reply| {
         meter.matched = slot.get();
-        meter.finish(reply.status());
+        meter.finish(started, reply.status());
         reply
     })
 }

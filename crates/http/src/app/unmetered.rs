@@ -12,7 +12,7 @@ use green_tea_core::RouteId;
 #[allow(dead_code)]
 pub(crate) enum Matched {
     Route(RouteId),
-    Path(usize),
+    Path(u32),
     Unmatched,
 }
 
@@ -20,11 +20,7 @@ pub(crate) enum Matched {
 pub(crate) enum Meter {}
 
 impl Meter {
-    pub(crate) fn started(&self) -> Instant {
-        match *self {}
-    }
-
-    pub(crate) fn finish(self, _status: StatusCode) {
+    pub(crate) fn finish(self, _started: Instant, _status: StatusCode) {
         match self {}
     }
 }
@@ -45,7 +41,7 @@ impl Measure {
     pub(crate) fn answered(self, _status: StatusCode) {}
 
     #[inline]
-    pub(crate) fn into_meter(self) -> Option<Meter> {
+    pub(crate) fn into_meter(self) -> Option<(Meter, Instant)> {
         None
     }
 }
