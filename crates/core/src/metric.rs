@@ -6,7 +6,7 @@
 //! `http_server_request_duration`. No label takes an unbounded value (a path, a user id): a
 //! route is its template, a provider or a breaker its name in the code.
 //!
-//! With the `metrics` feature (on by default), green-tea reports these to the recorder the
+//! With its `metrics` feature on, green-tea reports these to the recorder the
 //! application installs through the `metrics` facade; install it before `build()`, which
 //! registers the handles a request uses. A crate that adds providers reports its own metrics
 //! the same way: it registers its handles when its provider builds, keeps them in the value it
