@@ -124,6 +124,6 @@ async fn builds_a_request_started_are_linked_to_it() {
         // A root span of its own: a build may outlive the request and serves every later one.
         assert_eq!(build.parent_span_id, SpanId::INVALID, "{build:#?}");
         let links: Vec<_> = build.links.iter().map(|l| l.span_context.clone()).collect();
-        assert_eq!(links, [first.clone()], "{build:#?}");
+        assert_eq!(links, std::slice::from_ref(&first), "{build:#?}");
     }
 }
