@@ -461,3 +461,64 @@ async fn failed_builds_and_disposes_carry_their_outcome() {
     assert_eq!(is_built["provider=exploding"], vec![0.0]);
     assert_eq!(is_built["provider=Leaky"], vec![0.0]);
 }
+
+#[derive(Default)]
+struct Stuck;
+
+#[provider(provides = "stuck")]
+impl Stuck {
+    fn provide(&self) -> u8 {
+        2
+    }
+
+    async fn dispose(&self, _value: &u8) {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// A dispose abandoned at its timeout is counted as `timeout`.
+#[tokio::test]
+async fn a_dispose_past_its_timeout_is_counted_as_timeout() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let container = green_tea::Container::builder()
+        .provider(Stuck)
+        .dispose_timeout(std::time::Duration::from_millis(1))
+        .build()
+        .unwrap();
+    assert_eq!(*container.get::<u8>("stuck").await.unwrap(), 2);
+    assert!(container.close().await.is_err());
+    let snapshot = snapshotter.snapshot().into_vec();
+    let disposed = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "green_tea.provider.dispose.duration",
+    );
+    assert_eq!(
+        disposed["provider=Stuck,outcome=timeout"].len(),
+        1,
+        "{disposed:?}"
+    );
+}
+
+/// A request to an app that is closing is answered 503 before routing: no route.
+#[tokio::test]
+async fn a_request_refused_while_closing_is_unmatched() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = orders_app();
+    app.close().await.unwrap();
+    let client = TestClient::new(app);
+    assert_eq!(client.get("/orders/1").send().await.status(), 503);
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let key =
+        "http.request.method=GET,http.route=unmatched,http.response.status_code=503,error.type=503";
+    assert_eq!(durations[key].len(), 1, "{durations:?}");
+}
