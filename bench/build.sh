@@ -15,12 +15,14 @@ profiles() {
 
 # The feature a binary needs: its name without `-server` (the loopback servers) or `-inproc`
 # (the in-process drivers); every green-tea binary (`green-tea-*`, `green-tea-wired-*`,
-# `green-tea-layered-*`) is `green-tea`.
+# `green-tea-layered-*`) is `green-tea`, but `green-tea-unrecorded-inproc` and
+# `green-tea-metrics-inproc`, built with green-tea's `metrics` feature, are `green-tea-metrics`.
 feature_of() {
     local feature=${1%-server}
     feature=${feature%-inproc}
     case $feature in
         green-tea-wired | green-tea-layered) echo green-tea ;;
+        green-tea-unrecorded | green-tea-metrics) echo green-tea-metrics ;;
         *) echo "$feature" ;;
     esac
 }

@@ -14,6 +14,8 @@
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
 //! - [`guide::serving`]: TCP, TLS, Unix sockets, the limits (HTTP/2's too), mounting in axum
+//! - [`guide::observability`]: metrics by the OpenTelemetry conventions, spans exported to
+//!   OpenTelemetry
 //! - [`guide::testing`]: overrides and `TestClient`
 //! - [`guide::project_layout`]: a library, a binary and tests; discovery in that layout
 //! - [`guide::recipes::circuit_breakers`]: the circuit-breaker recipe
@@ -38,6 +40,9 @@ pub mod error {
     #[doc(inline)]
     pub use green_tea_http::NoRoute;
 }
+
+#[doc(inline)]
+pub use green_tea_core::metric;
 
 /// What `explain` returns: a key's or a route's slice of the graph, as data.
 pub mod explain {
@@ -296,6 +301,8 @@ pub mod guide {
     pub mod errors_and_rejections {}
     #[doc = include_str!("../docs/tracing.md")]
     pub mod tracing {}
+    #[doc = include_str!("../docs/observability.md")]
+    pub mod observability {}
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
     #[doc = include_str!("../docs/project-layout.md")]

@@ -29,7 +29,7 @@ async fn at_debug_a_request_finishes_its_span_with_status_and_time() {
         .find(|line| line.ends_with("finished"))
         .unwrap_or_else(|| panic!("no `finished` event in:\n{text}"));
     assert!(
-        finished.contains("request{method=GET route=/hello status=200 micros="),
+        finished.contains("request{http.request.method=GET http.route=/hello http.response.status_code=200 micros="),
         "{finished}"
     );
 }
@@ -46,7 +46,7 @@ async fn a_panic_is_logged_inside_the_request_span_and_answered_500() {
         .unwrap_or_else(|| panic!("no panic logged in:\n{text}"));
     assert!(panicked.contains("ERROR"), "{panicked}");
     assert!(
-        panicked.contains("request{method=GET route=/panic"),
+        panicked.contains("request{http.request.method=GET http.route=/panic"),
         "{panicked}"
     );
     assert!(panicked.contains("panic=boom"), "{panicked}");
@@ -54,7 +54,10 @@ async fn a_panic_is_logged_inside_the_request_span_and_answered_500() {
         .lines()
         .find(|line| line.ends_with("finished"))
         .unwrap_or_else(|| panic!("no `finished` event in:\n{text}"));
-    assert!(finished.contains("status=500"), "{finished}");
+    assert!(
+        finished.contains("http.response.status_code=500"),
+        "{finished}"
+    );
 }
 
 #[tokio::test]

@@ -13,6 +13,7 @@ mod graph;
 mod health;
 mod ids;
 mod key;
+pub mod metric;
 mod picture;
 mod provider;
 mod provider_fn;

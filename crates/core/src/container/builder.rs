@@ -174,6 +174,8 @@ impl ContainerBuilder {
             let mut dependencies: Vec<ProviderId> = needs.iter().map(|v| v.provider).collect();
             dependencies.sort_unstable();
             dependencies.dedup();
+            #[cfg(feature = "metrics")]
+            let metrics = super::metered::ProviderMetrics::register(&entry.registered.descriptor);
             Node {
                 provider: entry.registered.provider,
                 descriptor: entry.registered.descriptor,
@@ -183,6 +185,8 @@ impl ContainerBuilder {
                 dependents: dependents.next().expect("one per provider"),
                 slot: Default::default(),
                 explain_keys: Default::default(),
+                #[cfg(feature = "metrics")]
+                metrics,
             }
         });
         tracing::debug!(providers = providers.len(), "graph checked");

@@ -89,10 +89,14 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     let provider = Arc::clone(&node.provider);
     let span =
         tracing::info_span!("dispose", provider = %node.descriptor.name, keys = %node.keys_text());
+    #[cfg(feature = "metrics")]
+    let started = std::time::Instant::now();
     let mut task =
         tokio::spawn(async move { provider.dispose(&provided).await }.instrument(span.clone()));
     let cause = match tokio::time::timeout(inner.dispose_timeout, &mut task).await {
         Ok(Ok(Ok(()))) => {
+            #[cfg(feature = "metrics")]
+            node.metrics.disposed(started.elapsed(), None);
             span.in_scope(|| tracing::info!("disposed"));
             return None;
         }
@@ -103,6 +107,8 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
             FailureCause::TimedOut(inner.dispose_timeout)
         }
     };
+    #[cfg(feature = "metrics")]
+    node.metrics.disposed(started.elapsed(), Some(&cause));
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
     Some(CloseFailure {
         part: ClosePart::Provider {

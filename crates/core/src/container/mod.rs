@@ -3,6 +3,8 @@
 
 mod builder;
 mod close;
+#[cfg(feature = "metrics")]
+mod metered;
 mod resolver;
 mod slot;
 
@@ -75,6 +77,9 @@ pub(crate) struct Node {
     pub(crate) slot: Slot,
     /// The provided keys with their short type names, worked out on the first `explain`.
     pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,
+    /// Its metrics' handles, registered when the container is built.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: metered::ProviderMetrics,
 }
 
 impl Container {
@@ -215,9 +220,22 @@ impl Inner {
 
     /// Makes sure provider `id` is built: returns at once if it is, joins the build in flight
     /// if there is one, and otherwise starts one.
+    ///
+    /// A build it starts is linked (`follows_from`) to the span current here, the span of the
+    /// request that first needed the provider: the build runs in a task of its own, outside
+    /// that span, and may outlive the request.
     pub(crate) fn ensure(
         self: &Arc<Self>,
         id: ProviderId,
+    ) -> BoxFuture<'static, Result<(), ProvideError>> {
+        self.ensure_for(id, tracing::Span::current())
+    }
+
+    /// [`ensure`](Self::ensure), a build it starts linked to `requester`'s span.
+    fn ensure_for(
+        self: &Arc<Self>,
+        id: ProviderId,
+        requester: tracing::Span,
     ) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
@@ -240,7 +258,8 @@ impl Inner {
                             let (tx, rx) = watch::channel(None);
                             // A task of its own, so the build finishes even if every caller
                             // that waited for it has gone away.
-                            let task = tokio::spawn(Arc::clone(&inner).build(id, tx));
+                            let task =
+                                tokio::spawn(Arc::clone(&inner).build(id, tx, requester.clone()));
                             *flight = Some(Flight {
                                 done: rx.clone(),
                                 abort: task.abort_handle(),
@@ -318,25 +337,47 @@ impl Inner {
     }
 
     /// The one build of provider `id`; its outcome goes to every waiter through `done`.
-    async fn build(self: Arc<Self>, id: ProviderId, done: watch::Sender<slot::Outcome>) {
+    async fn build(
+        self: Arc<Self>,
+        id: ProviderId,
+        done: watch::Sender<slot::Outcome>,
+        requester: tracing::Span,
+    ) {
         let reset = ResetFlight { inner: &self, id };
-        let outcome = self.build_node(id).await;
+        let outcome = self.build_node(id, requester).await;
         self.providers[id].slot.record_outcome(&outcome);
         // Clear the flight first: a failed build must not be joined by the next caller.
         drop(reset);
         let _ = done.send(Some(outcome));
     }
 
-    async fn build_node(self: &Arc<Self>, id: ProviderId) -> Result<(), ProvideError> {
+    async fn build_node(
+        self: &Arc<Self>,
+        id: ProviderId,
+        requester: tracing::Span,
+    ) -> Result<(), ProvideError> {
         let node = &self.providers[id];
         let name = &node.descriptor.name;
-        let dependencies = join_all(node.dependencies.iter().map(|&d| self.ensure(d))).await;
-        for result in dependencies {
+        // The dependencies this build starts are linked to the same request.
+        let dependencies = node
+            .dependencies
+            .iter()
+            .map(|&d| self.ensure_for(d, requester.clone()));
+        for result in join_all(dependencies).await {
             result.map_err(|e| e.needed_by(name))?;
         }
         let needs = Needs::of_provider(&node.descriptor.needs, &node.needs, self);
 
-        let span = tracing::info_span!("provide", provider = %name, keys = %node.keys_text());
+        // A root span (a build is shared by every request that waits for it), linked to the
+        // request that started it.
+        let span = tracing::info_span!(
+            parent: None,
+            "provide",
+            provider = %name,
+            keys = %node.keys_text()
+        );
+        span.follows_from(&requester);
+        drop(requester);
         let started = Instant::now();
         let result = AssertUnwindSafe(node.provider.provide(needs))
             .catch_unwind()
@@ -347,6 +388,8 @@ impl Inner {
                 Ok(()) => {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
+                    #[cfg(feature = "metrics")]
+                    node.metrics.built(took);
                     span.in_scope(|| tracing::debug!(?took, "built"));
                     return Ok(());
                 }
@@ -355,6 +398,8 @@ impl Inner {
             Ok(Err(error)) => FailureCause::Error(Arc::new(error)),
             Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
         };
+        #[cfg(feature = "metrics")]
+        node.metrics.build_failed(started.elapsed(), &cause);
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             provider: name.to_string(),

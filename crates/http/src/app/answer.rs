@@ -16,6 +16,7 @@ use green_tea_core::sibling::panic_message;
 use pin_project_lite::pin_project;
 
 use super::in_flight::Entered;
+use super::metered::Meter;
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply};
 
@@ -38,9 +39,13 @@ pin_project! {
             #[pin]
             run: F,
             span: tracing::Span,
-            // Set only when the span is enabled: the clock is read for it alone.
+            // Set only when the span is enabled or the request is metered: the clock is read
+            // for them alone.
             started: Option<Instant>,
             in_flight: Option<Entered>,
+            // The request's metrics, when the dispatch measures it (feature `metrics`); then
+            // `started` is when it was received.
+            meter: Option<Meter>,
         },
     }
 }
@@ -62,15 +67,20 @@ impl<F, M> Answer<F, M> {
         run: impl FnOnce() -> F,
         span: tracing::Span,
         in_flight: Entered,
+        meter: Option<(Meter, Instant)>,
         finish: M,
     ) -> Self {
-        let started = (!span.is_disabled()).then(Instant::now);
+        let (meter, started) = match meter {
+            Some((meter, started)) => (Some(meter), Some(started)),
+            None => (None, (!span.is_disabled()).then(Instant::now)),
+        };
         Answer {
             state: State::Running {
                 run: run(),
                 span,
                 started,
                 in_flight: Some(in_flight),
+                meter,
             },
             finish: Some(finish),
         }
@@ -96,6 +106,7 @@ where
                 span,
                 started,
                 in_flight,
+                meter,
             } => {
                 let polled = {
                     let _entered = span.enter();
@@ -110,9 +121,12 @@ where
                         HttpError::internal().into_reply()
                     }
                 };
-                if let Some(started) = started {
+                if let (Some(meter), Some(started)) = (meter.take(), *started) {
+                    meter.finish(started, reply.status());
+                }
+                if let Some(started) = started.filter(|_| !span.is_disabled()) {
                     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-                    span.record("status", reply.status().as_u16());
+                    span.record("http.response.status_code", reply.status().as_u16());
                     span.record("micros", micros);
                     span.in_scope(|| tracing::debug!("finished"));
                 }

@@ -21,6 +21,7 @@ use super::RunFuture;
 use super::answer::Answer;
 use super::in_flight::{Entered, InFlight};
 use super::layers;
+use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody};
 use crate::error::HttpError;
@@ -68,37 +69,50 @@ impl AppInner {
         {
             return Answer::answered(reply, finish);
         }
+        let mut measure = Measure::start(&self, &parts);
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
-            let closing = HttpError::unavailable("the app is shutting down");
-            return Answer::answered(closing.into_reply(), finish);
+            let closing = HttpError::unavailable("the app is shutting down").into_reply();
+            measure.answered(closing.status());
+            return Answer::answered(closing, finish);
         };
         let id = match self.route_of(&mut parts) {
             Ok(id) => id,
-            Err(response) => return Answer::answered(response, finish),
+            Err((response, matched)) => {
+                measure.matched(matched);
+                measure.answered(response.status());
+                return Answer::answered(response, finish);
+            }
         };
+        measure.matched(Matched::Route(id));
         // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
+        // The fields are OpenTelemetry's attribute names.
         let span = tracing::debug_span!(
             "request",
-            method = %parts.method,
-            route = %self.routes[id].template,
-            status = tracing::field::Empty,
+            http.request.method = %parts.method,
+            http.route = %self.routes[id].template,
+            http.response.status_code = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
         let held = Held::new(parts, body, self, id, peer);
-        Answer::running(|| Self::start(held), span, in_flight, finish)
+        let meter = measure.into_meter();
+        Answer::running(|| Self::start(held), span, in_flight, meter, finish)
     }
 
     /// The route for the request's path and method, its path parameters put in the request's
-    /// extensions; or the 404 or 405 that answers it.
+    /// extensions; or the 404 or 405 that answers it, with what it matched (for the metrics'
+    /// `http.route`).
     // The error is the response: large, and made once per request at most.
     #[allow(clippy::result_large_err)]
-    fn route_of(&self, parts: &mut Parts) -> Result<RouteId, Reply> {
+    fn route_of(&self, parts: &mut Parts) -> Result<RouteId, (Reply, Matched)> {
         let Ok(matched) = self.router.at(parts.uri.path()) else {
             if let Some(fallback) = self.fallback {
                 return Ok(fallback);
             }
             let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
-            return Err(HttpError::not_found(unknown).into_reply());
+            return Err((
+                HttpError::not_found(unknown).into_reply(),
+                Matched::Unmatched,
+            ));
         };
         let path = &self.paths[*matched.value];
         let Some(id) = path.route_for(&parts.method) else {
@@ -108,7 +122,8 @@ impl AppInner {
             )
             .into_reply();
             response.headers_mut().insert(ALLOW, path.allow.clone());
-            return Err(response);
+            let index = u32::try_from(*matched.value).expect("fewer than 2^32 paths");
+            return Err((response, Matched::Path(index)));
         };
         if !matched.params.is_empty() {
             let params = matched

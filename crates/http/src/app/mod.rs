@@ -8,6 +8,11 @@ mod dispatch;
 mod entry;
 mod in_flight;
 pub(crate) mod layers;
+#[cfg(feature = "metrics")]
+mod metered;
+#[cfg(not(feature = "metrics"))]
+#[path = "unmetered.rs"]
+mod metered;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +31,7 @@ use in_flight::InFlight;
 pub use in_flight::InFlightGuard;
 pub(crate) use in_flight::{Entered, InFlightBody};
 pub use layers::Layered;
+pub(crate) use metered::through_layers;
 
 use crate::client_addr::ClientAddr;
 use crate::plugin::ErasedPlugin;
@@ -67,6 +73,9 @@ pub(crate) struct AppInner {
     pub(crate) health: crate::health::CompiledHealth,
     /// `start()` has succeeded or the app is being served (readiness).
     pub(crate) started: AtomicBool,
+    /// The request metrics' handles (feature `metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Arc<metered::AppMetrics>,
 }
 
 /// One path template and the routes at it, one per method.
@@ -148,7 +157,11 @@ impl App {
         use futures_util::future::Either;
         match &self.inner.layered {
             None => Either::Left(self.answer(request, std::convert::identity)),
-            Some(layered) => Either::Right(layers::through(layered.clone(), request)),
+            Some(layered) => Either::Right(metered::through_layers(
+                &self.inner,
+                layered.clone(),
+                request,
+            )),
         }
     }
 

@@ -29,7 +29,7 @@ use tokio::task::JoinSet;
 
 use axum_core::body::Body;
 
-use crate::app::{App, InFlightBody, Layered, layers};
+use crate::app::{self, App, InFlightBody, Layered};
 use crate::client_addr::ClientAddr;
 use crate::error::Error;
 use crate::response::Reply;
@@ -270,7 +270,7 @@ where
             serve_http(&http, &connection, io, protocol, service).await
         }
         Some(layered) => {
-            let service = layered_service(layered, &connection, peer);
+            let service = layered_service(app, layered, &connection, peer);
             serve_http(&http, &connection, io, protocol, service).await
         }
     }
@@ -347,6 +347,7 @@ fn connection_service(
 /// the layers hand back; the client's address is in the request's extensions, where layers
 /// look for it.
 fn layered_service(
+    app: App,
     layered: Layered,
     connection: &Arc<Connection>,
     peer: Option<SocketAddr>,
@@ -364,7 +365,7 @@ fn layered_service(
         if peer.is_some() {
             request.extensions_mut().insert(ClientAddr(peer));
         }
-        let through = layers::through(layered.clone(), request);
+        let through = app::through_layers(&app.inner, layered.clone(), request);
         async move {
             let response = through.await;
             let response = response.map(|body| InFlightBody::new(body, None).holding(busy));

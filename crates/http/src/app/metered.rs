@@ -1,0 +1,289 @@
+//! Request metrics (feature `metrics`): `http.server.request.duration` and
+//! `http.server.active_requests`, named and labelled by the OpenTelemetry HTTP conventions.
+//!
+//! A request is measured where the app first sees it: around the dispatch of an app without
+//! global layers, around the layers of one with them (the dispatch inside then only says
+//! which route it took). Every label comes from the app's own table: the route's template,
+//! never the request's path; the method from the conventions' list (any other is `_OTHER`);
+//! the status. The handles are kept: a route's template is made a label once at `build()`,
+//! and each method and status the route answers registers its histogram the first time it is
+//! seen, so a request allocates nothing for its metrics.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use ::metrics::{Gauge, Histogram, Label, SharedString, gauge, histogram};
+use http::{Method, StatusCode};
+
+use green_tea_core::metric::{
+    HTTP_SERVER_ACTIVE_REQUESTS, HTTP_SERVER_REQUEST_DURATION, UNMATCHED_ROUTE,
+};
+use green_tea_core::{IdVec, RouteId};
+
+/// The methods the conventions name; any other is labelled [`OTHER_METHOD`].
+const METHODS: [Method; 9] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::CONNECT,
+    Method::OPTIONS,
+    Method::TRACE,
+    Method::PATCH,
+];
+const OTHER_METHOD: &str = "_OTHER";
+
+/// How many (method, status) pairs a route keeps handles for; a route that answers more
+/// registers the rest on every request (allocating their labels), which stays correct.
+const KEPT: usize = 16;
+
+/// Which label set of `http.route` a request ends in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Matched {
+    /// A route (or the fallback, or a mounted service): its template.
+    Route(RouteId),
+    /// A path without a route for the method (a 405): the path's template.
+    Path(u32),
+    /// No route: a 404, or a 503 from a closing app.
+    Unmatched,
+}
+
+/// The app's request metrics: the handles of every route, registered at `build()` with the
+/// recorder installed then.
+pub(crate) struct AppMetrics {
+    active: [Gauge; METHODS.len() + 1],
+    routes: IdVec<RouteId, RouteLabels>,
+    paths: Box<[RouteLabels]>,
+    unmatched: RouteLabels,
+}
+
+impl AppMetrics {
+    /// The handles for the routes' and the paths' templates, in id order.
+    pub(crate) fn register<'a>(
+        routes: impl IntoIterator<Item = &'a str>,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let active = std::array::from_fn(
+            |index| gauge!(HTTP_SERVER_ACTIVE_REQUESTS, "http.request.method" => method_label(index as u8)),
+        );
+        let labels = |template: &str| RouteLabels::new(SharedString::from(template.to_owned()));
+        AppMetrics {
+            active,
+            routes: routes.into_iter().map(labels).collect(),
+            paths: paths.into_iter().map(labels).collect(),
+            unmatched: RouteLabels::new(SharedString::const_str(UNMATCHED_ROUTE)),
+        }
+    }
+
+    fn labels(&self, matched: Matched) -> &RouteLabels {
+        match matched {
+            Matched::Route(id) => &self.routes[id],
+            Matched::Path(index) => &self.paths[index as usize],
+            Matched::Unmatched => &self.unmatched,
+        }
+    }
+}
+
+/// The histograms of one `http.route`, by method and status, each registered the first time
+/// it is needed and kept (lock-free once filled: a slot is claimed once and never changes).
+struct RouteLabels {
+    route: SharedString,
+    kept: [OnceLock<Kept>; KEPT],
+}
+
+struct Kept {
+    method: u8,
+    status: StatusCode,
+    duration: Histogram,
+}
+
+impl RouteLabels {
+    fn new(route: SharedString) -> Self {
+        RouteLabels {
+            route,
+            kept: std::array::from_fn(|_| OnceLock::new()),
+        }
+    }
+
+    fn record(&self, method: u8, status: StatusCode, seconds: f64) {
+        for slot in &self.kept {
+            // The first free slot is claimed for this pair; a slot another pair claimed
+            // first is passed over.
+            let kept = slot.get_or_init(|| Kept {
+                method,
+                status,
+                duration: self.register(method, status),
+            });
+            if kept.method == method && kept.status == status {
+                kept.duration.record(seconds);
+                return;
+            }
+        }
+        self.register(method, status).record(seconds);
+    }
+
+    fn register(&self, method: u8, status: StatusCode) -> Histogram {
+        let mut labels = vec![
+            Label::new("http.request.method", method_label(method)),
+            Label::new("http.route", self.route.clone()),
+            Label::new("http.response.status_code", status_label(status)),
+        ];
+        if status.is_server_error() {
+            // The conventions' `error.type` for a 5xx with no more specific error: the
+            // status code.
+            labels.push(Label::new("error.type", status_label(status)));
+        }
+        histogram!(HTTP_SERVER_REQUEST_DURATION, labels)
+    }
+}
+
+fn method_index(method: &Method) -> u8 {
+    let index = METHODS.iter().position(|known| known == method);
+    index.unwrap_or(METHODS.len()) as u8
+}
+
+fn method_label(index: u8) -> SharedString {
+    let known = METHODS.get(usize::from(index));
+    SharedString::const_str(known.map_or(OTHER_METHOD, Method::as_str))
+}
+
+fn status_label(status: StatusCode) -> SharedString {
+    SharedString::from(status.as_str().to_owned())
+}
+
+/// One request being measured: counted active until dropped; its duration recorded by
+/// [`finish`](Self::finish). Small, since the request's future holds it: the clock read at
+/// its start is kept beside it, where the request's span also reads it.
+pub(crate) struct Meter {
+    metrics: Arc<AppMetrics>,
+    pub(crate) matched: Matched,
+    method: u8,
+}
+
+impl Meter {
+    /// Starts measuring a request with `method`, received at the `Instant` returned.
+    #[inline]
+    pub(crate) fn start(metrics: &Arc<AppMetrics>, method: &Method) -> (Self, Instant) {
+        let method = method_index(method);
+        metrics.active[usize::from(method)].increment(1.0);
+        let meter = Meter {
+            metrics: Arc::clone(metrics),
+            matched: Matched::Unmatched,
+            method,
+        };
+        (meter, Instant::now())
+    }
+
+    /// The request received at `started` is answered with `status`.
+    #[inline]
+    pub(crate) fn finish(self, started: Instant, status: StatusCode) {
+        let seconds = started.elapsed().as_secs_f64();
+        self.metrics
+            .labels(self.matched)
+            .record(self.method, status, seconds);
+    }
+}
+
+impl Drop for Meter {
+    /// Answered or abandoned (the client went away), the request is no longer active.
+    fn drop(&mut self) {
+        self.metrics.active[usize::from(self.method)].decrement(1.0);
+    }
+}
+
+/// How the dispatch measures a request: itself, or (inside the app's global layers) by saying
+/// which route it took to the measurement around them.
+pub(crate) struct Measure {
+    meter: Option<(Meter, Instant)>,
+    outside: Option<MatchedSlot>,
+}
+
+impl Measure {
+    /// For a request the dispatch has just received.
+    #[inline]
+    pub(crate) fn start(app: &super::AppInner, parts: &http::request::Parts) -> Self {
+        if app.layered.is_some()
+            && let Some(outside) = parts.extensions.get::<MatchedSlot>()
+        {
+            return Measure {
+                meter: None,
+                outside: Some(outside.clone()),
+            };
+        }
+        Measure {
+            meter: Some(Meter::start(&app.metrics, &parts.method)),
+            outside: None,
+        }
+    }
+
+    /// The request took `matched`.
+    #[inline]
+    pub(crate) fn matched(&mut self, matched: Matched) {
+        if let Some((meter, _)) = &mut self.meter {
+            meter.matched = matched;
+        }
+        if let Some(outside) = &self.outside {
+            outside.set(matched);
+        }
+    }
+
+    /// It was answered at once with `status`.
+    pub(crate) fn answered(self, status: StatusCode) {
+        if let Some((meter, started)) = self.meter {
+            meter.finish(started, status);
+        }
+    }
+
+    /// What measures the rest of the request, with when it was received, if the dispatch
+    /// measures it.
+    #[inline]
+    pub(crate) fn into_meter(self) -> Option<(Meter, Instant)> {
+        self.meter
+    }
+}
+
+/// The app's global layers, measured around: `request` through `layered`.
+pub(crate) fn through_layers(
+    app: &super::AppInner,
+    layered: super::Layered,
+    mut request: http::Request<axum_core::body::Body>,
+) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
+    use futures_util::FutureExt;
+    let slot = MatchedSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let (mut meter, started) = Meter::start(&app.metrics, request.method());
+    super::layers::through(layered, request).map(move |reply| {
+        meter.matched = slot.get();
+        meter.finish(started, reply.status());
+        reply
+    })
+}
+
+/// Where the dispatch inside an app's global layers says which route it took, for the
+/// measurement around the layers (in the request's extensions).
+#[derive(Clone, Default)]
+pub(crate) struct MatchedSlot(Arc<OnceLock<Matched>>);
+
+impl MatchedSlot {
+    pub(crate) fn set(&self, matched: Matched) {
+        let _ = self.0.set(matched);
+    }
+
+    /// What the dispatch said; unmatched if a layer answered without reaching it.
+    pub(crate) fn get(&self) -> Matched {
+        self.0.get().copied().unwrap_or(Matched::Unmatched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_outside_the_conventions_list_are_other() {
+        assert_eq!(method_label(method_index(&Method::PATCH)).as_ref(), "PATCH");
+        let custom = Method::from_bytes(b"PURGE").unwrap();
+        assert_eq!(method_label(method_index(&custom)).as_ref(), "_OTHER");
+    }
+}

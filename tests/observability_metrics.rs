@@ -1,0 +1,524 @@
+//! Metrics through the `metrics` facade, read back from real recorders: the Prometheus
+//! exporter's text, parsed by a Prometheus text-format parser, and metrics-util's debugging
+//! recorder for exact values. Each test installs its recorder for its own thread only (a
+//! current-thread runtime runs every task there), so the tests do not share one.
+
+#![cfg(feature = "metrics")]
+
+use std::collections::HashMap;
+
+use green_tea::http::{
+    App, HttpError, Method, Path, RequestContext, Route, StatusCode, TestClient,
+};
+use green_tea::prelude::*;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
+use metrics_util::CompositeKey;
+use metrics_util::MetricKind;
+use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+use prom_text_format_parser::{Metric, Sample, Scrape, Type, ValueType};
+
+/// Explicit buckets: without them the exporter renders every histogram as a summary.
+const BUCKETS: &[f64] = &[0.001, 0.01, 0.1, 1.0, 10.0];
+
+fn prometheus() -> PrometheusRecorder {
+    PrometheusBuilder::new()
+        .set_buckets(BUCKETS)
+        .expect("buckets are not empty")
+        .build_recorder()
+}
+
+fn scrape(recorder: &PrometheusRecorder) -> (String, Scrape) {
+    let text = recorder.handle().render();
+    let scrape = Scrape::parse(&text).unwrap_or_else(|e| panic!("{e:?} in\n{text}"));
+    (text, scrape)
+}
+
+fn metric<'a>(scrape: &'a Scrape, name: &str, kind: Type) -> &'a Metric {
+    let found = scrape.metrics.iter().find(|m| m.name == name);
+    let found = found.unwrap_or_else(|| panic!("no {name} in {scrape}"));
+    assert_eq!(found.kind, kind, "{name}");
+    found
+}
+
+fn label<'a>(sample: &'a Sample, key: &str) -> Option<&'a str> {
+    let found = sample.labels.iter().find(|l| l.key == key);
+    found.map(|l| l.value.as_str())
+}
+
+/// The samples of `name` whose labels include every one of `labels`.
+fn samples<'a>(metric: &'a Metric, labels: &[(&str, &str)]) -> Vec<&'a Sample> {
+    metric
+        .samples
+        .iter()
+        .filter(|s| labels.iter().all(|(k, v)| label(s, k) == Some(*v)))
+        .collect()
+}
+
+/// How many observations the one histogram series of `name` with `labels` holds, checking
+/// that it has the buckets set.
+fn observations(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
+    let found = samples(metric(scrape, name, Type::Histogram), labels);
+    let bounds: Vec<&str> = found
+        .iter()
+        .filter(|s| s.value.value_type == ValueType::Sample)
+        .filter_map(|s| label(s, "le"))
+        .collect();
+    assert_eq!(
+        bounds,
+        ["0.001", "0.01", "0.1", "1", "10", "+Inf"],
+        "{name} {labels:?}"
+    );
+    let counts: Vec<f64> = found
+        .iter()
+        .filter(|s| s.value.value_type == ValueType::Count)
+        .map(|s| s.value.value.as_f64())
+        .collect();
+    assert_eq!(counts.len(), 1, "one {name} with {labels:?}: {found:?}");
+    counts[0]
+}
+
+fn gauge(scrape: &Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
+    let found = samples(metric(scrape, name, Type::Gauge), labels);
+    assert_eq!(found.len(), 1, "one {name} with {labels:?}: {found:?}");
+    found[0].value.value.as_f64()
+}
+
+#[provider(provides = "greeting")]
+fn greeting() -> String {
+    "hello".to_owned()
+}
+
+#[provider(provides = "flaky")]
+fn flaky() -> Result<u32, BoxError> {
+    Err("the upstream is down".into())
+}
+
+struct Orders;
+
+#[route("/orders")]
+impl Orders {
+    #[get("/{id}")]
+    async fn show(Path(id): Path<u32>, #[needs("greeting")] greeting: &String) -> String {
+        format!("{greeting}, order {id}")
+    }
+
+    #[get("/broken/{id}")]
+    async fn broken(#[needs("flaky")] flaky: &u32) -> String {
+        flaky.to_string()
+    }
+}
+
+fn orders_app() -> App {
+    App::builder()
+        .provider(greeting::provider())
+        .provider(flaky::provider())
+        .routes(Orders::routes())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn requests_are_exported_by_route_template_method_and_status() {
+    let recorder = prometheus();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    // The recorder is installed before `build()`, which registers the handles.
+    let app = orders_app();
+    let client = TestClient::new(app.clone());
+    for id in [1, 2, 3] {
+        assert_eq!(
+            client.get(&format!("/orders/{id}")).send().await.status(),
+            200
+        );
+    }
+    assert_eq!(client.get("/nowhere/7").send().await.status(), 404);
+    assert_eq!(client.delete("/orders/1").send().await.status(), 405);
+    assert_eq!(client.get("/orders/broken/1").send().await.status(), 500);
+    assert_eq!(
+        client
+            .request(Method::HEAD, "/orders/1")
+            .send()
+            .await
+            .status(),
+        200
+    );
+    app.close().await.unwrap();
+
+    let (text, scrape) = scrape(&recorder);
+    // Dots become underscores, in names and in label names.
+    let duration = "http_server_request_duration";
+    let ok = [
+        ("http_request_method", "GET"),
+        ("http_route", "/orders/{id}"),
+        ("http_response_status_code", "200"),
+    ];
+    assert_eq!(observations(&scrape, duration, &ok), 3.0, "{text}");
+    let durations = metric(&scrape, duration, Type::Histogram);
+    assert!(
+        samples(durations, &ok)
+            .iter()
+            .all(|s| label(s, "error_type").is_none())
+    );
+    let head = [
+        ("http_request_method", "HEAD"),
+        ("http_route", "/orders/{id}"),
+    ];
+    assert_eq!(observations(&scrape, duration, &head), 1.0, "{text}");
+    let not_found = [
+        ("http_route", "unmatched"),
+        ("http_response_status_code", "404"),
+    ];
+    assert_eq!(observations(&scrape, duration, &not_found), 1.0, "{text}");
+    // A path without a route for the method: the path's template.
+    let not_allowed = [
+        ("http_request_method", "DELETE"),
+        ("http_route", "/orders/{id}"),
+        ("http_response_status_code", "405"),
+    ];
+    assert_eq!(observations(&scrape, duration, &not_allowed), 1.0, "{text}");
+    let failed = [
+        ("http_route", "/orders/broken/{id}"),
+        ("http_response_status_code", "500"),
+        ("error_type", "500"),
+    ];
+    assert_eq!(observations(&scrape, duration, &failed), 1.0, "{text}");
+    // Never the raw path.
+    assert!(!text.contains("/orders/1"), "{text}");
+    assert!(!text.contains("/nowhere"), "{text}");
+    let active = "http_server_active_requests";
+    assert_eq!(
+        gauge(&scrape, active, &[("http_request_method", "GET")]),
+        0.0
+    );
+
+    // The providers: built, failed, disposed.
+    let built = "green_tea_provider_build_duration";
+    let greeting_ok = [("provider", "greeting"), ("outcome", "success")];
+    assert_eq!(observations(&scrape, built, &greeting_ok), 1.0, "{text}");
+    let flaky_failed = [("provider", "flaky"), ("outcome", "error")];
+    assert_eq!(observations(&scrape, built, &flaky_failed), 1.0, "{text}");
+    let disposed = "green_tea_provider_dispose_duration";
+    assert_eq!(observations(&scrape, disposed, &greeting_ok), 1.0, "{text}");
+    let disposes = metric(&scrape, disposed, Type::Histogram);
+    assert!(samples(disposes, &[("provider", "flaky")]).is_empty());
+    // Disposed on close: not built any more.
+    let is_built = "green_tea_provider_built";
+    assert_eq!(gauge(&scrape, is_built, &[("provider", "greeting")]), 0.0);
+    assert_eq!(gauge(&scrape, is_built, &[("provider", "flaky")]), 0.0);
+}
+
+#[tokio::test]
+async fn the_built_gauge_follows_the_provider() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = orders_app();
+    let built = |snapshotter: &metrics_util::debugging::Snapshotter| {
+        let snapshot = snapshotter.snapshot().into_vec();
+        let values = values(&snapshot, MetricKind::Gauge, "green_tea.provider.built");
+        values.get("provider=greeting").cloned()
+    };
+    // Registered at build, not built yet.
+    assert_eq!(built(&snapshotter), Some(vec![0.0]));
+    assert_eq!(
+        app.get::<String>("greeting").await.unwrap().as_str(),
+        "hello"
+    );
+    assert_eq!(built(&snapshotter), Some(vec![1.0]));
+    app.close().await.unwrap();
+    assert_eq!(built(&snapshotter), Some(vec![0.0]));
+}
+
+/// A debugging recorder's snapshot, as a list.
+type Snapshot = Vec<(
+    CompositeKey,
+    Option<metrics::Unit>,
+    Option<metrics::SharedString>,
+    DebugValue,
+)>;
+
+/// Each series of `name` and `kind`, by its labels (`k=v,k=v`), as a list of values: the
+/// histogram's observations, or the one value of a gauge or counter.
+fn values(snapshot: &Snapshot, kind: MetricKind, name: &str) -> HashMap<String, Vec<f64>> {
+    snapshot
+        .iter()
+        .filter(|(key, ..)| key.kind() == kind && key.key().name() == name)
+        .map(|(key, _, _, value)| {
+            let labels: Vec<String> = key
+                .key()
+                .labels()
+                .map(|l| format!("{}={}", l.key(), l.value()))
+                .collect();
+            let values = match value {
+                DebugValue::Histogram(values) => values.iter().map(|v| v.0).collect(),
+                DebugValue::Gauge(value) => vec![value.0],
+                DebugValue::Counter(value) => vec![*value as f64],
+            };
+            (labels.join(","), values)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn durations_are_seconds_and_each_request_is_one_observation() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = orders_app();
+    let client = TestClient::new(app.clone());
+    assert_eq!(client.get("/orders/1").send().await.status(), 200);
+    assert_eq!(client.get("/orders/2").send().await.status(), 200);
+    app.close().await.unwrap();
+    // A snapshot takes the histograms' observations: one snapshot for every assertion.
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let key = "http.request.method=GET,http.route=/orders/{id},http.response.status_code=200";
+    let observed = &durations[key];
+    assert_eq!(observed.len(), 2, "{durations:?}");
+    assert!(observed.iter().all(|s| *s > 0.0), "{observed:?}");
+    let built = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "green_tea.provider.build.duration",
+    );
+    assert_eq!(built["provider=greeting,outcome=success"].len(), 1);
+}
+
+#[tokio::test]
+async fn methods_outside_the_conventions_are_other_and_the_gauge_returns_to_zero() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = App::builder()
+        .route(Route::any("/purge", |_: RequestContext| async { "purged" }))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    let purge = Method::from_bytes(b"PURGE").unwrap();
+    assert_eq!(client.request(purge, "/purge").send().await.status(), 200);
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let key = "http.request.method=_OTHER,http.route=/purge,http.response.status_code=200";
+    assert_eq!(durations[key].len(), 1, "{durations:?}");
+    let active = values(&snapshot, MetricKind::Gauge, "http.server.active_requests");
+    assert_eq!(active["http.request.method=_OTHER"], vec![0.0]);
+    app.close().await.unwrap();
+}
+
+/// A route that answers more methods and statuses than it keeps handles for still counts
+/// each one under its own labels.
+#[tokio::test]
+async fn a_route_with_many_statuses_counts_each() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = App::builder()
+        .route(Route::get(
+            "/status/{code}",
+            |mut request: RequestContext| async move {
+                let Path(code) = request.extract::<Path<u16>>().await.unwrap();
+                HttpError::with_status(StatusCode::from_u16(code).unwrap(), "as asked")
+            },
+        ))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    let codes: Vec<u16> = (400..430).collect();
+    for round in 0..2 {
+        for code in &codes {
+            let answered = client.get(&format!("/status/{code}")).send().await;
+            assert_eq!(answered.status().as_u16(), *code, "round {round}");
+        }
+    }
+    app.close().await.unwrap();
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    for code in codes {
+        let key = format!(
+            "http.request.method=GET,http.route=/status/{{code}},http.response.status_code={code}"
+        );
+        assert_eq!(durations[&key].len(), 2, "{code}: {durations:?}");
+    }
+}
+
+/// Under the app's global layers, the request is measured outside them, once, with the route
+/// the dispatch inside took; a request a layer answers itself never reached a route.
+#[tokio::test]
+async fn under_global_layers_a_request_is_measured_once_around_them() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = App::builder()
+        .route(Route::post("/notes/{id}", |_: RequestContext| async {
+            "kept"
+        }))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(8))
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    assert_eq!(
+        client.post("/notes/1").body("short").send().await.status(),
+        200
+    );
+    let long = "far too long for the layer";
+    let long = client
+        .post("/notes/2")
+        .header("content-length", &long.len().to_string())
+        .body(long);
+    assert_eq!(long.send().await.status(), 413);
+    app.close().await.unwrap();
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let mut keys: Vec<&String> = durations.keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "http.request.method=POST,http.route=/notes/{id},http.response.status_code=200",
+            "http.request.method=POST,http.route=unmatched,http.response.status_code=413",
+        ]
+    );
+    assert!(
+        durations.values().all(|observed| observed.len() == 1),
+        "{durations:?}"
+    );
+    let active = values(&snapshot, MetricKind::Gauge, "http.server.active_requests");
+    assert_eq!(active["http.request.method=POST"], vec![0.0]);
+}
+
+#[provider(provides = "exploding")]
+fn exploding() -> u8 {
+    panic!("no config")
+}
+
+#[derive(Default)]
+struct Leaky;
+
+#[provider(provides = "leaky")]
+impl Leaky {
+    fn provide(&self) -> u8 {
+        1
+    }
+
+    async fn dispose(&self, _value: &u8) -> Result<(), BoxError> {
+        Err("the socket would not close".into())
+    }
+}
+
+/// Failed builds and disposes are counted by what went wrong.
+#[tokio::test]
+async fn failed_builds_and_disposes_carry_their_outcome() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let container = green_tea::Container::builder()
+        .provider(exploding::provider())
+        .provider(Leaky)
+        .build()
+        .unwrap();
+    assert!(container.get::<u8>("exploding").await.is_err());
+    assert_eq!(*container.get::<u8>("leaky").await.unwrap(), 1);
+    assert!(container.close().await.is_err());
+    let snapshot = snapshotter.snapshot().into_vec();
+    let built = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "green_tea.provider.build.duration",
+    );
+    assert_eq!(
+        built["provider=exploding,outcome=panic"].len(),
+        1,
+        "{built:?}"
+    );
+    assert_eq!(
+        built["provider=Leaky,outcome=success"].len(),
+        1,
+        "{built:?}"
+    );
+    let disposed = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "green_tea.provider.dispose.duration",
+    );
+    assert_eq!(disposed.len(), 1, "{disposed:?}");
+    assert_eq!(disposed["provider=Leaky,outcome=error"].len(), 1);
+    let is_built = values(&snapshot, MetricKind::Gauge, "green_tea.provider.built");
+    assert_eq!(is_built["provider=exploding"], vec![0.0]);
+    assert_eq!(is_built["provider=Leaky"], vec![0.0]);
+}
+
+#[derive(Default)]
+struct Stuck;
+
+#[provider(provides = "stuck")]
+impl Stuck {
+    fn provide(&self) -> u8 {
+        2
+    }
+
+    async fn dispose(&self, _value: &u8) {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// A dispose abandoned at its timeout is counted as `timeout`.
+#[tokio::test]
+async fn a_dispose_past_its_timeout_is_counted_as_timeout() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let container = green_tea::Container::builder()
+        .provider(Stuck)
+        .dispose_timeout(std::time::Duration::from_millis(1))
+        .build()
+        .unwrap();
+    assert_eq!(*container.get::<u8>("stuck").await.unwrap(), 2);
+    assert!(container.close().await.is_err());
+    let snapshot = snapshotter.snapshot().into_vec();
+    let disposed = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "green_tea.provider.dispose.duration",
+    );
+    assert_eq!(
+        disposed["provider=Stuck,outcome=timeout"].len(),
+        1,
+        "{disposed:?}"
+    );
+}
+
+/// A request to an app that is closing is answered 503 before routing: no route.
+#[tokio::test]
+async fn a_request_refused_while_closing_is_unmatched() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let app = orders_app();
+    app.close().await.unwrap();
+    let client = TestClient::new(app);
+    assert_eq!(client.get("/orders/1").send().await.status(), 503);
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let key =
+        "http.request.method=GET,http.route=unmatched,http.response.status_code=503,error.type=503";
+    assert_eq!(durations[key].len(), 1, "{durations:?}");
+}
