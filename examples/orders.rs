@@ -20,6 +20,7 @@ use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{Billing, BillingApi, BillingSettings, GuardedBilling};
 use green_tea_recipes::circuit_breaker::CircuitBreaker;
 use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+use metrics_exporter_prometheus::PrometheusBuilder;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -66,11 +67,18 @@ impl Orders {
     }
 }
 
-/// The orders app over billing at `settings.url`, guarded by `breaker`.
+/// The orders app over billing at `settings.url`, guarded by `breaker` (what the end-to-end
+/// tests build, including this file).
+#[allow(dead_code)]
 pub(crate) fn app(
     settings: &BillingSettings,
     breaker: CircuitBreaker,
 ) -> Result<App, green_tea::BuildError> {
+    builder(settings, breaker).build()
+}
+
+/// The same, not built yet (`main` adds `/metrics`).
+fn builder(settings: &BillingSettings, breaker: CircuitBreaker) -> AppBuilder {
     let shared_at = breaker.shared_at();
     let billing = Billing::with_breaker(breaker);
     let builder = App::builder().provider(BillingApi::with_settings(settings.clone()));
@@ -91,7 +99,6 @@ pub(crate) fn app(
         .critical("billing")
         .health_check::<GuardedBilling>("billing")
         .explain_page("/_green-tea")
-        .build()
 }
 
 /// A provider under another name: `explain` prints it on the provider's line.
@@ -147,6 +154,15 @@ async fn billing_breaker(
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();
+    // Metrics to Prometheus: installed first, because handles are registered when things are
+    // made (the breaker now, the app's at `build()`). Buckets set, or the exporter would
+    // render its histograms as summaries.
+    let recorder = PrometheusBuilder::new()
+        .set_buckets(&[0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0])?
+        .build_recorder();
+    let metrics_page = recorder.handle();
+    metrics::set_global_recorder(recorder)?;
+    green_tea::metric::describe();
     let mut settings = BillingSettings::from_env()?;
     let port: u16 = std::env::var("PORT")
         .ok()
@@ -171,7 +187,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(at) = breaker.shared_at() {
         println!("billing's circuit breaker is shared through {at}");
     }
-    let app = app(&settings, breaker)?;
+    let app = builder(&settings, breaker)
+        // What Prometheus scrapes: everything recorded so far, as its text format.
+        .route(Route::get("/metrics", move |_: RequestContext| {
+            metrics_page.run_upkeep();
+            let text = metrics_page.render();
+            async move { text }
+        }))
+        .build()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     println!("listening on http://{addr}");
@@ -183,6 +206,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  curl -i http://{addr}/orders/health");
     println!("  curl -i http://{addr}/readyz     # readiness, with billing's breaker");
     println!("  open http://{addr}/_green-tea    # every route's chain, as a picture");
+    println!("  curl http://{addr}/metrics       # Prometheus: requests, providers, the breaker");
     println!("Ctrl-C to stop.\n");
 
     match app.serve_listener(listener).await {

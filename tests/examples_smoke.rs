@@ -78,6 +78,104 @@ async fn billing_upstream_charges_fails_in_its_mode_and_stops_on_sigterm() {
     assert!(down.stop().success());
 }
 
+/// `orders`' `/metrics` after traffic and a breaker trip, read with a Prometheus text-format
+/// parser: the request histogram (route templates only), the breaker's state and transitions.
+#[tokio::test]
+async fn orders_metrics_show_the_requests_and_the_breakers_trip() {
+    use prom_text_format_parser::{Scrape, Type, ValueType};
+
+    let upstream = Example::start("billing_upstream", &["--mode", "down"], &[]);
+    let billing_url = upstream.base();
+    let orders = Example::start(
+        "orders",
+        &[],
+        &[
+            ("BILLING_URL", billing_url.as_str()),
+            ("BREAKER_THRESHOLD", "2"),
+        ],
+    );
+    let client = http1_client();
+    let order = serde_json::json!({ "userId": "u1", "amount": 5 });
+    for _ in 0..3 {
+        // Two failures reach billing and open the breaker; the third fails fast.
+        let reply = support::http::post(&client, &format!("{}/orders", orders.base()), &order)
+            .await
+            .expect("a response");
+        assert_eq!(reply.status, 503, "{}", reply.text());
+    }
+    let page = get(&client, &format!("{}/metrics", orders.base()))
+        .await
+        .expect("a response");
+    assert_eq!(page.status, 200);
+    let text = page.text();
+    let scrape = Scrape::parse(&text).unwrap_or_else(|e| panic!("{e:?} in\n{text}"));
+    let metric = |name: &str, kind: Type| {
+        let found = scrape.metrics.iter().find(|m| m.name == name);
+        let found = found.unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        assert_eq!(found.kind, kind, "{name}");
+        found
+    };
+    let value = |name: &str, kind: Type, value_type: ValueType, labels: &[(&str, &str)]| {
+        let found: Vec<f64> = metric(name, kind)
+            .samples
+            .iter()
+            .filter(|s| s.value.value_type == value_type)
+            .filter(|s| {
+                labels
+                    .iter()
+                    .all(|(k, v)| s.labels.iter().any(|l| l.key == *k && l.value == *v))
+            })
+            .map(|s| s.value.value.as_f64())
+            .collect();
+        assert_eq!(found.len(), 1, "one {name} {labels:?} in\n{text}");
+        found[0]
+    };
+    let posts = [
+        ("http_request_method", "POST"),
+        ("http_route", "/orders"),
+        ("http_response_status_code", "503"),
+    ];
+    let count = value(
+        "http_server_request_duration",
+        Type::Histogram,
+        ValueType::Count,
+        &posts,
+    );
+    assert_eq!(count, 3.0);
+    let billing = ("breaker", "billing");
+    let state = |state| {
+        value(
+            "green_tea_breaker_state",
+            Type::Gauge,
+            ValueType::Sample,
+            &[billing, ("state", state)],
+        )
+    };
+    assert_eq!(state("open"), 1.0);
+    assert_eq!(state("closed"), 0.0);
+    let opened = [billing, ("from", "closed"), ("to", "open")];
+    assert_eq!(
+        value(
+            "green_tea_breaker_transitions",
+            Type::Counter,
+            ValueType::Sample,
+            &opened
+        ),
+        1.0
+    );
+    let refused = [billing, ("outcome", "not_permitted")];
+    assert_eq!(
+        value(
+            "green_tea_breaker_calls",
+            Type::Counter,
+            ValueType::Sample,
+            &refused
+        ),
+        1.0
+    );
+    assert!(orders.stop().success());
+}
+
 #[tokio::test]
 async fn quickstart_runs_to_its_end() {
     let path = binary("quickstart");

@@ -105,8 +105,8 @@ fn calls_state_and_transitions_are_recorded_under_the_breakers_name() {
         )
     };
     assert_eq!(transitions("closed", "open"), 1);
-    assert_eq!(transitions("open", "half-open"), 1);
-    assert_eq!(transitions("half-open", "closed"), 1);
+    assert_eq!(transitions("open", "half_open"), 1);
+    assert_eq!(transitions("half_open", "closed"), 1);
     let state = |state| {
         gauge(
             &snapshotter,
@@ -115,7 +115,7 @@ fn calls_state_and_transitions_are_recorded_under_the_breakers_name() {
         )
     };
     assert_eq!(state("closed"), 1.0);
-    for other in ["open", "half-open", "forced-open", "forced-closed"] {
+    for other in ["open", "half_open", "forced_open", "forced_closed"] {
         assert_eq!(state(other), 0.0, "{other}");
     }
 }
@@ -132,7 +132,7 @@ fn an_operator_hold_moves_the_state_gauge() {
         gauge(
             &snapshotter,
             "green_tea.breaker.state",
-            &[search, ("state", "forced-open")]
+            &[search, ("state", "forced_open")]
         ),
         1.0
     );

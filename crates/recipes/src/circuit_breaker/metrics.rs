@@ -1,6 +1,6 @@
 //! The breaker's metrics (feature `metrics`), through the `metrics` facade and named as
 //! resilience4j names its: `green_tea.breaker.calls` (`outcome` = success, failure, ignored,
-//! not_permitted), `green_tea.breaker.state` (1 for the current state, 0 for the others),
+//! not_permitted), `green_tea.breaker.state` (`state`, 1 for the current state, 0 for the others),
 //! `green_tea.breaker.transitions` (`from`, `to`); with a shared store,
 //! `green_tea.breaker.store.errors` and `green_tea.breaker.store.degraded`. Every series is
 //! labelled with the breaker's name.
@@ -8,6 +8,9 @@
 //! The handles are registered when the breaker is made (install the recorder before), so a
 //! call bumps a handle and allocates nothing. A transition, rarer, registers its own.
 
+use green_tea_core::metric::{
+    BREAKER_CALLS, BREAKER_STATE, BREAKER_STORE_DEGRADED, BREAKER_STORE_ERRORS, BREAKER_TRANSITIONS,
+};
 use metrics::{Counter, Gauge, SharedString, counter, gauge};
 
 use super::config::Outcome;
@@ -21,6 +24,17 @@ const STATES: [BreakerState; 5] = [
     BreakerState::ForcedOpen,
     BreakerState::ForcedClosed,
 ];
+
+/// A state as a label value, as resilience4j writes it (`half_open`).
+fn label(state: BreakerState) -> &'static str {
+    match state {
+        BreakerState::Closed => "closed",
+        BreakerState::Open => "open",
+        BreakerState::HalfOpen => "half_open",
+        BreakerState::ForcedOpen => "forced_open",
+        BreakerState::ForcedClosed => "forced_closed",
+    }
+}
 
 /// One breaker's metric handles.
 pub(crate) struct BreakerMetrics {
@@ -36,8 +50,8 @@ impl BreakerMetrics {
     /// The handles of the breaker named `name`, which starts closed.
     pub(crate) fn new(name: &str) -> Self {
         let breaker = SharedString::from(name.to_owned());
-        let calls = |outcome: &'static str| counter!("green_tea.breaker.calls", "breaker" => breaker.clone(), "outcome" => outcome);
-        let state = |state: BreakerState| gauge!("green_tea.breaker.state", "breaker" => breaker.clone(), "state" => state.to_string());
+        let calls = |outcome: &'static str| counter!(BREAKER_CALLS, "breaker" => breaker.clone(), "outcome" => outcome);
+        let state = |state: BreakerState| gauge!(BREAKER_STATE, "breaker" => breaker.clone(), "state" => label(state));
         let metrics = BreakerMetrics {
             successes: calls("success"),
             failures: calls("failure"),
@@ -69,10 +83,10 @@ impl BreakerMetrics {
     /// A transition: counted, and the state gauges moved.
     pub(crate) fn transition(&self, from: BreakerState, to: BreakerState) {
         counter!(
-            "green_tea.breaker.transitions",
+            BREAKER_TRANSITIONS,
             "breaker" => self.breaker.clone(),
-            "from" => from.to_string(),
-            "to" => to.to_string(),
+            "from" => label(from),
+            "to" => label(to),
         )
         .increment(1);
         self.set_state(to);
@@ -97,8 +111,8 @@ impl StoreMetrics {
     pub(crate) fn new(name: &str) -> Self {
         let breaker = SharedString::from(name.to_owned());
         let metrics = StoreMetrics {
-            errors: counter!("green_tea.breaker.store.errors", "breaker" => breaker.clone()),
-            degraded: gauge!("green_tea.breaker.store.degraded", "breaker" => breaker),
+            errors: counter!(BREAKER_STORE_ERRORS, "breaker" => breaker.clone()),
+            degraded: gauge!(BREAKER_STORE_DEGRADED, "breaker" => breaker),
         };
         metrics.degraded(false);
         metrics
