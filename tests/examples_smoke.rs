@@ -617,3 +617,27 @@ async fn from_axum_both_services_answer_alike() {
         assert!(running.stop().success(), "{example} stops cleanly");
     }
 }
+
+/// Every example in examples/ is started by a test of this file (the two that are not servers,
+/// `quickstart` and `testing`'s own tests, included): a new example without a smoke test fails
+/// here.
+#[test]
+fn every_example_is_smoke_run() {
+    let this_file = include_str!("examples_smoke.rs");
+    let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples"))
+        .expect("the examples directory");
+    let mut missing = Vec::new();
+    for entry in examples {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if !this_file.contains(&format!("\"{name}\"")) {
+                missing.push(name);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "examples without a smoke test: {missing:?}"
+    );
+}

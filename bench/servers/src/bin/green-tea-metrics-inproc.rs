@@ -9,7 +9,9 @@ use metrics_exporter_prometheus::PrometheusBuilder;
 fn main() {
     let count = request_count();
     let recorder = PrometheusBuilder::new()
-        .set_buckets(&[0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0])
+        .set_buckets(&[
+            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+        ])
         .expect("buckets")
         .build_recorder();
     let handle = recorder.handle();
@@ -20,5 +22,9 @@ fn main() {
         answer_in_process(app, count).await;
     });
     // The requests were recorded (and the exporter keeps working).
-    assert!(handle.render().contains("http_server_request_duration_count"));
+    assert!(
+        handle
+            .render()
+            .contains("http_server_request_duration_count")
+    );
 }
