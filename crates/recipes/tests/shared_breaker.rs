@@ -209,6 +209,14 @@ async fn after_the_window_exactly_one_trial_reaches_the_upstream_fleet_wide() {
         for _ in 0..63 {
             within(refused_rx.recv()).await.expect("a refusal");
         }
+        // The winner of the claim may not have reached the upstream yet (its task is polled
+        // after Redis's answer): wait for it, the other 63 refused meanwhile.
+        within(async {
+            while upstream.hits() == before {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        })
+        .await;
         assert_eq!(upstream.hits() - before, 1, "round {round}: one trial");
         gate.add_permits(64);
         let mut admitted = 0;
@@ -216,6 +224,11 @@ async fn after_the_window_exactly_one_trial_reaches_the_upstream_fleet_wide() {
             admitted += usize::from(within(caller).await.unwrap());
         }
         assert_eq!(admitted, 1, "round {round}");
+        assert_eq!(
+            upstream.hits() - before,
+            1,
+            "round {round}: still one trial"
+        );
         sync_all(&shared).await;
         assert!(
             states(&shared).iter().all(|s| *s == BreakerState::Closed),
