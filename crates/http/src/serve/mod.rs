@@ -103,27 +103,9 @@ impl App {
                     break;
                 }
                 () = closed(&mut closing) => break,
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        // The task's future is `serve_connection`'s own, with everything built
-                        // inside it: a future built outside and awaited inside would be held
-                        // twice (as the captured value and as the awaited one), and it is the
-                        // largest part of an idle connection's memory.
-                        tasks.spawn(serve_connection(
-                            self.clone(),
-                            Arc::clone(&http),
-                            transport.clone(),
-                            connections.open(),
-                            stream,
-                            peer,
-                        ));
-                    }
-                    Err(error) => {
-                        // Out of file descriptors and the like: back off instead of spinning.
-                        tracing::warn!(%error, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                },
+                accepted = listener.accept() => {
+                    self.take(accepted, &mut tasks, &http, &transport, &connections).await;
+                }
                 // Reap finished connections so the set does not grow with the server's age.
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
@@ -184,27 +166,52 @@ impl App {
         let outcome = loop {
             tokio::select! {
                 outcome = &mut until => break outcome,
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        tasks.spawn(serve_connection(
-                            self.clone(),
-                            Arc::clone(http),
-                            transport.clone(),
-                            connections.open(),
-                            stream,
-                            peer,
-                        ));
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                },
+                accepted = listener.accept() => {
+                    self.take(accepted, &mut tasks, http, transport, &connections).await;
+                }
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         };
         tasks.abort_all();
         Ok(outcome)
+    }
+}
+
+impl App {
+    /// One `accept`'s outcome, for both accept loops: the connection served in a task of its
+    /// own; on an error (out of file descriptors and the like), a short back-off instead of
+    /// spinning.
+    async fn take<S, T>(
+        &self,
+        accepted: std::io::Result<(S, Option<SocketAddr>)>,
+        tasks: &mut JoinSet<()>,
+        http: &Arc<Http>,
+        transport: &T,
+        connections: &Connections,
+    ) where
+        S: Send + 'static,
+        T: Transport<S>,
+    {
+        match accepted {
+            Ok((stream, peer)) => {
+                // The task's future is `serve_connection`'s own, with everything built inside
+                // it: a future built outside and awaited inside would be held twice (as the
+                // captured value and as the awaited one), and it is the largest part of an idle
+                // connection's memory.
+                tasks.spawn(serve_connection(
+                    self.clone(),
+                    Arc::clone(http),
+                    transport.clone(),
+                    connections.open(),
+                    stream,
+                    peer,
+                ));
+            }
+            Err(error) => {
+                tracing::warn!(%error, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 
