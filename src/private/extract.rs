@@ -13,7 +13,7 @@
 use std::future::Future;
 
 use axum_core::extract::{FromRequest, FromRequestParts};
-use axum_core::response::{IntoResponse, Response};
+use axum_core::response::Response;
 use green_tea_http::RequestContext;
 
 use super::probe::TypeProbe;
@@ -131,8 +131,6 @@ pub trait ReadHead<T> {
 }
 
 impl<T: FromRequestParts<()>> ReadHead<T> for &&TypeProbe<T> {
-    // Spelled out to match the trait, which promises `Send`.
-    #[allow(clippy::manual_async_fn)]
     fn extract_last<'a>(
         &self,
         request: &'a mut RequestContext,
@@ -140,11 +138,7 @@ impl<T: FromRequestParts<()>> ReadHead<T> for &&TypeProbe<T> {
     where
         T: 'a,
     {
-        async move {
-            T::from_request_parts(request.parts_mut(), &())
-                .await
-                .map_err(IntoResponse::into_response)
-        }
+        request.extract::<T>()
     }
 }
 
