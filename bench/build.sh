@@ -15,14 +15,15 @@ profiles() {
 
 # The feature a binary needs: its name without `-server` (the loopback servers) or `-inproc`
 # (the in-process drivers); every green-tea binary (`green-tea-*`, `green-tea-wired-*`,
-# `green-tea-layered-*`) is `green-tea`, but `green-tea-unrecorded-inproc` and
-# `green-tea-metrics-inproc`, built with green-tea's `metrics` feature, are `green-tea-metrics`.
+# `green-tea-layered-*`) is `green-tea`, but the binaries built with green-tea's `metrics`
+# feature (`green-tea-unrecorded-inproc`, `green-tea-metrics-*`,
+# `green-tea-layered-metrics-inproc`) are `green-tea-metrics`.
 feature_of() {
     local feature=${1%-server}
     feature=${feature%-inproc}
     case $feature in
         green-tea-wired | green-tea-layered) echo green-tea ;;
-        green-tea-unrecorded | green-tea-metrics) echo green-tea-metrics ;;
+        green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics) echo green-tea-metrics ;;
         *) echo "$feature" ;;
     esac
 }

@@ -352,8 +352,8 @@ async fn a_route_with_many_statuses_counts_each() {
     }
 }
 
-/// Under the app's global layers, the request is measured outside them, once, with the route
-/// the dispatch inside took; a request a layer answers itself never reached a route.
+/// Under the app's global layers, the request is measured outside them, once; a request a
+/// layer answers itself is labelled with the route its path and method lead to.
 #[tokio::test]
 async fn under_global_layers_a_request_is_measured_once_around_them() {
     let recorder = DebuggingRecorder::new();
@@ -390,7 +390,7 @@ async fn under_global_layers_a_request_is_measured_once_around_them() {
         keys,
         [
             "http.request.method=POST,http.route=/notes/{id},http.response.status_code=200",
-            "http.request.method=POST,http.route=unmatched,http.response.status_code=413",
+            "http.request.method=POST,http.route=/notes/{id},http.response.status_code=413",
         ]
     );
     assert!(
@@ -399,6 +399,49 @@ async fn under_global_layers_a_request_is_measured_once_around_them() {
     );
     let active = values(&snapshot, MetricKind::Gauge, "http.server.active_requests");
     assert_eq!(active["http.request.method=POST"], vec![0.0]);
+}
+
+/// A global layer that rewrites the path sends the request to another route than the one it
+/// arrived for: the label is the route the dispatch took; an unknown path that a layer sends
+/// nowhere stays `unmatched`.
+#[tokio::test]
+async fn under_a_layer_that_rewrites_the_path_the_route_taken_is_the_label() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let rewrite = tower::util::MapRequestLayer::new(|mut request: http::Request<_>| {
+        if request.uri().path() == "/old/notes" {
+            *request.uri_mut() = http::Uri::from_static("/notes");
+        }
+        request
+    });
+    let app = App::builder()
+        .route(Route::get("/notes", |_: RequestContext| async { "notes" }))
+        .route(Route::get("/old/{what}", |_: RequestContext| async {
+            "never reached"
+        }))
+        .layer(rewrite)
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    assert_eq!(client.get("/old/notes").send().await.text(), "notes");
+    assert_eq!(client.get("/nowhere").send().await.status(), 404);
+    app.close().await.unwrap();
+    let snapshot = snapshotter.snapshot().into_vec();
+    let durations = values(
+        &snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let mut keys: Vec<&String> = durations.keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "http.request.method=GET,http.route=/notes,http.response.status_code=200",
+            "http.request.method=GET,http.route=unmatched,http.response.status_code=404",
+        ]
+    );
 }
 
 #[provider(provides = "exploding")]

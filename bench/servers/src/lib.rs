@@ -22,6 +22,22 @@ pub mod green_tea_wired_app;
 #[cfg(feature = "hyper")]
 pub mod hyper_app;
 
+/// metrics-exporter-prometheus's recorder, buckets set as an application sets them, installed
+/// as the global recorder (before the app is built, as docs/observability.md says); the
+/// handle renders what it recorded.
+#[cfg(feature = "green-tea-metrics")]
+pub fn install_prometheus() -> metrics_exporter_prometheus::PrometheusHandle {
+    let recorder = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .set_buckets(&[
+            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+        ])
+        .expect("buckets")
+        .build_recorder();
+    let handle = recorder.handle();
+    metrics::set_global_recorder(recorder).expect("the only recorder");
+    handle
+}
+
 /// The body `loadgen` and the in-process drivers send to `POST /orders`.
 pub const ORDER_JSON: &[u8] = br#"{"userId":"u1","amount":5}"#;
 

@@ -3,19 +3,13 @@
 //! metrics-exporter-prometheus's recorder installed (buckets set, as an application sets them)
 //! before the app is built. Not in the default lists; see docs/benchmarks.md, "Metrics".
 
-use bench_servers::{answer_in_process, current_thread_runtime, green_tea_app, request_count};
-use metrics_exporter_prometheus::PrometheusBuilder;
+use bench_servers::{
+    answer_in_process, current_thread_runtime, green_tea_app, install_prometheus, request_count,
+};
 
 fn main() {
     let count = request_count();
-    let recorder = PrometheusBuilder::new()
-        .set_buckets(&[
-            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
-        ])
-        .expect("buckets")
-        .build_recorder();
-    let handle = recorder.handle();
-    metrics::set_global_recorder(recorder).expect("the only recorder");
+    let handle = install_prometheus();
     current_thread_runtime().block_on(async move {
         let app = green_tea_app::app();
         app.start().await.expect("providers build");

@@ -72,6 +72,7 @@ impl AppInner {
         let mut measure = Measure::start(&self, &parts);
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down").into_reply();
+            measure.matched(Matched::Unmatched);
             measure.answered(closing.status());
             return Answer::answered(closing, finish);
         };

@@ -9,6 +9,7 @@
 //! and each method and status the route answers registers its histogram the first time it is
 //! seen, so a request allocates nothing for its metrics.
 
+use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -196,35 +197,31 @@ impl Drop for Meter {
 /// which route it took to the measurement around them.
 pub(crate) struct Measure {
     meter: Option<(Meter, Instant)>,
-    outside: Option<MatchedSlot>,
 }
 
 impl Measure {
     /// For a request the dispatch has just received.
     #[inline]
     pub(crate) fn start(app: &super::AppInner, parts: &http::request::Parts) -> Self {
-        if app.layered.is_some()
-            && let Some(outside) = parts.extensions.get::<MatchedSlot>()
-        {
-            return Measure {
-                meter: None,
-                outside: Some(outside.clone()),
-            };
+        // An app with global layers is measured around them (`through_layers`), whichever
+        // way the request came: the dispatch only says which route it took.
+        if app.layered.is_some() {
+            return Measure { meter: None };
         }
         Measure {
             meter: Some(Meter::start(&app.metrics, &parts.method)),
-            outside: None,
         }
     }
 
     /// The request took `matched`.
     #[inline]
     pub(crate) fn matched(&mut self, matched: Matched) {
-        if let Some((meter, _)) = &mut self.meter {
-            meter.matched = matched;
-        }
-        if let Some(outside) = &self.outside {
-            outside.set(matched);
+        match &mut self.meter {
+            Some((meter, _)) => meter.matched = matched,
+            // Said to the measurement around the layers. From a task of its own (a layer
+            // that hands requests to one, as tower's `Buffer` does) nothing reads it, and the
+            // route found before the layers stands.
+            None => TAKEN.set(Some(matched)),
         }
     }
 
@@ -243,36 +240,80 @@ impl Measure {
     }
 }
 
-/// The app's global layers, measured around: `request` through `layered`.
+impl super::AppInner {
+    /// The route the router gives a request for `method` and `path`, as its label set
+    /// (the parameters are not read).
+    fn matched(&self, method: &Method, path: &str) -> Matched {
+        let Ok(found) = self.router.at(path) else {
+            return self.fallback.map_or(Matched::Unmatched, Matched::Route);
+        };
+        let index = *found.value;
+        match self.paths[index].route_for(method) {
+            Some(id) => Matched::Route(id),
+            None => Matched::Path(u32::try_from(index).expect("fewer than 2^32 paths")),
+        }
+    }
+}
+
+thread_local! {
+    /// While a request's global layers are polled (see [`Measured`]): the route the dispatch
+    /// inside them took, if it took one. A cell per thread rather than an entry in the
+    /// request's extensions, which would cost a request three allocations (the map, the
+    /// entry's box, a shared slot); `tokio::task_local!` measured 150 instructions a request
+    /// more, for a scope this future opens and closes itself.
+    static TAKEN: Cell<Option<Matched>> = const { Cell::new(None) };
+}
+
+/// The app's global layers, measured around: `request` through `layered`. Labelled with the
+/// route the app's router finds for the request as it arrives, or, when the dispatch inside
+/// the layers took another (a layer rewrote the path), that one; a request a layer answers
+/// itself keeps the first.
 pub(crate) fn through_layers(
     app: &super::AppInner,
     layered: super::Layered,
-    mut request: http::Request<axum_core::body::Body>,
+    request: http::Request<axum_core::body::Body>,
 ) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
-    use futures_util::FutureExt;
-    let slot = MatchedSlot::default();
-    request.extensions_mut().insert(slot.clone());
     let (mut meter, started) = Meter::start(&app.metrics, request.method());
-    super::layers::through(layered, request).map(move |reply| {
-        meter.matched = slot.get();
-        meter.finish(started, reply.status());
-        reply
-    })
+    meter.matched = app.matched(request.method(), request.uri().path());
+    Measured {
+        layers: super::layers::through(layered, request),
+        meter: Some(meter),
+        started,
+    }
 }
 
-/// Where the dispatch inside an app's global layers says which route it took, for the
-/// measurement around the layers (in the request's extensions).
-#[derive(Clone, Default)]
-pub(crate) struct MatchedSlot(Arc<OnceLock<Matched>>);
-
-impl MatchedSlot {
-    pub(crate) fn set(&self, matched: Matched) {
-        let _ = self.0.set(matched);
+pin_project_lite::pin_project! {
+    /// A request's way through the app's global layers, measured.
+    struct Measured<F> {
+        #[pin]
+        layers: F,
+        meter: Option<Meter>,
+        started: Instant,
     }
+}
 
-    /// What the dispatch said; unmatched if a layer answered without reaching it.
-    pub(crate) fn get(&self) -> Matched {
-        self.0.get().copied().unwrap_or(Matched::Unmatched)
+impl<F: std::future::Future<Output = crate::response::Reply>> std::future::Future for Measured<F> {
+    type Output = crate::response::Reply;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        // What a dispatch inside says during this poll is this request's: the cell is
+        // cleared first and restored after, so a request measured inside another (an app
+        // with layers mounted in one) keeps its own.
+        let outer = TAKEN.replace(None);
+        let polled = this.layers.poll(cx);
+        let taken = TAKEN.replace(outer);
+        let meter = this.meter.as_mut().expect("polled after it was ready");
+        if let Some(taken) = taken {
+            meter.matched = taken;
+        }
+        let reply = std::task::ready!(polled);
+        let meter = this.meter.take().expect("polled after it was ready");
+        meter.finish(*this.started, reply.status());
+        std::task::Poll::Ready(reply)
     }
 }
 
