@@ -86,6 +86,9 @@ pub(crate) struct Held {
 }
 
 impl Held {
+    // Inlined, so that the request's head (224 bytes) is moved into the box from where the
+    // dispatch has it rather than copied into this call's arguments first.
+    #[inline]
     pub(crate) fn new(
         parts: Parts,
         body: RequestBody,

@@ -15,7 +15,7 @@ use pin_project_lite::pin_project;
 
 use green_tea_core::BoxError;
 
-use crate::app::{Answer, App, Entered, RunFuture};
+use crate::app::{Answer, App, Entered, Finish, RunFuture};
 use crate::client_addr::ClientAddr;
 use crate::response::Reply;
 
@@ -39,9 +39,8 @@ where
             // allocation.
             None => {
                 let peer = ClientAddr::of_extensions(request.extensions());
-                let finish: Finish = answered;
                 State::Direct {
-                    answer: Arc::clone(&self.inner).dispatch(request, peer, finish),
+                    answer: Arc::clone(&self.inner).dispatch(request, peer, Answered),
                 }
             }
             Some(_) => State::Layered {
@@ -52,12 +51,18 @@ where
     }
 }
 
-/// The reply, holding the request's place in flight until its body is done.
-type Finish = fn(Reply, Option<Entered>) -> Result<Reply, Infallible>;
+/// The reply, holding the request's place in flight until its body is done. A type rather
+/// than a function pointer, so that the call is inlined into the future's `poll`.
+pub(crate) struct Answered;
 
-fn answered(mut reply: Reply, in_flight: Option<Entered>) -> Result<Reply, Infallible> {
-    reply.body_mut().hold_in_flight(in_flight);
-    Ok(reply)
+impl Finish for Answered {
+    type Output = Result<Reply, Infallible>;
+
+    #[inline]
+    fn finish(self, mut reply: Reply, in_flight: Option<Entered>) -> Self::Output {
+        reply.body_mut().hold_in_flight(in_flight);
+        Ok(reply)
+    }
 }
 
 pin_project! {
@@ -72,7 +77,7 @@ pin_project! {
 pin_project! {
     #[project = StateProjection]
     enum State {
-        Direct { #[pin] answer: Answer<RunFuture, Finish> },
+        Direct { #[pin] answer: Answer<RunFuture, Answered> },
         // Through the app's global layers.
         Layered { through: BoxFuture<'static, Result<Reply, Infallible>> },
     }

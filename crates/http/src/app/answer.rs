@@ -87,20 +87,48 @@ impl<F, M> Answer<F, M> {
     }
 }
 
-impl<F, M, O> Future for Answer<F, M>
+/// What the caller makes of a reply and the request's place in flight: any such closure, or
+/// a type of its own, whose call is then not through a function pointer (the tower
+/// `Service`'s future must name it).
+pub(crate) trait Finish {
+    type Output;
+
+    fn finish(self, reply: Reply, in_flight: Option<Entered>) -> Self::Output;
+}
+
+impl<F, O> Finish for F
 where
-    F: Future<Output = Reply>,
-    M: FnOnce(Reply, Option<Entered>) -> O,
+    F: FnOnce(Reply, Option<Entered>) -> O,
 {
     type Output = O;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<O> {
+    #[inline]
+    fn finish(self, reply: Reply, in_flight: Option<Entered>) -> O {
+        self(reply, in_flight)
+    }
+}
+
+impl<F, M> Future for Answer<F, M>
+where
+    F: Future<Output = Reply>,
+    M: Finish,
+{
+    type Output = M::Output;
+
+    // Each arm hands its reply to `finish` itself: a reply carried out of the `match` (as a
+    // tuple with its place in flight) is moved once more on the way.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<M::Output> {
         let this = self.project();
-        let (reply, in_flight) = match this.state.project() {
-            StateProjection::Answered { reply } => (
-                reply.take().expect("an answer polled after it was ready"),
-                None,
-            ),
+        match this.state.project() {
+            StateProjection::Answered { reply } => {
+                let reply = reply.take().expect("an answer polled after it was ready");
+                let finish = this.finish.take();
+                Poll::Ready(
+                    finish
+                        .expect("an answer polled after it was ready")
+                        .finish(reply, None),
+                )
+            }
             StateProjection::Running {
                 run,
                 span,
@@ -130,13 +158,13 @@ where
                     span.record("micros", micros);
                     span.in_scope(|| tracing::debug!("finished"));
                 }
-                (reply, in_flight.take())
+                let finish = this.finish.take();
+                Poll::Ready(
+                    finish
+                        .expect("an answer polled after it was ready")
+                        .finish(reply, in_flight.take()),
+                )
             }
-        };
-        let finish = this
-            .finish
-            .take()
-            .expect("an answer polled after it was ready");
-        Poll::Ready(finish(reply, in_flight))
+        }
     }
 }

@@ -18,8 +18,8 @@ use green_tea_core::{RouteId, Source};
 
 use super::AppInner;
 use super::RunFuture;
-use super::answer::Answer;
-use super::in_flight::{Entered, InFlight};
+use super::answer::{Answer, Finish};
+use super::in_flight::InFlight;
 use super::layers;
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
@@ -37,7 +37,7 @@ impl AppInner {
     /// hyper this future itself: each layer around it would move it once more.
     ///
     /// [`InFlightBody`]: super::InFlightBody
-    pub(crate) fn dispatch<B, M, O>(
+    pub(crate) fn dispatch<B, M>(
         self: Arc<Self>,
         request: Request<B>,
         peer: Option<SocketAddr>,
@@ -45,7 +45,7 @@ impl AppInner {
     ) -> Answer<RunFuture, M>
     where
         B: Into<RequestBody>,
-        M: FnOnce(Reply, Option<Entered>) -> O + Send + 'static,
+        M: Finish + Send + 'static,
     {
         let (parts, body) = request.into_parts();
         self.answer(parts, body.into(), peer, finish)
@@ -53,7 +53,7 @@ impl AppInner {
 
     /// The request, split. Enters flight and routes at once, then starts the route's run (see
     /// [`Answer`] for why the future is written out).
-    fn answer<M, O>(
+    fn answer<M>(
         self: Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
@@ -61,7 +61,7 @@ impl AppInner {
         finish: M,
     ) -> Answer<RunFuture, M>
     where
-        M: FnOnce(Reply, Option<Entered>) -> O,
+        M: Finish,
     {
         // Before entering flight: the health routes are answered during the drain too.
         if !self.built_in.is_empty()
@@ -178,14 +178,16 @@ impl AppInner {
 
 impl Held {
     /// The route's steps, in its plan's order, each value kept for those after it and for
-    /// the handler; the response of the first step that rejects the request.
+    /// the handler: the request, for its handler; or the response of the first step that
+    /// rejects it (boxed: the common answer, the request, is then one word rather than a
+    /// response's size, and is not copied whole out of the future).
     ///
     /// `H` is the route's handler type, unused: being generic, this future is compiled in the
     /// crate that makes the route, beside the run it is awaited in, so the two can be inlined
     /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
     /// not reach an `async fn`'s body).
     #[allow(clippy::extra_unused_type_parameters)]
-    pub(crate) async fn run_steps<H>(&mut self) -> Result<(), Reply> {
+    pub(crate) async fn run_steps<H>(mut held: Box<Held>) -> Result<Box<Held>, Box<Reply>> {
         let Held {
             parts,
             locals,
@@ -193,7 +195,7 @@ impl Held {
             route: id,
             peer,
             ..
-        } = self;
+        } = &mut *held;
         let route = &app.routes[*id];
         // Once every provider the route reads is built, a request checks only that the
         // container is still open (`close()` on the container alone; the app's own close
@@ -203,7 +205,9 @@ impl Held {
         let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
         for planned in route.plan.steps.iter() {
             if !ready {
-                app.build_providers(&planned.needs).await?;
+                app.build_providers(&planned.needs)
+                    .await
+                    .map_err(Box::new)?;
             }
             let step = &app.steps[planned.step];
             if step.from_connection {
@@ -228,7 +232,7 @@ impl Held {
                         sibling::check_provided(&provided, &step.descriptor.provides)
                     {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                        return Err(HttpError::internal().into_reply());
+                        return Err(Box::new(HttpError::internal().into_reply()));
                     }
                     sibling::append_provided(provided, locals);
                 }
@@ -236,14 +240,16 @@ impl Held {
                     span.in_scope(|| {
                         tracing::debug!(status = rejection.status().as_u16(), "rejected")
                     });
-                    return Err(reply_of(rejection));
+                    return Err(Box::new(reply_of(rejection)));
                 }
             }
         }
         if !ready {
-            app.build_providers(&route.plan.needs).await?;
+            app.build_providers(&route.plan.needs)
+                .await
+                .map_err(Box::new)?;
             route.ready.store(true, Ordering::Release);
         }
-        Ok(())
+        Ok(held)
     }
 }

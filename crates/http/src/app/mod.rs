@@ -24,7 +24,7 @@ use http::{HeaderValue, Method, Request};
 use green_tea_core::sibling::{self, RoutePlan};
 use green_tea_core::{CloseError, Container, Descriptor, IdVec, RouteId, StepId};
 
-pub(crate) use answer::Answer;
+pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
 pub(crate) use entry::{Entry, HandlerEntry, RunFuture};
 use in_flight::InFlight;
