@@ -252,17 +252,17 @@ impl RequestContext {
         // One arm per body type, each collecting a concrete body, rather than an
         // `http_body::Body` impl on `RequestBody`, which would match on the variant for every
         // frame (docs/benchmarks.md has the measurement).
-        let collect = async {
+        // (Pinned where it is made, rather than made and then moved into the pin.)
+        let mut collect = std::pin::pin!(async {
             match body {
                 RequestBody::Hyper(body) => collect_limited(body, limit).await,
                 RequestBody::Boxed(body) => collect_limited(body, limit).await,
             }
-        };
+        });
         // A small body has usually arrived with the head: try once before arming the timer.
         // The timer is boxed: only a body that has not arrived yet pays for it, and every
         // handler's future keeps no room for it.
         let timeout = self.0.app.limits.body_read_timeout;
-        let mut collect = std::pin::pin!(collect);
         let collected =
             match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
                 Poll::Ready(collected) => collected,

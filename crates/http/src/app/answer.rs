@@ -33,8 +33,10 @@ pin_project! {
 pin_project! {
     #[project = StateProjection]
     enum State<F> {
-        /// Answered without running a route: 404, 405, or 503 while closing.
-        Answered { reply: Option<Reply> },
+        /// Answered without running a route: 404, 405, or 503 while closing. Boxed: a
+        /// reply (160 bytes) would double the size of every request's future, which is
+        /// moved whole into the caller's slot.
+        Answered { reply: Option<Box<Reply>> },
         Running {
             #[pin]
             run: F,
@@ -54,7 +56,9 @@ impl<F, M> Answer<F, M> {
     /// An answer already made, outside flight.
     pub(crate) fn answered(reply: Reply, finish: M) -> Self {
         Answer {
-            state: State::Answered { reply: Some(reply) },
+            state: State::Answered {
+                reply: Some(Box::new(reply)),
+            },
             finish: Some(finish),
         }
     }
@@ -121,7 +125,7 @@ where
         let this = self.project();
         match this.state.project() {
             StateProjection::Answered { reply } => {
-                let reply = reply.take().expect("an answer polled after it was ready");
+                let reply = *reply.take().expect("an answer polled after it was ready");
                 let finish = this.finish.take();
                 Poll::Ready(
                     finish
