@@ -62,8 +62,7 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
         if !node.slot.is_built() {
             continue;
         }
-        let wave = node
-            .dependents
+        let wave = inner.dependents[id]
             .iter()
             .filter(|&&d| inner.providers[d].slot.is_built())
             .map(|&d| wave_of[d] + 1)
