@@ -388,7 +388,7 @@ impl Inner {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
                     #[cfg(feature = "metrics")]
-                    node.metrics.built(took);
+                    node.metrics.built(name, took);
                     span.in_scope(|| tracing::debug!(?took, "built"));
                     return Ok(());
                 }
@@ -398,7 +398,7 @@ impl Inner {
             Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
         };
         #[cfg(feature = "metrics")]
-        node.metrics.build_failed(started.elapsed(), &cause);
+        node.metrics.build_failed(name, started.elapsed(), &cause);
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             provider: name.to_string(),
