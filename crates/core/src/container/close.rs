@@ -96,7 +96,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
         Ok(Ok(Ok(()))) => {
             #[cfg(feature = "metrics")]
             node.metrics
-                .disposed(&node.descriptor.name, started.elapsed(), None);
+                .disposed(&node.descriptor, started.elapsed(), None);
             span.in_scope(|| tracing::info!("disposed"));
             return None;
         }
@@ -109,7 +109,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     };
     #[cfg(feature = "metrics")]
     node.metrics
-        .disposed(&node.descriptor.name, started.elapsed(), Some(&cause));
+        .disposed(&node.descriptor, started.elapsed(), Some(&cause));
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
     Some(CloseFailure {
         part: ClosePart::Provider {

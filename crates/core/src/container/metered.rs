@@ -1,7 +1,6 @@
 //! A provider's metrics (feature `metrics`): its `built` gauge, registered when the container
 //! is built, and the durations of its builds and disposes.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use ::metrics::{Gauge, SharedString, gauge, histogram};
@@ -18,52 +17,53 @@ pub(crate) struct ProviderMetrics {
     built: Gauge,
 }
 
-/// The `provider` label of the provider named `name`.
-fn label(name: &Cow<'static, str>) -> SharedString {
-    SharedString::from(name.clone())
+/// The `provider` label of the provider `descriptor` describes (its name; a static one is
+/// not copied).
+fn label(descriptor: &Descriptor) -> SharedString {
+    SharedString::from(descriptor.name.clone())
 }
 
 impl ProviderMetrics {
     /// Registers the provider's gauge with the recorder installed now, at 0 (not built).
     pub(crate) fn register(descriptor: &Descriptor) -> Self {
-        let built = gauge!(PROVIDER_BUILT, "provider" => label(&descriptor.name));
+        let built = gauge!(PROVIDER_BUILT, "provider" => label(descriptor));
         built.set(0.0);
         ProviderMetrics { built }
     }
 
-    /// The provider named `name` was built, after `took`.
-    pub(crate) fn built(&self, name: &Cow<'static, str>, took: Duration) {
-        build_duration(name, "success", took);
+    /// The provider `descriptor` describes was built, after `took`.
+    pub(crate) fn built(&self, descriptor: &Descriptor, took: Duration) {
+        build_duration(descriptor, "success", took);
         self.built.set(1.0);
     }
 
-    /// A build of the provider named `name` failed after `took`.
+    /// A build of the provider `descriptor` describes failed after `took`.
     pub(crate) fn build_failed(
         &self,
-        name: &Cow<'static, str>,
+        descriptor: &Descriptor,
         took: Duration,
         cause: &FailureCause,
     ) {
-        build_duration(name, failure_outcome(cause), took);
+        build_duration(descriptor, failure_outcome(cause), took);
     }
 
-    /// A dispose of the provider named `name` ended after `took`, having failed with `failure`
+    /// A dispose of the provider `descriptor` describes ended after `took`, having failed with `failure`
     /// if any. (Builds and disposes are rare: their histograms are looked up when they happen,
     /// so that an app's output has no empty series for the outcomes it never meets.)
     pub(crate) fn disposed(
         &self,
-        name: &Cow<'static, str>,
+        descriptor: &Descriptor,
         took: Duration,
         failure: Option<&FailureCause>,
     ) {
         let outcome = failure.map_or("success", failure_outcome);
-        let labels = [("provider", label(name)), ("outcome", outcome.into())];
+        let labels = [("provider", label(descriptor)), ("outcome", outcome.into())];
         histogram!(PROVIDER_DISPOSE_DURATION, &labels).record(took.as_secs_f64());
         self.built.set(0.0);
     }
 }
 
-fn build_duration(name: &Cow<'static, str>, outcome: &'static str, took: Duration) {
-    let labels = [("provider", label(name)), ("outcome", outcome.into())];
+fn build_duration(descriptor: &Descriptor, outcome: &'static str, took: Duration) {
+    let labels = [("provider", label(descriptor)), ("outcome", outcome.into())];
     histogram!(PROVIDER_BUILD_DURATION, &labels).record(took.as_secs_f64());
 }

@@ -388,7 +388,7 @@ impl Inner {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
                     #[cfg(feature = "metrics")]
-                    node.metrics.built(name, took);
+                    node.metrics.built(&node.descriptor, took);
                     span.in_scope(|| tracing::debug!(?took, "built"));
                     return Ok(());
                 }
@@ -398,7 +398,8 @@ impl Inner {
             Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
         };
         #[cfg(feature = "metrics")]
-        node.metrics.build_failed(name, started.elapsed(), &cause);
+        node.metrics
+            .build_failed(&node.descriptor, started.elapsed(), &cause);
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             provider: name.to_string(),

@@ -228,14 +228,14 @@ mod tests {
         for e in &edges {
             graph.add_edge(ids[e.from.index()], ids[e.to.index()], ());
         }
-        for n in 0..4 {
+        for (n, &id) in ids.iter().enumerate() {
             for direction in [Direction::Outgoing, Direction::Incoming] {
                 let ours: Vec<usize> = adjacency
                     .neighbors_directed(NodeId::at(n), direction)
                     .map(NodeId::index)
                     .collect();
                 let theirs: Vec<usize> = graph
-                    .neighbors_directed(ids[n], direction)
+                    .neighbors_directed(id, direction)
                     .map(|i| i.index())
                     .collect();
                 assert_eq!(ours, theirs, "node {n}, {direction:?}");
