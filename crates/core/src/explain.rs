@@ -121,7 +121,7 @@ impl Container {
                     needs: d
                         .needs
                         .iter()
-                        .zip(node.needs.iter())
+                        .zip(inner.needs[id].iter())
                         .map(|(spec, at)| ExplainNeed {
                             key: spec.key.to_string(),
                             from: index_in_slice[at.provider],

@@ -237,6 +237,62 @@ impl<I: Id, T: fmt::Debug> fmt::Debug for IdVec<I, T> {
     }
 }
 
+/// A list of items for each id, all in one vector: `lists[id]` is a slice. Every list lives in
+/// one allocation, read in id order, rather than in a box of its own per id.
+#[derive(Clone)]
+pub(crate) struct IdLists<I, T> {
+    /// Where each list starts in `items`; list `i` ends where list `i + 1` starts.
+    starts: Vec<u32>,
+    items: Vec<T>,
+    _id: PhantomData<fn(I) -> I>,
+}
+
+impl<I: Id, T> IdLists<I, T> {
+    /// No lists yet, with room for `lists` lists of `items` items in all.
+    pub(crate) fn with_capacity(lists: usize, items: usize) -> Self {
+        let mut starts = Vec::with_capacity(lists + 1);
+        starts.push(0);
+        IdLists {
+            starts,
+            items: Vec::with_capacity(items),
+            _id: PhantomData,
+        }
+    }
+
+    /// Adds the next id's list and returns its id.
+    pub(crate) fn push(&mut self, list: impl IntoIterator<Item = T>) -> I {
+        let id = <I as private::Sealed>::from_index(self.starts.len() - 1);
+        self.items.extend(list);
+        self.starts
+            .push(u32::try_from(self.items.len()).expect("fewer than 2^32 items"));
+        id
+    }
+
+    /// How many lists there are.
+    pub(crate) fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+}
+
+impl<I: Id, T> std::ops::Index<I> for IdLists<I, T> {
+    type Output = [T];
+    fn index(&self, id: I) -> &[T] {
+        let i = private::Sealed::index(id);
+        &self.items[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
+impl<I: Id, T: fmt::Debug> fmt::Debug for IdLists<I, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries((0..self.len()).map(|i| {
+                let id = <I as private::Sealed>::from_index(i);
+                (id, &self[id])
+            }))
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +306,18 @@ mod tests {
         assert_eq!(steps[admin], "admin");
         assert_eq!(steps.ids().collect::<Vec<_>>(), [auth, admin]);
         assert_eq!(format!("{auth:?}"), "step#0");
+    }
+
+    #[test]
+    fn lists_are_slices_by_id_empty_ones_included() {
+        let mut lists: IdLists<StepId, u8> = IdLists::with_capacity(3, 3);
+        let a = lists.push([1, 2]);
+        let b = lists.push([]);
+        let c = lists.push([3]);
+        assert_eq!(
+            (&lists[a], &lists[b], &lists[c]),
+            (&[1, 2][..], &[][..], &[3][..])
+        );
+        assert_eq!(lists.len(), 3);
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::{Container, Inner, Node};
 use crate::error::{BuildError, NodeKind};
 use crate::graph::{self, Analysis, Decl, Input};
-use crate::ids::{IdVec, ProviderId};
+use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::provider::{Provider, Registered, ValueProvider, discovered};
 
@@ -167,22 +167,22 @@ impl ContainerBuilder {
         for (pos, &id) in provider_order.iter().enumerate() {
             position[id] = u32::try_from(pos).expect("fewer than 2^32 providers");
         }
-        let mut needs = provider_needs.into_iter();
-        let mut dependents = provider_dependents.into_iter();
+        let mut dependencies = IdLists::with_capacity(self.entries.len(), 0);
+        let mut distinct: Vec<ProviderId> = Vec::new();
+        for id in self.entries.ids() {
+            distinct.clear();
+            distinct.extend(provider_needs[id].iter().map(|v| v.provider));
+            distinct.sort_unstable();
+            distinct.dedup();
+            dependencies.push(distinct.iter().copied());
+        }
         let providers = self.entries.map(|_, entry| {
-            let needs = needs.next().expect("one per provider");
-            let mut dependencies: Vec<ProviderId> = needs.iter().map(|v| v.provider).collect();
-            dependencies.sort_unstable();
-            dependencies.dedup();
             #[cfg(feature = "metrics")]
             let metrics = super::metered::ProviderMetrics::register(&entry.registered.descriptor);
             Node {
                 provider: entry.registered.provider,
                 descriptor: entry.registered.descriptor,
                 kind: entry.kind,
-                needs,
-                dependencies: dependencies.into(),
-                dependents: dependents.next().expect("one per provider"),
                 slot: Default::default(),
                 explain_keys: Default::default(),
                 #[cfg(feature = "metrics")]
@@ -193,6 +193,9 @@ impl ContainerBuilder {
         Container {
             inner: Arc::new(Inner {
                 providers,
+                needs: provider_needs,
+                dependencies,
+                dependents: provider_dependents,
                 keys,
                 order: provider_order.into(),
                 position,

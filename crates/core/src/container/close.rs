@@ -62,8 +62,7 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
         if !node.slot.is_built() {
             continue;
         }
-        let wave = node
-            .dependents
+        let wave = inner.dependents[id]
             .iter()
             .filter(|&&d| inner.providers[d].slot.is_built())
             .map(|&d| wave_of[d] + 1)
@@ -96,7 +95,8 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     let cause = match tokio::time::timeout(inner.dispose_timeout, &mut task).await {
         Ok(Ok(Ok(()))) => {
             #[cfg(feature = "metrics")]
-            node.metrics.disposed(started.elapsed(), None);
+            node.metrics
+                .disposed(&node.descriptor, started.elapsed(), None);
             span.in_scope(|| tracing::info!("disposed"));
             return None;
         }
@@ -108,7 +108,8 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
         }
     };
     #[cfg(feature = "metrics")]
-    node.metrics.disposed(started.elapsed(), Some(&cause));
+    node.metrics
+        .disposed(&node.descriptor, started.elapsed(), Some(&cause));
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
     Some(CloseFailure {
         part: ClosePart::Provider {

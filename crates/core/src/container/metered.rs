@@ -11,44 +11,59 @@ use crate::metric::{
     PROVIDER_BUILD_DURATION, PROVIDER_BUILT, PROVIDER_DISPOSE_DURATION, failure_outcome,
 };
 
-/// One provider's handles.
+/// One provider's handle. (Its name label is made again for the rare build and dispose
+/// histograms rather than kept: every container's build makes one per provider.)
 pub(crate) struct ProviderMetrics {
-    name: SharedString,
     built: Gauge,
+}
+
+/// The `provider` label of the provider `descriptor` describes (its name; a static one is
+/// not copied).
+fn label(descriptor: &Descriptor) -> SharedString {
+    SharedString::from(descriptor.name.clone())
 }
 
 impl ProviderMetrics {
     /// Registers the provider's gauge with the recorder installed now, at 0 (not built).
     pub(crate) fn register(descriptor: &Descriptor) -> Self {
-        let name = SharedString::from(descriptor.name.clone());
-        let built = gauge!(PROVIDER_BUILT, "provider" => name.clone());
+        let built = gauge!(PROVIDER_BUILT, "provider" => label(descriptor));
         built.set(0.0);
-        ProviderMetrics { name, built }
+        ProviderMetrics { built }
     }
 
-    /// A build succeeded after `took`.
-    pub(crate) fn built(&self, took: Duration) {
-        self.build_duration("success", took);
+    /// The provider `descriptor` describes was built, after `took`.
+    pub(crate) fn built(&self, descriptor: &Descriptor, took: Duration) {
+        build_duration(descriptor, "success", took);
         self.built.set(1.0);
     }
 
-    /// A build failed after `took`.
-    pub(crate) fn build_failed(&self, took: Duration, cause: &FailureCause) {
-        self.build_duration(failure_outcome(cause), took);
+    /// A build of the provider `descriptor` describes failed after `took`.
+    pub(crate) fn build_failed(
+        &self,
+        descriptor: &Descriptor,
+        took: Duration,
+        cause: &FailureCause,
+    ) {
+        build_duration(descriptor, failure_outcome(cause), took);
     }
 
-    /// A dispose ended after `took`, having failed with `failure` if any. (Builds and
-    /// disposes are rare: their histograms are looked up when they happen, so that an app's
-    /// output has no empty series for the outcomes it never meets.)
-    pub(crate) fn disposed(&self, took: Duration, failure: Option<&FailureCause>) {
+    /// A dispose of the provider `descriptor` describes ended after `took`, having failed with `failure`
+    /// if any. (Builds and disposes are rare: their histograms are looked up when they happen,
+    /// so that an app's output has no empty series for the outcomes it never meets.)
+    pub(crate) fn disposed(
+        &self,
+        descriptor: &Descriptor,
+        took: Duration,
+        failure: Option<&FailureCause>,
+    ) {
         let outcome = failure.map_or("success", failure_outcome);
-        let labels = [("provider", self.name.clone()), ("outcome", outcome.into())];
+        let labels = [("provider", label(descriptor)), ("outcome", outcome.into())];
         histogram!(PROVIDER_DISPOSE_DURATION, &labels).record(took.as_secs_f64());
         self.built.set(0.0);
     }
+}
 
-    fn build_duration(&self, outcome: &'static str, took: Duration) {
-        let labels = [("provider", self.name.clone()), ("outcome", outcome.into())];
-        histogram!(PROVIDER_BUILD_DURATION, &labels).record(took.as_secs_f64());
-    }
+fn build_duration(descriptor: &Descriptor, outcome: &'static str, took: Duration) {
+    let labels = [("provider", label(descriptor)), ("outcome", outcome.into())];
+    histogram!(PROVIDER_BUILD_DURATION, &labels).record(took.as_secs_f64());
 }

@@ -24,7 +24,7 @@ pub use resolver::Resolver;
 use crate::descriptor::Descriptor;
 use crate::error::{CloseError, FailureCause, NodeKind, ProvideError, panic_message};
 use crate::graph::{KeyMap, closest_key};
-use crate::ids::{AppValue, IdVec, ProviderId};
+use crate::ids::{AppValue, IdLists, IdVec, ProviderId};
 use crate::key::{Key, KeySpec};
 use crate::provider::ErasedProvider;
 use crate::value::{AnyValue, Needs};
@@ -55,6 +55,12 @@ pub struct Container {
 
 pub(crate) struct Inner {
     pub(crate) providers: IdVec<ProviderId, Node>,
+    /// For each provider, each need resolved to the value that satisfies it.
+    pub(crate) needs: IdLists<ProviderId, AppValue>,
+    /// For each provider, the distinct providers it needs.
+    pub(crate) dependencies: IdLists<ProviderId, ProviderId>,
+    /// For each provider, the providers that need it.
+    pub(crate) dependents: IdLists<ProviderId, ProviderId>,
     pub(crate) keys: KeyMap<AppValue>,
     /// Every provider, dependencies first.
     pub(crate) order: Box<[ProviderId]>,
@@ -69,11 +75,6 @@ pub(crate) struct Node {
     pub(crate) provider: Arc<dyn ErasedProvider>,
     pub(crate) descriptor: Descriptor,
     pub(crate) kind: NodeKind,
-    /// Each need resolved to the value that satisfies it.
-    pub(crate) needs: Box<[AppValue]>,
-    /// The distinct providers this one needs.
-    pub(crate) dependencies: Box<[ProviderId]>,
-    pub(crate) dependents: Box<[ProviderId]>,
     pub(crate) slot: Slot,
     /// The provided keys with their short type names, worked out on the first `explain`.
     pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,
@@ -291,7 +292,7 @@ impl Inner {
         let mut waiting_on = IdVec::filled(0_usize, self.providers.len());
         for &id in &slice {
             in_slice[id] = true;
-            waiting_on[id] = self.providers[id].dependencies.len();
+            waiting_on[id] = self.dependencies[id].len();
         }
         let tagged = |id: ProviderId| self.ensure(id).map(move |result| (id, result));
         let mut running: FuturesUnordered<_> = slice
@@ -306,8 +307,7 @@ impl Inner {
                 // root of the slice (the first dependent at each step, so it is deterministic).
                 let mut current = id;
                 let mut seen = vec![id];
-                while let Some(&next) = self.providers[current]
-                    .dependents
+                while let Some(&next) = self.dependents[current]
                     .iter()
                     .find(|&&d| in_slice[d] && !seen.contains(&d))
                 {
@@ -324,7 +324,7 @@ impl Inner {
                 }
                 return Err(error);
             }
-            for &dependent in self.providers[id].dependents.iter() {
+            for &dependent in self.dependents[id].iter() {
                 if in_slice[dependent] {
                     waiting_on[dependent] -= 1;
                     if waiting_on[dependent] == 0 {
@@ -359,14 +359,13 @@ impl Inner {
         let node = &self.providers[id];
         let name = &node.descriptor.name;
         // The dependencies this build starts are linked to the same request.
-        let dependencies = node
-            .dependencies
+        let dependencies = self.dependencies[id]
             .iter()
             .map(|&d| self.ensure_for(d, requester.clone()));
         for result in join_all(dependencies).await {
             result.map_err(|e| e.needed_by(name))?;
         }
-        let needs = Needs::of_provider(&node.descriptor.needs, &node.needs, self);
+        let needs = Needs::of_provider(&node.descriptor.needs, &self.needs[id], self);
 
         // A root span (a build is shared by every request that waits for it), linked to the
         // request that started it.
@@ -389,7 +388,7 @@ impl Inner {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
                     #[cfg(feature = "metrics")]
-                    node.metrics.built(took);
+                    node.metrics.built(&node.descriptor, took);
                     span.in_scope(|| tracing::debug!(?took, "built"));
                     return Ok(());
                 }
@@ -399,7 +398,8 @@ impl Inner {
             Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
         };
         #[cfg(feature = "metrics")]
-        node.metrics.build_failed(started.elapsed(), &cause);
+        node.metrics
+            .build_failed(&node.descriptor, started.elapsed(), &cause);
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             provider: name.to_string(),
@@ -418,7 +418,7 @@ impl Inner {
                 continue;
             }
             slice.push(id);
-            stack.extend(self.providers[id].dependencies.iter().copied());
+            stack.extend(self.dependencies[id].iter().copied());
         }
         slice.sort_unstable_by_key(|&id| self.position[id]);
         slice

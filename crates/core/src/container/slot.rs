@@ -31,8 +31,9 @@ pub(crate) struct Slot {
     flight: Mutex<Option<Flight>>,
     build_nanos: AtomicU64,
     disposed: AtomicBool,
-    /// The error of the last build, until a build succeeds (for `Container::health`).
-    last_error: Mutex<Option<ProvideError>>,
+    /// The error of the last build, until a build succeeds (for `Container::health`). Boxed:
+    /// most slots never hold one, and every slot is allocated when the container is built.
+    last_error: Mutex<Option<Box<ProvideError>>>,
 }
 
 impl Slot {
@@ -81,7 +82,7 @@ impl Slot {
         *self
             .last_error
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = outcome.clone().err();
+            .unwrap_or_else(PoisonError::into_inner) = outcome.clone().err().map(Box::new);
     }
 
     /// The error of the last build, if it failed (and none has succeeded since).
@@ -89,7 +90,8 @@ impl Slot {
         self.last_error
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .as_deref()
+            .cloned()
     }
 
     /// Whether a build is running now.

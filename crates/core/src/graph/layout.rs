@@ -60,6 +60,10 @@ impl Layout {
         (0..self.providers + self.steps + self.routes).map(NodeId::at)
     }
 
+    pub(crate) fn provider(&self, provider: ProviderId) -> NodeId {
+        NodeId::at(provider.index())
+    }
+
     pub(crate) fn step(&self, step: StepId) -> NodeId {
         NodeId::at(self.providers + step.index())
     }

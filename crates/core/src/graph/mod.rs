@@ -5,20 +5,21 @@
 //! nodes of one graph, numbered by [`NodeId`]; [`Layout`] is the one place that converts
 //! between a node and the declaration it stands for.
 
+mod adjacency;
 mod layout;
 mod suggest;
 
 use std::collections::HashMap;
 
 use petgraph::algo::{tarjan_scc, toposort};
-use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem};
-use crate::ids::{AppValue, IdVec, ProviderId, RouteId, StepId, StepValue};
+use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
 use crate::key::Key;
 use crate::registry;
 
+use adjacency::{Adjacency, Edge, Rows};
 pub(crate) use layout::{Declared, Layout, NodeId};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -117,9 +118,9 @@ pub(crate) struct Analysis {
     pub(crate) keys: KeyMap<AppValue>,
     /// For each provider, its needs resolved, in declaration order (all app values: a provider
     /// needing a step's value is a problem).
-    pub(crate) provider_needs: IdVec<ProviderId, Box<[AppValue]>>,
+    pub(crate) provider_needs: IdLists<ProviderId, AppValue>,
     /// For each provider, the providers that need one of its values.
-    pub(crate) provider_dependents: IdVec<ProviderId, Box<[ProviderId]>>,
+    pub(crate) provider_dependents: IdLists<ProviderId, ProviderId>,
     /// Every provider, dependencies first.
     pub(crate) provider_order: Vec<ProviderId>,
     /// For each step, its needs resolved.
@@ -145,20 +146,21 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let decl = |node: NodeId| &decls[node.index()];
 
     let mut problems = Vec::new();
-    let keys = route_keys(&decls, &mut problems);
+    let keys = route_keys(&layout, &decls, &mut problems);
     let route_guards = resolve_guards(input, &mut problems);
 
-    let mut graph: DiGraph<NodeId, ()> = DiGraph::with_capacity(decls.len(), decls.len() * 3);
-    let ids: Vec<NodeIndex> = layout.nodes().map(|n| graph.add_node(n)).collect();
-    let mut needs: Vec<Vec<ValueRef>> = Vec::with_capacity(decls.len());
-    let mut dependents: Vec<Vec<NodeId>> = vec![Vec::new(); decls.len()];
+    // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
+    // one vector each: a few flat allocations however large the graph.
+    let total_needs = decls.iter().map(|d| d.descriptor.needs.len()).sum();
+    let mut needs: Rows<ValueRef> = Rows::with_capacity(decls.len(), total_needs);
+    let mut edges: Vec<Edge> = Vec::with_capacity(total_needs);
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
 
     for consumer in layout.nodes() {
         let consumer_decl = decl(consumer);
-        let mut resolved = Vec::with_capacity(consumer_decl.descriptor.needs.len());
+        let first_edge = edges.len();
         for need in &consumer_decl.descriptor.needs {
-            let Some(&target) = keys.get(&need.key) else {
+            let Some(target) = keys.get(&need.key) else {
                 missing.push((consumer, need.key.clone()));
                 continue;
             };
@@ -180,42 +182,49 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                     provider: provider.origin(),
                 });
             }
-            // Needs are walked per consumer, so a repeat can only be the consumer just added.
-            let of_target = &mut dependents[target.node.index()];
-            if of_target.last() != Some(&consumer) {
-                of_target.push(consumer);
-                graph.add_edge(ids[target.node.index()], ids[consumer.index()], ());
+            // One edge per declaration needed, however many of its values are needed.
+            if !edges[first_edge..].iter().any(|e| e.from == target.node) {
+                edges.push(Edge {
+                    from: target.node,
+                    to: consumer,
+                });
             }
-            resolved.push(target);
+            needs.push(target);
         }
-        needs.push(resolved);
+        needs.end_row();
     }
     // A guard runs before its route: the route is its dependent, so that a key the guard needs
     // and nothing provides names the routes that run it. (Nothing needs a route, so these
     // edges close no cycle.)
     for (route, guards) in route_guards.iter_enumerated() {
         let route = layout.route(route);
+        let first_edge = edges.len();
         for &guard in guards.iter() {
             let guard = layout.step(guard);
-            if !dependents[guard.index()].contains(&route) {
-                dependents[guard.index()].push(route);
-                graph.add_edge(ids[guard.index()], ids[route.index()], ());
+            let needed = needs.row(route).iter().any(|v| v.node == guard);
+            if !needed && !edges[first_edge..].iter().any(|e| e.from == guard) {
+                edges.push(Edge {
+                    from: guard,
+                    to: route,
+                });
             }
         }
     }
+    let graph = Adjacency::new(decls.len(), &edges);
+    drop(edges);
 
-    report_missing(missing, &decls, &keys, &dependents, &mut problems);
+    report_missing(missing, &decls, &keys, &graph, &mut problems);
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
     let order = toposort(&graph, None).ok();
     if order.is_none() {
         for component in tarjan_scc(&graph) {
-            let is_cycle = component.len() > 1 || graph.contains_edge(component[0], component[0]);
+            let is_cycle =
+                component.len() > 1 || graph.dependents(component[0]).contains(&component[0]);
             if is_cycle {
-                let members: Vec<NodeId> = component.iter().map(|&n| graph[n]).collect();
                 problems.push(Problem::Cycle {
-                    ring: ring_through(&members, &decls, &needs),
+                    ring: ring_through(&component, &decls, &needs),
                 });
             }
         }
@@ -224,25 +233,21 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let order: Vec<NodeId> = order
-        .expect("no cycle was found")
-        .into_iter()
-        .map(|n| graph[n])
-        .collect();
-    Ok(typed(&layout, keys, needs, dependents, order, route_guards))
+    let order = order.expect("no cycle was found");
+    Ok(typed(&layout, keys, &needs, &graph, order, route_guards))
 }
 
 /// The analysis in typed ids. Only called on a graph without problems, so every provider's
 /// needs are app values.
 fn typed(
     layout: &Layout,
-    keys: KeyMap<ValueRef>,
-    needs: Vec<Vec<ValueRef>>,
-    dependents: Vec<Vec<NodeId>>,
+    keys: KeyTable,
+    needs: &Rows<ValueRef>,
+    graph: &Adjacency,
     order: Vec<NodeId>,
     route_guards: IdVec<RouteId, Box<[StepId]>>,
 ) -> Analysis {
-    let value = |at: ValueRef| match layout.declared(at.node) {
+    let value = |at: &ValueRef| match layout.declared(at.node) {
         Declared::Provider(provider) => Value::App(AppValue {
             provider,
             index: at.index,
@@ -253,38 +258,40 @@ fn typed(
         }),
         Declared::Route(_) => unreachable!("a route provides nothing, so no need resolves to it"),
     };
-    let app_value = |at: ValueRef| match value(at) {
+    let app_value = |at: &ValueRef| match value(at) {
         Value::App(at) => at,
         Value::Step(_) => unreachable!("a provider needing a step's value is a scope violation"),
     };
+    let provider = |node: &NodeId| match layout.declared(*node) {
+        Declared::Provider(p) => Some(p),
+        _ => None,
+    };
 
-    let mut provider_needs = IdVec::with_capacity(layout.providers());
-    let mut provider_dependents = IdVec::with_capacity(layout.providers());
+    let providers = layout.providers();
+    let provider_needs_count = needs.rows().take(providers).map(<[_]>::len).sum();
+    let mut provider_needs = IdLists::with_capacity(providers, provider_needs_count);
+    for resolved in needs.rows().take(providers) {
+        provider_needs.push(resolved.iter().map(app_value));
+    }
+    // A provider's dependents among providers are the other end of their needs' edges.
+    let mut provider_dependents = IdLists::with_capacity(providers, provider_needs_count);
+    for users in graph.all_dependents().take(providers) {
+        provider_dependents.push(users.iter().filter_map(provider));
+    }
     let mut step_needs = IdVec::with_capacity(layout.steps());
     let mut route_needs = IdVec::with_capacity(layout.routes());
-    for (node, (resolved, users)) in layout.nodes().zip(needs.into_iter().zip(dependents)) {
+    for (node, resolved) in layout.nodes().zip(needs.rows()).skip(providers) {
         match layout.declared(node) {
-            Declared::Provider(_) => {
-                provider_needs.push(resolved.into_iter().map(app_value).collect());
-                provider_dependents.push(
-                    users
-                        .into_iter()
-                        .filter_map(|d| match layout.declared(d) {
-                            Declared::Provider(p) => Some(p),
-                            _ => None,
-                        })
-                        .collect(),
-                );
-            }
+            Declared::Provider(_) => unreachable!("providers come first"),
             Declared::Step(_) => {
-                step_needs.push(resolved.into_iter().map(value).collect());
+                step_needs.push(resolved.iter().map(value).collect());
             }
             Declared::Route(_) => {
-                route_needs.push(resolved.into_iter().map(value).collect());
+                route_needs.push(resolved.iter().map(value).collect());
             }
         }
     }
-    let mut provider_order = Vec::with_capacity(layout.providers());
+    let mut provider_order = Vec::with_capacity(providers);
     let mut step_rank = IdVec::filled(0, layout.steps());
     let mut rank = 0;
     for node in order {
@@ -298,13 +305,7 @@ fn typed(
         }
     }
     Analysis {
-        keys: keys
-            .into_iter()
-            .filter_map(|(key, at)| match value(at) {
-                Value::App(at) => Some((key, at)),
-                Value::Step(_) => None,
-            })
-            .collect(),
+        keys: keys.app,
         provider_needs,
         provider_dependents,
         provider_order,
@@ -315,12 +316,72 @@ fn typed(
     }
 }
 
+/// Which declaration provides each key: providers' keys apart from steps' keys, so that the
+/// providers' map is the container's, handed over as it is.
+pub(crate) struct KeyTable {
+    layout: Layout,
+    app: KeyMap<AppValue>,
+    request: KeyMap<StepValue>,
+}
+
+impl KeyTable {
+    fn get(&self, key: &Key) -> Option<ValueRef> {
+        if let Some(at) = self.app.get(key) {
+            return Some(ValueRef {
+                node: self.layout.provider(at.provider),
+                index: at.index,
+            });
+        }
+        if self.request.is_empty() {
+            return None;
+        }
+        self.request.get(key).map(|at| ValueRef {
+            node: self.layout.step(at.step),
+            index: at.index,
+        })
+    }
+
+    /// Makes `at` the provider of `key`, in place of any other.
+    fn insert(&mut self, key: &Key, at: ValueRef) {
+        match self.layout.declared(at.node) {
+            Declared::Provider(provider) => {
+                if !self.request.is_empty() {
+                    self.request.remove(key);
+                }
+                let at = AppValue {
+                    provider,
+                    index: at.index,
+                };
+                self.app.insert(key.clone(), at);
+            }
+            Declared::Step(step) => {
+                self.app.remove(key);
+                let at = StepValue {
+                    step,
+                    index: at.index,
+                };
+                self.request.insert(key.clone(), at);
+            }
+            Declared::Route(_) => unreachable!("a route provides nothing"),
+        }
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.app.keys().chain(self.request.keys())
+    }
+}
+
 /// Decides which declaration provides each key: the first one, unless an override replaces it.
 /// An override of another type is reported once, and the key stays with the declaration it
 /// would have replaced, so its consumers are not reported too.
-fn route_keys(decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyMap<ValueRef> {
-    let mut keys: KeyMap<ValueRef> =
-        KeyMap::with_capacity_and_hasher(decls.len(), Default::default());
+fn route_keys(layout: &Layout, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyTable {
+    let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
+    let (providers, rest) = decls.split_at(layout.providers());
+    let mut keys = KeyTable {
+        layout: *layout,
+        app: KeyMap::with_capacity_and_hasher(provided(providers), Default::default()),
+        request: KeyMap::with_capacity_and_hasher(provided(rest), Default::default()),
+    };
     let is_override = |d: &Decl<'_>| d.kind == NodeKind::Override;
     let nodes = || (0..decls.len()).map(NodeId::at);
 
@@ -333,9 +394,7 @@ fn route_keys(decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyMap<ValueRe
                     first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
-                None => {
-                    keys.insert(spec.key.clone(), value_ref(node, index));
-                }
+                None => keys.insert(&spec.key, value_ref(node, index)),
             }
         }
     }
@@ -343,7 +402,7 @@ fn route_keys(decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyMap<ValueRe
     for node in nodes().filter(|n| is_override(&decls[n.index()])) {
         let decl = &decls[node.index()];
         for (index, spec) in decl.descriptor.provides.iter().enumerate() {
-            let Some(base) = keys.get(&spec.key).copied() else {
+            let Some(base) = keys.get(&spec.key) else {
                 problems.push(Problem::OverrideReplacesNothing {
                     key: spec.key.clone(),
                     by: decl.origin(),
@@ -372,7 +431,7 @@ fn route_keys(decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyMap<ValueRe
                 });
                 continue;
             }
-            keys.insert(spec.key.clone(), value_ref(node, index));
+            keys.insert(&spec.key, value_ref(node, index));
         }
     }
     keys
@@ -422,8 +481,8 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
 fn report_missing(
     mut missing: Vec<(NodeId, Key)>,
     decls: &[Decl<'_>],
-    keys: &KeyMap<ValueRef>,
-    dependents: &[Vec<NodeId>],
+    keys: &KeyTable,
+    graph: &Adjacency,
     problems: &mut Vec<Problem>,
 ) {
     missing.sort_by(|(a, ka), (b, kb)| {
@@ -435,7 +494,7 @@ fn report_missing(
         let key = group[0].1.clone();
         let needed_by = group
             .iter()
-            .map(|&(consumer, _)| chain_of_dependents(consumer, decls, dependents))
+            .map(|&(consumer, _)| chain_of_dependents(consumer, decls, graph))
             .collect();
         problems.push(Problem::MissingKey {
             suggestion: closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
@@ -448,17 +507,14 @@ fn report_missing(
 
 /// The declaration `start`, then who needs it, then who needs that, up to a root: one path,
 /// choosing the first dependent by name at each step so the text is deterministic.
-fn chain_of_dependents(
-    start: NodeId,
-    decls: &[Decl<'_>],
-    dependents: &[Vec<NodeId>],
-) -> Vec<Origin> {
+fn chain_of_dependents(start: NodeId, decls: &[Decl<'_>], graph: &Adjacency) -> Vec<Origin> {
     const MAX_CHAIN: usize = 16;
     let mut chain = vec![decls[start.index()].origin()];
     let mut seen = vec![start];
     let mut current = start;
     while chain.len() < MAX_CHAIN {
-        let next = dependents[current.index()]
+        let next = graph
+            .dependents(current)
             .iter()
             .copied()
             .filter(|d| !seen.contains(d))
@@ -477,7 +533,7 @@ fn chain_of_dependents(
 fn ring_through(
     members: &[NodeId],
     decls: &[Decl<'_>],
-    needs: &[Vec<ValueRef>],
+    needs: &Rows<ValueRef>,
 ) -> Vec<(Origin, Key)> {
     let start = *members
         .iter()
@@ -488,7 +544,7 @@ fn ring_through(
     let mut queue = std::collections::VecDeque::from([start]);
     'search: while let Some(node) = queue.pop_front() {
         let wanted = &decls[node.index()].descriptor.needs;
-        for (need, target) in wanted.iter().zip(&needs[node.index()]) {
+        for (need, target) in wanted.iter().zip(needs.row(node)) {
             let next = target.node;
             if !members.contains(&next) || parent.contains_key(&next) {
                 continue;

@@ -1,6 +1,6 @@
 //! "Did you mean": the closest existing key to one that is missing.
 
-use super::{Decl, KeyMap, ValueRef};
+use super::{Decl, KeyTable};
 use crate::error::Suggestion;
 use crate::key::Key;
 
@@ -49,9 +49,10 @@ fn normalize(key: &str) -> String {
         .collect()
 }
 
-pub(super) fn suggestion(key: &Key, keys: &KeyMap<ValueRef>, decls: &[Decl<'_>]) -> Suggestion {
+pub(super) fn suggestion(key: &Key, keys: &KeyTable, decls: &[Decl<'_>]) -> Suggestion {
+    let at = keys.get(key).expect("a suggestion is a key of the table");
     Suggestion {
         key: key.clone(),
-        location: decls[keys[key].node.index()].descriptor.location,
+        location: decls[at.node.index()].descriptor.location,
     }
 }
