@@ -92,9 +92,10 @@ pub fn check_provided(provided: &Provided, specs: &[KeySpec]) -> Result<(), Stri
     provided.check_against(specs)
 }
 
-/// Appends `provided`'s values, in order, to `out`.
-pub fn append_provided(provided: Provided, out: &mut impl Extend<AnyValue>) {
-    provided.append_to(out)
+/// Hands `provided`'s values, in order, to `push`.
+#[inline]
+pub fn append_provided(provided: Provided, push: impl FnMut(AnyValue)) {
+    provided.append_to(push)
 }
 
 /// What the provider values `roots` need, in build order; `target` names it.

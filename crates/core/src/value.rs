@@ -107,11 +107,13 @@ impl Provided {
         self.values.as_slice()
     }
 
-    /// Appends the values, in order, to `out`.
-    pub(crate) fn append_to(self, out: &mut impl Extend<AnyValue>) {
+    /// Hands the values, in order, to `push`. (A push per value rather than `Extend`: for
+    /// the usual one value, extending a `SmallVec` reserves and loops for it.)
+    #[inline]
+    pub(crate) fn append_to(self, mut push: impl FnMut(AnyValue)) {
         match self.values {
-            Values::One(value) => out.extend([value]),
-            Values::Many(values) => out.extend(values),
+            Values::One(value) => push(value),
+            Values::Many(values) => values.into_iter().for_each(push),
         }
     }
 

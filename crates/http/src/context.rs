@@ -96,7 +96,14 @@ impl Held {
         route: RouteId,
         peer: Option<SocketAddr>,
     ) -> Box<Self> {
-        let locals = RequestValues::with_capacity(app.routes[route].plan.locals);
+        // Sized for the route's values only past what fits inline: `with_capacity` of an
+        // inline size still goes through `SmallVec`'s reserve.
+        let wanted = app.routes[route].plan.locals;
+        let locals = if wanted <= RequestValues::new().inline_size() {
+            RequestValues::new()
+        } else {
+            RequestValues::with_capacity(wanted)
+        };
         Box::new(Held {
             parts,
             body: Some(body),
@@ -409,6 +416,11 @@ where
             }
             (Some(_), Some(buffer)) => buffer.extend_from_slice(&data),
         }
+        // A body that knows it is done (hyper's, once its `content-length` is read) is not
+        // polled again only to say so.
+        if body.is_end_stream() {
+            break;
+        }
     }
     Ok(match (gathered, first) {
         (Some(buffer), _) => buffer.freeze(),
@@ -474,6 +486,33 @@ mod tests {
         let collected = collect_limited(body, 100).await.unwrap();
         assert_eq!(collected, only);
         assert_eq!(collected.as_ptr(), only.as_ptr(), "not copied");
+    }
+
+    /// A body that has sent all it announced and says so (`is_end_stream`, as hyper's does
+    /// once its `content-length` is read) is not polled again: this one would never answer.
+    #[tokio::test]
+    async fn a_body_that_says_it_is_done_is_not_polled_again() {
+        struct SaysDone(Option<Bytes>);
+        impl http_body::Body for SaysDone {
+            type Data = Bytes;
+            type Error = Infallible;
+            fn poll_frame(
+                mut self: std::pin::Pin<&mut Self>,
+                _cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+                match self.0.take() {
+                    Some(data) => std::task::Poll::Ready(Some(Ok(Frame::data(data)))),
+                    None => std::task::Poll::Pending,
+                }
+            }
+            fn is_end_stream(&self) -> bool {
+                self.0.is_none()
+            }
+        }
+        let body = SaysDone(Some(Bytes::from_static(b"all of it")));
+        let collected = futures_util::FutureExt::now_or_never(collect_limited(body, 100));
+        let collected = collected.expect("read without waiting").unwrap();
+        assert_eq!(collected, Bytes::from_static(b"all of it"));
     }
 
     #[tokio::test]

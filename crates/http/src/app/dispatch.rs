@@ -234,7 +234,7 @@ impl Held {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
                         return Err(Box::new(HttpError::internal().into_reply()));
                     }
-                    sibling::append_provided(provided, locals);
+                    sibling::append_provided(provided, |value| locals.push(value));
                 }
                 Err(rejection) => {
                     span.in_scope(|| {

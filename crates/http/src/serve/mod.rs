@@ -344,7 +344,7 @@ fn connection_service(
         let busy = connection.begin();
         // hyper's body goes in unboxed, and the response body comes out unboxed.
         Arc::clone(&app.inner).dispatch(request, peer, move |response: Reply, entered| {
-            let response = response.map(|body| InFlightBody::new(body, entered).holding(busy));
+            let response = response.map(|body| InFlightBody::new(body, entered, busy));
             Ok::<_, Infallible>(response)
         })
     })
@@ -375,7 +375,7 @@ fn layered_service(
         let through = app::through_layers(&app.inner, layered.clone(), request);
         async move {
             let response = through.await;
-            let response = response.map(|body| InFlightBody::new(body, None).holding(busy));
+            let response = response.map(|body| InFlightBody::new(body, None, busy));
             Ok::<_, Infallible>(response)
         }
     })

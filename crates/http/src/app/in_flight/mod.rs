@@ -120,21 +120,22 @@ impl std::fmt::Debug for InFlightGuard {
 /// `Bytes`), and the connection kept busy (not idle) until the body is done.
 pub(crate) struct InFlightBody {
     body: ResponseBody,
-    _connection: Option<Busy>,
+    _connection: Busy,
 }
 
 impl InFlightBody {
-    pub(crate) fn new(body: ResponseBody, entered: Option<Entered>) -> Self {
-        InFlightBody {
-            body: body.in_flight(entered),
-            _connection: None,
+    /// `body`, holding its request's place in flight (`entered`, unless the body already
+    /// holds it) and keeping `connection` busy. (Inlined, and set in place: the server makes
+    /// one per response.)
+    #[inline]
+    pub(crate) fn new(mut body: ResponseBody, entered: Option<Entered>, connection: Busy) -> Self {
+        if entered.is_some() {
+            body.hold_in_flight(entered);
         }
-    }
-
-    /// Also keeps `connection` busy until the body is done.
-    pub(crate) fn holding(mut self, connection: Busy) -> Self {
-        self._connection = Some(connection);
-        self
+        InFlightBody {
+            body,
+            _connection: connection,
+        }
     }
 }
 
