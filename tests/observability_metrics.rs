@@ -258,6 +258,18 @@ fn values(snapshot: &Snapshot, kind: MetricKind, name: &str) -> HashMap<String, 
         .collect()
 }
 
+/// The label sets of `http.server.request.duration`, sorted, with their observations.
+fn durations_by_labels(snapshot: &Snapshot) -> (Vec<String>, HashMap<String, Vec<f64>>) {
+    let durations = values(
+        snapshot,
+        MetricKind::Histogram,
+        "http.server.request.duration",
+    );
+    let mut keys: Vec<String> = durations.keys().cloned().collect();
+    keys.sort();
+    (keys, durations)
+}
+
 #[tokio::test]
 async fn durations_are_seconds_and_each_request_is_one_observation() {
     let recorder = DebuggingRecorder::new();
@@ -379,13 +391,7 @@ async fn under_global_layers_a_request_is_measured_once_around_them() {
     assert_eq!(long.send().await.status(), 413);
     app.close().await.unwrap();
     let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
-    let mut keys: Vec<&String> = durations.keys().collect();
-    keys.sort();
+    let (keys, durations) = durations_by_labels(&snapshot);
     assert_eq!(
         keys,
         [
@@ -427,14 +433,7 @@ async fn under_a_layer_that_rewrites_the_path_the_route_taken_is_the_label() {
     assert_eq!(client.get("/old/notes").send().await.text(), "notes");
     assert_eq!(client.get("/nowhere").send().await.status(), 404);
     app.close().await.unwrap();
-    let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
-    let mut keys: Vec<&String> = durations.keys().collect();
-    keys.sort();
+    let (keys, _) = durations_by_labels(&snapshotter.snapshot().into_vec());
     assert_eq!(
         keys,
         [

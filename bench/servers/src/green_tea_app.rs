@@ -70,3 +70,21 @@ pub fn builder() -> AppBuilder {
         .provider(billing::provider())
         .step(request_id::step())
 }
+
+/// The app with layers that do nothing: one app layer and one route layer on `POST /orders`,
+/// tower's `MapRequestLayer` with the identity (green-tea-layered-inproc and
+/// green-tea-layered-metrics-inproc, so that what is measured is what a layer costs
+/// green-tea, not the layer's own work).
+pub fn layered_app() -> App {
+    let identity = || tower::util::MapRequestLayer::new(|request: http::Request<_>| request);
+    builder()
+        .layer(identity())
+        .routes(
+            Orders::routes()
+                .into_iter()
+                .map(|route| route.layer(identity())),
+        )
+        .routes(Health::routes())
+        .build()
+        .expect("a valid graph")
+}

@@ -5,23 +5,12 @@
 use bench_servers::{
     answer_in_process, current_thread_runtime, green_tea_app, install_prometheus, request_count,
 };
-use tower::util::MapRequestLayer;
 
 fn main() {
     let count = request_count();
     let handle = install_prometheus();
     current_thread_runtime().block_on(async move {
-        let identity = || MapRequestLayer::new(|request: http::Request<_>| request);
-        let app = green_tea_app::builder()
-            .layer(identity())
-            .routes(
-                green_tea_app::Orders::routes()
-                    .into_iter()
-                    .map(|route| route.layer(identity())),
-            )
-            .routes(green_tea_app::Health::routes())
-            .build()
-            .expect("a valid graph");
+        let app = green_tea_app::layered_app();
         app.start().await.expect("providers build");
         answer_in_process(app, count).await;
     });

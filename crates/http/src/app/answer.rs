@@ -141,7 +141,8 @@ where
                 meter,
             } => {
                 let polled = {
-                    let _entered = span.enter();
+                    // Entered only when enabled: at INFO, the usual level, a request has no span.
+                    let _entered = (!span.is_disabled()).then(|| span.enter());
                     std::panic::catch_unwind(AssertUnwindSafe(|| run.poll(cx)))
                 };
                 let reply = match polled {

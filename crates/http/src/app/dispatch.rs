@@ -221,7 +221,13 @@ impl Held {
                 locals,
             );
             let span = tracing::debug_span!("step", step = %step.descriptor.name);
-            let run = span.in_scope(|| step.step.run(parts, needs)).0;
+            // Entered only when enabled: the usual request, at INFO, has no step span.
+            let run = if span.is_disabled() {
+                step.step.run(parts, needs)
+            } else {
+                span.in_scope(|| step.step.run(parts, needs))
+            }
+            .0;
             let outcome = match run.now_or_later() {
                 Ok(outcome) => outcome,
                 Err(waiting) => waiting.instrument(span.clone()).await,
