@@ -281,6 +281,7 @@ impl RequestContext {
         match collected {
             Ok(bytes) => Ok(bytes),
             Err(Unread::TooLarge) => Err(self.too_large()),
+            Err(Unread::TooLargeForALayer) => Err(body::too_large_for_a_layer()),
             Err(Unread::Body(error)) => Err(HttpError::bad_request(format!(
                 "could not read the request body: {error}"
             ))),
@@ -360,20 +361,24 @@ impl RequestContext {
 /// Why a body could not be read whole.
 #[derive(Debug)]
 enum Unread {
-    /// More than the limit arrived.
+    /// More than the route's limit arrived.
     TooLarge,
+    /// More than a layer's limit arrived (tower-http's `RequestBodyLimitLayer` wraps the body
+    /// in `http_body_util::Limited`, whose error does not say its limit).
+    TooLargeForALayer,
     /// The body failed (the client went away, the stream broke).
     Body(green_tea_core::BoxError),
 }
 
 impl Unread {
     /// A body's error; a limit a layer put on the body (tower-http's `RequestBodyLimitLayer`
-    /// wraps it in `http_body_util::Limited`) is the body being too large, as green-tea's own.
+    /// wraps it in `http_body_util::Limited`) is the body being too large, as for green-tea's
+    /// own limit, which is counted apart.
     fn of(error: green_tea_core::BoxError) -> Unread {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*error);
         while let Some(error) = cause {
             if error.is::<http_body_util::LengthLimitError>() {
-                return Unread::TooLarge;
+                return Unread::TooLargeForALayer;
             }
             cause = error.source();
         }

@@ -53,6 +53,14 @@ pub(crate) fn too_large(limit: usize) -> HttpError {
     )
 }
 
+/// 413 for a body past a limit a layer set, whose size green-tea does not know.
+pub(crate) fn too_large_for_a_layer() -> HttpError {
+    HttpError::with_status(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "the request body is larger than this server accepts",
+    )
+}
+
 /// 408, as `RequestContext::bytes` answers it.
 pub(crate) fn timed_out(timeout: Duration) -> HttpError {
     HttpError::with_status(
