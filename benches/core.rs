@@ -1,4 +1,5 @@
-//! The core's costs: resolving a built value, `build()` at scale, `explain` of a big slice.
+//! The core's costs: resolving a built value, `build()` at scale (alone, and with the
+//! registrations before it), `explain` of a big slice.
 //!
 //! `cargo bench --bench core`; figures and method in docs/benchmarks.md.
 
@@ -8,25 +9,40 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use green_tea::{Container, ContainerBuilder, ProviderFn};
+use green_tea::{Container, ContainerBuilder, Provider, ProviderFn};
 
-/// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges).
-fn graph(n: usize) -> ContainerBuilder {
-    let mut builder = Container::builder();
-    for i in 0..n {
-        let mut provider =
-            ProviderFn::new(
-                format!("p{i}"),
-                |needs| async move { Ok(needs.len() as u64) },
-            );
-        for step in [1, 7, 31] {
-            if i >= step {
-                provider = provider.needs::<u64>(format!("p{}", i - step));
+/// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges), not yet
+/// registered.
+fn declarations(n: usize) -> Vec<impl Provider> {
+    (0..n)
+        .map(|i| {
+            let mut provider =
+                ProviderFn::new(
+                    format!("p{i}"),
+                    |needs| async move { Ok(needs.len() as u64) },
+                );
+            for step in [1, 7, 31] {
+                if i >= step {
+                    provider = provider.needs::<u64>(format!("p{}", i - step));
+                }
             }
-        }
-        builder = builder.provider(provider);
-    }
-    builder
+            provider
+        })
+        .collect()
+}
+
+/// A builder with `providers` registered, in order.
+fn register(providers: Vec<impl Provider>) -> ContainerBuilder {
+    providers
+        .into_iter()
+        .fold(Container::builder(), |builder, provider| {
+            builder.provider(provider)
+        })
+}
+
+/// [`declarations`]`(n)`, registered.
+fn graph(n: usize) -> ContainerBuilder {
+    register(declarations(n))
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -72,6 +88,23 @@ fn build(c: &mut Criterion) {
     group.finish();
 }
 
+/// `build()` together with the registrations before it, from the same declarations: work moved
+/// from one to the other shows here.
+fn register_and_build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("register_and_build");
+    group.sample_size(10);
+    for n in [1_000, 10_000, 100_000] {
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter_batched(
+                || declarations(n),
+                |providers| black_box(register(providers).build().unwrap()),
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn explain(c: &mut Criterion) {
     let rt = runtime();
     let container = graph(1_000).build().unwrap();
@@ -83,5 +116,5 @@ fn explain(c: &mut Criterion) {
     rt.block_on(container.close()).unwrap();
 }
 
-criterion_group!(benches, resolve, build, explain);
+criterion_group!(benches, resolve, build, register_and_build, explain);
 criterion_main!(benches);
