@@ -258,13 +258,14 @@ fn values(snapshot: &Snapshot, kind: MetricKind, name: &str) -> HashMap<String, 
         .collect()
 }
 
+/// The observations of each histogram `name`, by its labels.
+fn histograms(snapshot: &Snapshot, name: &str) -> HashMap<String, Vec<f64>> {
+    values(snapshot, MetricKind::Histogram, name)
+}
+
 /// The label sets of `http.server.request.duration`, sorted, with their observations.
 fn durations_by_labels(snapshot: &Snapshot) -> (Vec<String>, HashMap<String, Vec<f64>>) {
-    let durations = values(
-        snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
+    let durations = histograms(snapshot, "http.server.request.duration");
     let mut keys: Vec<String> = durations.keys().cloned().collect();
     keys.sort();
     (keys, durations)
@@ -282,20 +283,12 @@ async fn durations_are_seconds_and_each_request_is_one_observation() {
     app.close().await.unwrap();
     // A snapshot takes the histograms' observations: one snapshot for every assertion.
     let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
+    let durations = histograms(&snapshot, "http.server.request.duration");
     let key = "http.request.method=GET,http.route=/orders/{id},http.response.status_code=200";
     let observed = &durations[key];
     assert_eq!(observed.len(), 2, "{durations:?}");
     assert!(observed.iter().all(|s| *s > 0.0), "{observed:?}");
-    let built = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "green_tea.provider.build.duration",
-    );
+    let built = histograms(&snapshot, "green_tea.provider.build.duration");
     assert_eq!(built["provider=greeting,outcome=success"].len(), 1);
 }
 
@@ -312,11 +305,7 @@ async fn methods_outside_the_conventions_are_other_and_the_gauge_returns_to_zero
     let purge = Method::from_bytes(b"PURGE").unwrap();
     assert_eq!(client.request(purge, "/purge").send().await.status(), 200);
     let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
+    let durations = histograms(&snapshot, "http.server.request.duration");
     let key = "http.request.method=_OTHER,http.route=/purge,http.response.status_code=200";
     assert_eq!(durations[key].len(), 1, "{durations:?}");
     let active = values(&snapshot, MetricKind::Gauge, "http.server.active_requests");
@@ -351,11 +340,7 @@ async fn a_route_with_many_statuses_counts_each() {
     }
     app.close().await.unwrap();
     let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
+    let durations = histograms(&snapshot, "http.server.request.duration");
     for code in codes {
         let key = format!(
             "http.request.method=GET,http.route=/status/{{code}},http.response.status_code={code}"
@@ -477,11 +462,7 @@ async fn failed_builds_and_disposes_carry_their_outcome() {
     assert_eq!(*container.get::<u8>("leaky").await.unwrap(), 1);
     assert!(container.close().await.is_err());
     let snapshot = snapshotter.snapshot().into_vec();
-    let built = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "green_tea.provider.build.duration",
-    );
+    let built = histograms(&snapshot, "green_tea.provider.build.duration");
     assert_eq!(
         built["provider=exploding,outcome=panic"].len(),
         1,
@@ -492,11 +473,7 @@ async fn failed_builds_and_disposes_carry_their_outcome() {
         1,
         "{built:?}"
     );
-    let disposed = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "green_tea.provider.dispose.duration",
-    );
+    let disposed = histograms(&snapshot, "green_tea.provider.dispose.duration");
     assert_eq!(disposed.len(), 1, "{disposed:?}");
     assert_eq!(disposed["provider=Leaky,outcome=error"].len(), 1);
     let is_built = values(&snapshot, MetricKind::Gauge, "green_tea.provider.built");
@@ -532,11 +509,7 @@ async fn a_dispose_past_its_timeout_is_counted_as_timeout() {
     assert_eq!(*container.get::<u8>("stuck").await.unwrap(), 2);
     assert!(container.close().await.is_err());
     let snapshot = snapshotter.snapshot().into_vec();
-    let disposed = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "green_tea.provider.dispose.duration",
-    );
+    let disposed = histograms(&snapshot, "green_tea.provider.dispose.duration");
     assert_eq!(
         disposed["provider=Stuck,outcome=timeout"].len(),
         1,
@@ -555,11 +528,7 @@ async fn a_request_refused_while_closing_is_unmatched() {
     let client = TestClient::new(app);
     assert_eq!(client.get("/orders/1").send().await.status(), 503);
     let snapshot = snapshotter.snapshot().into_vec();
-    let durations = values(
-        &snapshot,
-        MetricKind::Histogram,
-        "http.server.request.duration",
-    );
+    let durations = histograms(&snapshot, "http.server.request.duration");
     let key =
         "http.request.method=GET,http.route=unmatched,http.response.status_code=503,error.type=503";
     assert_eq!(durations[key].len(), 1, "{durations:?}");

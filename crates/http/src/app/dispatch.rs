@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use http::header::ALLOW;
 use http::request::Parts;
-use http::{Request, StatusCode};
+use http::{Method, Request, StatusCode};
 use tracing::Instrument;
 
 use green_tea_core::sibling;
@@ -99,38 +99,52 @@ impl AppInner {
         Answer::running(|| Self::start(held), span, in_flight, meter, finish)
     }
 
+    /// The route for `method` and `path`, with the parameters the router matched (none for
+    /// the fallback); or, when no route answers, what matched: a path without a route for the
+    /// method (a 405) or nothing (a 404). The one routing of a request: the dispatch's, and
+    /// the metrics' around the app's global layers.
+    pub(crate) fn find<'a>(
+        &'a self,
+        method: &Method,
+        path: &'a str,
+    ) -> Result<(RouteId, Option<matchit::Params<'a, 'a>>), Matched> {
+        let Ok(found) = self.router.at(path) else {
+            return self.fallback.map(|id| (id, None)).ok_or(Matched::Unmatched);
+        };
+        let index = *found.value;
+        match self.paths[index].route_for(method) {
+            Some(id) => Ok((id, Some(found.params))),
+            None => Err(Matched::Path(
+                u32::try_from(index).expect("fewer than 2^32 paths"),
+            )),
+        }
+    }
+
     /// The route for the request's path and method, its path parameters put in the request's
     /// extensions; or the 404 or 405 that answers it, with what it matched (for the metrics'
     /// `http.route`).
     // The error is the response: large, and made once per request at most.
     #[allow(clippy::result_large_err)]
     fn route_of(&self, parts: &mut Parts) -> Result<RouteId, (Reply, Matched)> {
-        let Ok(matched) = self.router.at(parts.uri.path()) else {
-            if let Some(fallback) = self.fallback {
-                return Ok(fallback);
+        let (id, params) = match self.find(&parts.method, parts.uri.path()) {
+            Ok(found) => found,
+            Err(Matched::Path(index)) => {
+                let path = &self.paths[index as usize];
+                let mut response = HttpError::with_status(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    format!("{} is not allowed on {}", parts.method, path.template),
+                )
+                .into_reply();
+                response.headers_mut().insert(ALLOW, path.allow.clone());
+                return Err((response, Matched::Path(index)));
             }
-            let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
-            return Err((
-                HttpError::not_found(unknown).into_reply(),
-                Matched::Unmatched,
-            ));
+            Err(unmatched) => {
+                let unknown = format!("no route for {} {}", parts.method, parts.uri.path());
+                return Err((HttpError::not_found(unknown).into_reply(), unmatched));
+            }
         };
-        let path = &self.paths[*matched.value];
-        let Some(id) = path.route_for(&parts.method) else {
-            let mut response = HttpError::with_status(
-                StatusCode::METHOD_NOT_ALLOWED,
-                format!("{} is not allowed on {}", parts.method, path.template),
-            )
-            .into_reply();
-            response.headers_mut().insert(ALLOW, path.allow.clone());
-            let index = u32::try_from(*matched.value).expect("fewer than 2^32 paths");
-            return Err((response, Matched::Path(index)));
-        };
-        if !matched.params.is_empty() {
-            let params = matched
-                .params
-                .iter()
-                .map(|(k, v)| (k.to_owned(), v.to_owned()));
+        if let Some(params) = params.filter(|params| !params.is_empty()) {
+            let params = params.iter().map(|(k, v)| (k.to_owned(), v.to_owned()));
             parts.extensions.insert(PathParams(params.collect()));
         }
         Ok(id)

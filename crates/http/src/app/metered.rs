@@ -240,21 +240,6 @@ impl Measure {
     }
 }
 
-impl super::AppInner {
-    /// The route the router gives a request for `method` and `path`, as its label set
-    /// (the parameters are not read).
-    fn matched(&self, method: &Method, path: &str) -> Matched {
-        let Ok(found) = self.router.at(path) else {
-            return self.fallback.map_or(Matched::Unmatched, Matched::Route);
-        };
-        let index = *found.value;
-        match self.paths[index].route_for(method) {
-            Some(id) => Matched::Route(id),
-            None => Matched::Path(u32::try_from(index).expect("fewer than 2^32 paths")),
-        }
-    }
-}
-
 thread_local! {
     /// While a request's global layers are polled (see [`Measured`]): the route the dispatch
     /// inside them took, if it took one. A cell per thread rather than an entry in the
@@ -274,7 +259,10 @@ pub(crate) fn through_layers(
     request: http::Request<axum_core::body::Body>,
 ) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
     let (mut meter, started) = Meter::start(&app.metrics, request.method());
-    meter.matched = app.matched(request.method(), request.uri().path());
+    meter.matched = match app.find(request.method(), request.uri().path()) {
+        Ok((id, _)) => Matched::Route(id),
+        Err(matched) => matched,
+    };
     Measured {
         layers: super::layers::through(layered, request),
         meter: Some(meter),
