@@ -10,6 +10,7 @@ use green_tea::http::{
 };
 use green_tea::{Descriptor, Needs, Provided};
 use serde_json::{Value, json};
+use support::logs::Logs;
 use support::{Log, Probe, Service};
 
 fn app(log: &Log, step_runs: &Arc<AtomicUsize>) -> App {
@@ -249,4 +250,58 @@ async fn a_step_returning_values_unlike_its_descriptor_is_a_500() {
         json!({ "error": "internal server error" })
     );
     assert_eq!(reached.load(Ordering::SeqCst), 0, "stopped at the step");
+}
+
+/// A hand-written handler that asks for a need past those its route declares, or with another
+/// type than declared, gets a JSON 500 (and the log says which), not a panic.
+#[tokio::test]
+async fn a_handler_asking_for_an_undeclared_or_mistyped_need_is_a_500() {
+    let app = App::builder()
+        .step(StepFn::new("count", |_, _| Ok(7_u32)))
+        .route(
+            Route::get("/past", |request: RequestContext| async move {
+                Ok::<_, HttpError>(Json(*request.need::<u32>(1)?))
+            })
+            .needs::<u32>("count"),
+        )
+        .route(
+            Route::get("/mistyped", |request: RequestContext| async move {
+                Ok::<_, HttpError>(Json(*request.need_ref::<u64>(0)?))
+            })
+            .needs::<u32>("count"),
+        )
+        .route(
+            Route::get("/right", |request: RequestContext| async move {
+                Ok::<_, HttpError>(Json(*request.need_ref::<u32>(0)?))
+            })
+            .needs::<u32>("count"),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    let (logs, capturing) = Logs::start();
+    for path in ["/past", "/mistyped"] {
+        let response = client.get(path).send().await;
+        assert_eq!(response.status(), 500, "{path}");
+        assert_eq!(
+            response.json::<Value>(),
+            json!({ "error": "internal server error" }),
+            "{path}"
+        );
+    }
+    drop(capturing);
+    let logged = logs.text();
+    assert!(
+        logged.contains("a handler asked for an undeclared need"),
+        "{logged}"
+    );
+    assert!(logged.contains("index=1 declared=1"), "{logged}");
+    assert!(
+        logged.contains("a handler asked for a need with the wrong type"),
+        "{logged}"
+    );
+    assert!(!logged.contains("panicked"), "{logged}");
+    let response = client.get("/right").send().await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.json::<u32>(), 7);
 }

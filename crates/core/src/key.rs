@@ -122,6 +122,7 @@ impl TypeInfo {
     }
 
     /// The type's `TypeId`.
+    #[inline]
     pub fn id(&self) -> TypeId {
         self.id
     }

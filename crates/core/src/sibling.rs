@@ -79,6 +79,7 @@ pub fn needs<'a>(
 }
 
 /// The value `source` names: a provider's (if built) or one of the request's `locals`.
+#[inline]
 pub fn source_value<'a>(
     container: &'a Container,
     locals: &'a [AnyValue],
@@ -88,6 +89,7 @@ pub fn source_value<'a>(
 }
 
 /// Checks that `provided` holds one value per spec, of its type.
+#[inline]
 pub fn check_provided(provided: &Provided, specs: &[KeySpec]) -> Result<(), String> {
     provided.check_against(specs)
 }

@@ -119,24 +119,44 @@ impl Provided {
 
     /// Checks that these are one value per spec, each of the spec's type; says what differs.
     /// A hand-written provider or step could return anything; the graph relies on this.
+    // Inlined: a step's values are checked on every request, and a mismatch (a hand-written
+    // step that returns other values than it declares) is rare, so it is written out of line.
+    #[inline]
     pub(crate) fn check_against(&self, specs: &[KeySpec]) -> Result<(), String> {
         let values = self.values.as_slice();
+        let all_match = values.len() == specs.len()
+            && values
+                .iter()
+                .zip(specs)
+                .all(|(value, spec)| (**value).type_id() == spec.ty.id());
+        if all_match {
+            Ok(())
+        } else {
+            Err(self.mismatch(specs))
+        }
+    }
+
+    #[cold]
+    fn mismatch(&self, specs: &[KeySpec]) -> String {
+        let values = self.values.as_slice();
         if values.len() != specs.len() {
-            return Err(format!(
+            return format!(
                 "{} value(s), but its descriptor declares {}",
                 values.len(),
                 specs.len()
-            ));
+            );
         }
-        for (value, spec) in values.iter().zip(specs) {
-            if (**value).type_id() != spec.ty.id() {
-                return Err(format!(
+        values
+            .iter()
+            .zip(specs)
+            .find(|(value, spec)| (***value).type_id() != spec.ty.id())
+            .map(|(_, spec)| {
+                format!(
                     "a value of another type than `{}` for `{}`",
                     spec.ty, spec.key
-                ));
-            }
-        }
-        Ok(())
+                )
+            })
+            .unwrap_or_default()
     }
 }
 
@@ -312,6 +332,7 @@ impl std::fmt::Debug for Needs<'_> {
 }
 
 /// The value `source` names: a provider's, if it is built, or one of the request's `locals`.
+#[inline]
 pub(crate) fn source_value<'a>(
     container: &'a Inner,
     locals: &'a [AnyValue],
@@ -358,4 +379,38 @@ pub enum NeedError {
         /// The key.
         key: Key,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_that_match_their_specs_pass_the_check() {
+        let provided = Provided::one(7_u32).with(String::from("id"));
+        let specs = [KeySpec::of::<u32>("count"), KeySpec::of::<String>("id")];
+        assert_eq!(provided.check_against(&specs), Ok(()));
+    }
+
+    #[test]
+    fn too_few_values_are_named_by_count() {
+        let provided = Provided::one(7_u32);
+        let specs = [KeySpec::of::<u32>("count"), KeySpec::of::<String>("id")];
+        assert_eq!(
+            provided.check_against(&specs),
+            Err("1 value(s), but its descriptor declares 2".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_value_of_another_type_is_named_by_its_key() {
+        let provided = Provided::one(7_u32).with(7_u64);
+        let specs = [KeySpec::of::<u32>("count"), KeySpec::of::<String>("id")];
+        let error = provided.check_against(&specs).unwrap_err();
+        assert!(
+            error.starts_with("a value of another type than `"),
+            "{error}"
+        );
+        assert!(error.ends_with("` for `id`"), "{error}");
+    }
 }

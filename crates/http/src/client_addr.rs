@@ -56,6 +56,7 @@ impl ClientAddr {
 
     /// Where a request that did not come through green-tea's server carries it: in its
     /// extensions, put there by whoever accepted the connection.
+    #[inline]
     pub(crate) fn of_extensions(extensions: &http::Extensions) -> Option<SocketAddr> {
         extensions.get::<ClientAddr>().and_then(|addr| addr.0)
     }

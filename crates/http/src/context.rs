@@ -49,6 +49,7 @@ impl From<Body> for RequestBody {
 
 impl RequestBody {
     /// The length the client announced (`content-length`), or 0.
+    #[inline]
     fn announced(&self) -> u64 {
         match self {
             RequestBody::Hyper(body) => body.size_hint().lower(),
@@ -143,6 +144,7 @@ impl RequestContext {
         http::Request::from_parts(parts, body)
     }
 
+    #[inline]
     fn route(&self) -> &CompiledRoute {
         &self.0.app.routes[self.0.route]
     }
@@ -200,22 +202,35 @@ impl RequestContext {
             .ok_or_else(|| self.wrong_need_type::<T>(index))
     }
 
+    // Inlined into `need` and `need_ref`, which the handler's crate compiles: its errors are
+    // out of line.
+    #[inline]
     fn need_value(&self, index: usize) -> Result<&AnyValue, HttpError> {
         let route = self.route();
-        let source = route.plan.needs.get(index).ok_or_else(|| {
-            tracing::error!(
-                index,
-                declared = route.plan.needs.len(),
-                "a handler asked for an undeclared need"
-            );
-            HttpError::internal()
-        })?;
-        sibling::source_value(&self.0.app.container, &self.0.locals, *source).ok_or_else(|| {
-            tracing::error!(key = %route.descriptor.needs[index].key, "a need is not available");
-            HttpError::internal()
-        })
+        let Some(source) = route.plan.needs.get(index) else {
+            return Err(self.undeclared_need(index));
+        };
+        sibling::source_value(&self.0.app.container, &self.0.locals, *source)
+            .ok_or_else(|| self.unavailable_need(index))
     }
 
+    #[cold]
+    fn undeclared_need(&self, index: usize) -> HttpError {
+        tracing::error!(
+            index,
+            declared = self.route().plan.needs.len(),
+            "a handler asked for an undeclared need"
+        );
+        HttpError::internal()
+    }
+
+    #[cold]
+    fn unavailable_need(&self, index: usize) -> HttpError {
+        tracing::error!(key = %self.route().descriptor.needs[index].key, "a need is not available");
+        HttpError::internal()
+    }
+
+    #[cold]
     fn wrong_need_type<T: 'static>(&self, index: usize) -> HttpError {
         let spec = &self.route().descriptor.needs[index];
         tracing::error!(
@@ -436,6 +451,7 @@ where
 
 /// `application/json`, or any `application/*+json`, with any parameters. On the header's
 /// bytes: no UTF-8 pass, no `char` searches (this runs on every JSON request).
+#[inline]
 fn has_json_content_type(parts: &Parts) -> bool {
     let Some(value) = parts.headers.get(CONTENT_TYPE) else {
         return false;

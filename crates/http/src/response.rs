@@ -43,20 +43,24 @@ enum Repr {
 
 impl ResponseBody {
     /// No body.
+    #[inline]
     pub fn empty() -> Self {
         ResponseBody::of(Repr::Bytes(None))
     }
 
     /// `vec` as the whole body.
+    #[inline]
     pub fn from_vec(vec: Vec<u8>) -> Self {
         ResponseBody::of(Repr::Vec(Some(vec)).non_empty())
     }
 
     /// `bytes` as the whole body.
+    #[inline]
     pub fn from_bytes(bytes: Bytes) -> Self {
         ResponseBody::of(Repr::Bytes(Some(bytes)).non_empty())
     }
 
+    #[inline]
     fn of(repr: Repr) -> Self {
         ResponseBody {
             repr,
@@ -71,6 +75,7 @@ impl ResponseBody {
     }
 
     /// Holds its request's place in flight (in place: a reply is not moved for it).
+    #[inline]
     pub(crate) fn hold_in_flight(&mut self, entered: Option<Entered>) {
         self.in_flight = entered;
     }
@@ -97,6 +102,7 @@ impl ResponseBody {
 
 impl Repr {
     /// An empty buffer is no frame at all.
+    #[inline]
     fn non_empty(self) -> Repr {
         match self {
             Repr::Bytes(Some(b)) if b.is_empty() => Repr::Bytes(None),
@@ -132,6 +138,7 @@ impl http_body::Body for ResponseBody {
     type Data = Bytes;
     type Error = axum_core::Error;
 
+    #[inline]
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -143,6 +150,7 @@ impl http_body::Body for ResponseBody {
         }
     }
 
+    #[inline]
     fn is_end_stream(&self) -> bool {
         match &self.repr {
             Repr::Bytes(bytes) => bytes.is_none(),
@@ -219,6 +227,7 @@ pub fn reply_of(response: Response) -> Reply {
 }
 
 /// An answer of `body`'s bytes with `content_type`.
+#[inline]
 pub(crate) fn bytes_reply(body: ResponseBody, content_type: &'static str) -> Reply {
     let mut reply = http::Response::new(body);
     reply.headers_mut().insert(

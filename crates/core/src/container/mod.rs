@@ -191,6 +191,7 @@ impl Inner {
     }
 
     /// The value `at` if its provider is built (whether or not the container is closed).
+    #[inline]
     pub(crate) fn value(&self, at: AppValue) -> Option<&AnyValue> {
         self.providers[at.provider]
             .slot

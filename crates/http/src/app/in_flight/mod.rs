@@ -31,6 +31,7 @@ pub(crate) struct InFlight {
 pub(crate) struct Entered(Arc<InFlight>);
 
 impl InFlight {
+    #[inline]
     pub(crate) fn enter(this: &Arc<InFlight>) -> Option<Entered> {
         let may_go_on = this.count.enter();
         // Counted either way: if closing has begun, dropping it leaves again.
