@@ -81,6 +81,7 @@ impl ResponseBody {
     }
 
     /// The next frame, as green-tea's server writes it: a vector is not converted.
+    #[inline]
     pub(crate) fn poll_chunk(
         &mut self,
         cx: &mut Context<'_>,
@@ -159,6 +160,7 @@ impl http_body::Body for ResponseBody {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> SizeHint {
         match &self.repr {
             Repr::Bytes(bytes) => {
@@ -183,6 +185,7 @@ pub(crate) struct VecChunk {
 }
 
 impl Buf for Chunk {
+    #[inline]
     fn remaining(&self) -> usize {
         match self {
             Chunk::Bytes(bytes) => bytes.remaining(),
@@ -190,6 +193,7 @@ impl Buf for Chunk {
         }
     }
 
+    #[inline]
     fn chunk(&self) -> &[u8] {
         match self {
             Chunk::Bytes(bytes) => bytes.chunk(),
@@ -197,6 +201,7 @@ impl Buf for Chunk {
         }
     }
 
+    #[inline]
     fn advance(&mut self, count: usize) {
         match self {
             Chunk::Bytes(bytes) => bytes.advance(count),

@@ -144,6 +144,7 @@ impl http_body::Body for InFlightBody {
     type Data = Chunk;
     type Error = axum_core::Error;
 
+    #[inline]
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -151,10 +152,12 @@ impl http_body::Body for InFlightBody {
         self.body.poll_chunk(cx)
     }
 
+    #[inline]
     fn is_end_stream(&self) -> bool {
         http_body::Body::is_end_stream(&self.body)
     }
 
+    #[inline]
     fn size_hint(&self) -> SizeHint {
         http_body::Body::size_hint(&self.body)
     }
