@@ -243,6 +243,7 @@ pub(crate) fn bytes_reply(body: ResponseBody, content_type: &'static str) -> Rep
 }
 
 impl IntoReply for String {
+    #[inline]
     fn into_reply(self) -> Reply {
         bytes_reply(
             ResponseBody::from_vec(self.into_bytes()),
@@ -252,6 +253,7 @@ impl IntoReply for String {
 }
 
 impl IntoReply for &'static str {
+    #[inline]
     fn into_reply(self) -> Reply {
         bytes_reply(
             ResponseBody::from_bytes(Bytes::from_static(self.as_bytes())),
@@ -261,6 +263,7 @@ impl IntoReply for &'static str {
 }
 
 impl IntoReply for Bytes {
+    #[inline]
     fn into_reply(self) -> Reply {
         bytes_reply(ResponseBody::from_bytes(self), "application/octet-stream")
     }
