@@ -231,8 +231,10 @@ pub fn reply_of(response: Response) -> Reply {
     response.map(ResponseBody::from)
 }
 
-/// An answer of `body`'s bytes with `content_type`.
-#[inline]
+/// An answer of `body`'s bytes with `content_type`. Always inlined: its `content-type`
+/// insert is then resolved at compile time, and a build with LTO otherwise stops inlining it
+/// once it has several callers.
+#[inline(always)]
 pub(crate) fn bytes_reply(body: ResponseBody, content_type: &'static str) -> Reply {
     let mut reply = http::Response::new(body);
     reply.headers_mut().insert(
