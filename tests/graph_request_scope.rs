@@ -5,7 +5,7 @@ mod support;
 
 use green_tea::error::Problem;
 use green_tea::{Container, Descriptor};
-use green_tea_core::Source;
+use green_tea_core::sibling::Source;
 use green_tea_core::sibling::{self, RequestScope};
 use support::{Log, Probe, Service};
 

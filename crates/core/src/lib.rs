@@ -33,7 +33,6 @@ pub use error::{
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
 pub use health::{Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState};
-pub use ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;

@@ -8,13 +8,13 @@ use crate::container::{Container, ContainerBuilder};
 use crate::error::{BuildError, Problem, ProvideError};
 use crate::error::{NodeKind, Suggestion};
 use crate::explain::Explain;
-use crate::ids::{AppValue, Source};
 use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::value::{Needs, Provided};
 
 pub use crate::error::{join_message, panic_message};
 pub use crate::explain::dot_quote;
 pub use crate::graph::closest;
+pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use crate::provider::in_modules;
 pub use crate::scope::{PlannedStep, RequestScope, RoutePlan, Wired, WiredRoute, WiredStep};
 pub use crate::value::AnyValue;

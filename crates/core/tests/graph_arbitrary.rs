@@ -15,10 +15,10 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use green_tea_core::sibling::{self, AnyValue, RequestScope, Wired};
+use green_tea_core::sibling::{self, AnyValue, RequestScope, Source, Wired};
 use green_tea_core::{
     BoxError, BuildError, Container, ContainerBuilder, Descriptor, Needs, ProvideError, Provided,
-    Provider, ProviderFn, Source,
+    Provider, ProviderFn,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -613,7 +613,7 @@ fn check_plans(
     layout: &Layout<'_>,
     expected: &Expected,
     wired: &Wired<usize, usize>,
-) -> Result<Vec<(green_tea_core::AppValue, usize)>, TestCaseError> {
+) -> Result<Vec<(sibling::AppValue, usize)>, TestCaseError> {
     let steps = layout.decls.iter().filter(|d| d.kind == Kind::Step).count();
     prop_assert_eq!(wired.steps.len(), steps);
     let mut app_sources = Vec::new();
@@ -702,7 +702,7 @@ async fn check_lifecycle(
     layout: &Layout<'_>,
     expected: &Expected,
     container: &Container,
-    app_sources: &[(green_tea_core::AppValue, usize)],
+    app_sources: &[(sibling::AppValue, usize)],
     log: &Log,
 ) -> Result<(), TestCaseError> {
     let app = layout.app;

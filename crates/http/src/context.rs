@@ -16,7 +16,7 @@ use http_body::Body as _;
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
 
-use green_tea_core::RouteId;
+use green_tea_core::sibling::RouteId;
 use green_tea_core::sibling::{self, AnyValue};
 
 use crate::app::{AppInner, CompiledRoute, InFlightGuard};

@@ -5,10 +5,8 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use green_tea_core::sibling::{self, AnyValue};
-use green_tea_core::{
-    AppValue, Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo,
-};
+use green_tea_core::sibling::{self, AnyValue, AppValue};
+use green_tea_core::{Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo};
 
 use crate::app::{App, AppInner};
 

@@ -12,10 +12,10 @@ use http::{HeaderValue, Request};
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::sibling::{self, RequestScope};
+use green_tea_core::sibling::{self, RequestScope, RouteId};
 use green_tea_core::{
     BuildError, ContainerBuilder, Descriptor, HealthCheck, Key, KeySpec, Location, NodeKind,
-    Origin, Problem, Provider, RouteId, TypeInfo,
+    Origin, Problem, Provider, TypeInfo,
 };
 
 use super::built_in::{BuiltIn, HealthPaths};

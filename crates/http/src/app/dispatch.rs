@@ -14,7 +14,7 @@ use http::{Method, Request, StatusCode};
 use tracing::Instrument;
 
 use green_tea_core::sibling;
-use green_tea_core::{RouteId, Source};
+use green_tea_core::sibling::{RouteId, Source};
 
 use super::AppInner;
 use super::RunFuture;

@@ -19,7 +19,7 @@ use http::{Method, StatusCode};
 use green_tea_core::metric::{
     HTTP_SERVER_ACTIVE_REQUESTS, HTTP_SERVER_REQUEST_DURATION, UNMATCHED_ROUTE,
 };
-use green_tea_core::{IdVec, RouteId};
+use green_tea_core::sibling::{IdVec, RouteId};
 
 /// The methods the conventions name; any other is labelled [`OTHER_METHOD`].
 const METHODS: [Method; 9] = [
@@ -244,8 +244,8 @@ thread_local! {
     /// While a request's global layers are polled (see [`Measured`]): the route the dispatch
     /// inside them took, if it took one. A cell per thread rather than an entry in the
     /// request's extensions, which would cost a request three allocations (the map, the
-    /// entry's box, a shared slot); `tokio::task_local!` measured 150 instructions a request
-    /// more, for a scope this future opens and closes itself.
+    /// entry's box, a shared slot); `tokio::task_local!` measured more instructions a request
+    /// (docs/benchmarks.md), for a scope this future opens and closes itself.
     static TAKEN: Cell<Option<Matched>> = const { Cell::new(None) };
 }
 

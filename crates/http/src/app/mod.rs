@@ -22,7 +22,8 @@ use axum_core::body::Body;
 use http::{HeaderValue, Method, Request};
 
 use green_tea_core::sibling::{self, RoutePlan};
-use green_tea_core::{CloseError, Container, Descriptor, IdVec, RouteId, StepId};
+use green_tea_core::sibling::{IdVec, RouteId, StepId};
+use green_tea_core::{CloseError, Container, Descriptor};
 
 pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
