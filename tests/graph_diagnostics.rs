@@ -1,11 +1,14 @@
 //! What a newcomer meets first when something is wrong: each mistake reported once, the right
 //! way round, readable from `main`, and an app that finds nothing saying so.
 
+mod support;
+
 use std::sync::Arc;
 
 use green_tea::error::Problem;
 use green_tea::http::Warning;
 use green_tea::prelude::*;
+use support::logs::Logs;
 
 trait Clock: Send + Sync {
     fn now(&self) -> u64;
@@ -143,14 +146,27 @@ fn errors_print_as_their_report_from_main() {
     assert_eq!(format!("{err:?}"), err.to_string());
     assert!(format!("{err:?}").starts_with("error[GT0001]: no provider for `user`"));
     assert!(!format!("{err:?}").contains("BuildError {"));
+    let closed = green_tea::ProvideError::Closed;
+    assert_eq!(format!("{closed:?}"), closed.to_string());
 }
 
 #[tokio::test]
 async fn discovery_that_finds_nothing_and_an_app_without_routes_warn() {
+    let (logs, capturing) = Logs::start_at(tracing::Level::WARN);
     let app = App::builder()
         .discover_in(&["nothing::declared::here"])
         .build()
         .unwrap();
+    drop(capturing);
+    let logged = logs.text();
+    assert!(
+        logged.contains("WARN")
+            && logged.contains(
+                "discover() found no #[provider], #[step] or #[route] in nothing::declared::here"
+            )
+            && logged.contains("the app has no routes, so every request is answered 404"),
+        "{logged}"
+    );
     assert_eq!(
         app.warnings(),
         [

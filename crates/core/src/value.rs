@@ -351,7 +351,7 @@ pub(crate) fn source_value<'a>(
 }
 
 /// A declaration asked its [`Needs`] for something its descriptor did not declare.
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum NeedError {
     /// Asked by position past the end.
@@ -387,9 +387,28 @@ pub enum NeedError {
     },
 }
 
+/// As `Display`: an `unwrap()` of a need prints the readable message.
+impl std::fmt::Debug for NeedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_need_error_debugs_as_its_message() {
+        let error = NeedError::NoSuchNeed {
+            index: 2,
+            declared: 1,
+        };
+        assert_eq!(
+            format!("{error:?}"),
+            "need #2 was asked for, but only 1 needs are declared"
+        );
+    }
 
     #[test]
     fn values_that_match_their_specs_pass_the_check() {

@@ -269,8 +269,8 @@ where
     // Whether the app has global layers is asked once per connection, so that an app without
     // them serves through a service that has no branch for them. (One service type with a
     // branch per request, so that hyper's connection is compiled once per transport rather
-    // than twice, measured 93 instructions a request more in release and 118 fewer in the
-    // tuned build: release is what users build.)
+    // than twice, measured more instructions a request in release and fewer in the tuned
+    // build: release is what users build. docs/benchmarks.md has the figures.)
     match app.inner.layered.clone() {
         None => {
             let service = connection_service(app, &connection, peer);
