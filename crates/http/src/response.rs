@@ -74,10 +74,14 @@ impl ResponseBody {
         self
     }
 
-    /// Holds its request's place in flight (in place: a reply is not moved for it).
+    /// Holds its request's place in flight, if `entered` is one (in place: a reply is not
+    /// moved for it). `None` leaves a place the body already holds: only the body's end
+    /// releases it.
     #[inline]
     pub(crate) fn hold_in_flight(&mut self, entered: Option<Entered>) {
-        self.in_flight = entered;
+        if entered.is_some() {
+            self.in_flight = entered;
+        }
     }
 
     /// The next frame, as green-tea's server writes it: a vector is not converted.

@@ -125,14 +125,12 @@ pub(crate) struct InFlightBody {
 }
 
 impl InFlightBody {
-    /// `body`, holding its request's place in flight (`entered`, unless the body already
-    /// holds it) and keeping `connection` busy. (Inlined, and set in place: the server makes
+    /// `body`, holding its request's place in flight (`entered`, if it is one: see
+    /// [`ResponseBody::hold_in_flight`]) and keeping `connection` busy. (Inlined, and set in place: the server makes
     /// one per response.)
     #[inline]
     pub(crate) fn new(mut body: ResponseBody, entered: Option<Entered>, connection: Busy) -> Self {
-        if entered.is_some() {
-            body.hold_in_flight(entered);
-        }
+        body.hold_in_flight(entered);
         InFlightBody {
             body,
             _connection: connection,
@@ -160,5 +158,27 @@ impl http_body::Body for InFlightBody {
     #[inline]
     fn size_hint(&self) -> SizeHint {
         http_body::Body::size_hint(&self.body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::InFlight;
+    use crate::response::ResponseBody;
+
+    /// A body keeps its request's place until it is dropped, whatever the caller that wraps
+    /// it passes on (the server passes `None` for a reply that came back through layers).
+    #[test]
+    fn a_body_keeps_its_place_until_it_is_dropped() {
+        let in_flight = Arc::new(InFlight::default());
+        let mut body = ResponseBody::empty();
+        body.hold_in_flight(InFlight::enter(&in_flight));
+        assert_eq!(in_flight.count(), 1);
+        body.hold_in_flight(None);
+        assert_eq!(in_flight.count(), 1, "None released the place");
+        drop(body);
+        assert_eq!(in_flight.count(), 0);
     }
 }
