@@ -123,6 +123,65 @@ async fn a_mounted_service_sees_its_path_without_the_prefix_and_every_method() {
     );
 }
 
+/// Every way a client can spell the prefix: with and without the trailing slash, with a query,
+/// and a path under it that ends in a slash. `/static` and `/static/` both reach the service
+/// as `/`, as under axum's `nest_service`.
+#[tokio::test]
+async fn the_prefix_with_and_without_its_slash_reaches_the_service_as_the_root() {
+    let seen = tower::service_fn(|request: Request<axum::body::Body>| async move {
+        let seen = request.uri().path_and_query().unwrap().to_string();
+        Ok::<_, std::convert::Infallible>(seen)
+    });
+    let app = App::builder()
+        .route(api())
+        .nest_service("/echo", seen)
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    for (path, expected) in [
+        ("/echo", "/"),
+        ("/echo/", "/"),
+        ("/echo?q=1", "/?q=1"),
+        ("/echo/?q=1", "/?q=1"),
+        ("/echo/x", "/x"),
+        ("/echo/x/", "/x/"),
+        ("/echo/x/y?z", "/x/y?z"),
+    ] {
+        let response = client.get(path).send().await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.text(), expected, "{path}");
+    }
+    // Beside the mount, a path that only starts like it is not under it.
+    assert_eq!(client.get("/echoes").send().await.status(), 404);
+    let explained = app.explain("/echo/").unwrap();
+    assert_eq!(explained.template, "/echo/");
+    assert!(explained.routes[0].handler.contains("mounted"));
+}
+
+/// What a browser asks for a directory, over a real connection: `ServeDir` answers `/static/`
+/// with its index, as it answers `/static`.
+#[tokio::test]
+async fn serve_dir_answers_its_prefix_with_a_slash_with_the_index() {
+    let dir = public_dir("slash");
+    let app = App::builder()
+        .nest_service("/static", ServeDir::new(&dir))
+        .build()
+        .unwrap();
+    let server = Server::start(&app).await;
+    let client = http1_client();
+    for path in ["/static", "/static/", "/static/?v=2"] {
+        let request = Request::get(server.url(path))
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let response = within("a response", client.request(request)).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], b"<h1>green tea</h1>", "{path}");
+    }
+    server.stop().await.unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_route_under_a_mount_a_root_mount_and_a_prefix_with_parameters_are_build_errors() {
     let dir = public_dir("errors");

@@ -177,7 +177,8 @@ impl AppBuilder {
 
     /// Mounts a tower `service` under `prefix` (`/static`): it answers every request to the
     /// prefix and below, whatever the method, its path without the prefix (`/static/app.css`
-    /// reaches it as `/app.css`, the prefix itself as `/`). A route at or under the prefix,
+    /// reaches it as `/app.css`; the prefix itself, `/static` as `/static/`, as `/`, as under
+    /// axum's `nest_service`). A route at or under the prefix,
     /// or a prefix with `{parameters}`, is a build error (GT0008). The service gets the body
     /// as it comes (no body limit: it reads what it wants); it runs inside the request's
     /// span and place in flight, under the app's global layers, and `explain` shows it.
@@ -627,7 +628,10 @@ struct Mount {
 }
 
 impl Mount {
-    /// The routes it answers: for every method, the prefix itself and everything under it.
+    /// The routes it answers: for every method, the prefix itself, the prefix with a trailing
+    /// `/` (what a browser asks for a directory; matchit's `{*rest}` needs at least one
+    /// character after it) and everything under it. Both of the first two reach the service
+    /// as `/`, as under axum's `nest_service`.
     fn routes(&self) -> impl Iterator<Item = Route> + '_ {
         let at = |path: String| {
             Route::any(
@@ -640,10 +644,14 @@ impl Mount {
             .named(self.name.clone())
             .at(self.location)
         };
-        let itself = (!self.prefix.is_empty()).then(|| at(self.prefix.clone()));
-        itself
-            .into_iter()
-            .chain(std::iter::once(at(format!("{}/{{*rest}}", self.prefix))))
+        [
+            self.prefix.clone(),
+            format!("{}/", self.prefix),
+            format!("{}/{{*rest}}", self.prefix),
+        ]
+        .into_iter()
+        .filter(|path| !path.is_empty()) // a mount at `/` is an error of its own
+        .map(at)
     }
 }
 
