@@ -1,5 +1,5 @@
-//! Raw bytes from the fuzzer on one connection to a served app (hyper-util's auto builder as
-//! `App::serve` configures it, over an in-memory duplex): the property of
+//! Raw bytes from the fuzzer on one connection to a served app (the server's own HTTP/1 and
+//! HTTP/2 builders, over an in-memory duplex): the property of
 //! crates/http/tests/dispatch_arbitrary.rs, `check_bytes`, with the fuzzer writing the bytes.
 
 #![no_main]

@@ -37,7 +37,7 @@ pub use response::IntoReply;
 pub use response::{Reply, ResponseBody, reply_of};
 pub use route::{Handler, Route, RouteRegistration, join_paths};
 #[doc(hidden)]
-pub use serve::http_builder;
+pub use serve::ConnectionBuilders;
 pub use service::AppFuture;
 pub use step::{Guard, Step, StepFn, StepRegistration};
 pub use test_client::{TestClient, TestRequest, TestResponse, TestStream};

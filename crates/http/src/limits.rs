@@ -12,7 +12,7 @@ use std::time::Duration;
 /// | `header_read_timeout` | 10 s | connection closed (it applies to any connection with no request in flight: a new one that starts no request or TLS handshake, an HTTP/1 head not finished in time, an idle keep-alive or HTTP/2 connection) |
 /// | `response_write_timeout` | 30 s | connection closed (a client that has taken none of the response for that long, whether its socket is full or, over HTTP/2, it grants no flow-control window; one that reads slowly is not cut) |
 /// | `max_headers` | 100 (hyper's own: any other value costs every HTTP/1 request, see the field) | 431 (HTTP/1) |
-/// | `max_header_bytes` | 64 KiB, at least 8 KiB for HTTP/1 | 431 (HTTP/1); HTTP/2: announced as `SETTINGS_MAX_HEADER_LIST_SIZE`, a larger header list gets 431 and its stream is refused |
+/// | `max_header_bytes` | 64 KiB | 431 (HTTP/1: the whole head, to the byte); HTTP/2: announced as `SETTINGS_MAX_HEADER_LIST_SIZE`, a larger header list gets 431 and its stream is refused |
 /// | `http2_max_concurrent_streams` | 100 | announced in `SETTINGS_MAX_CONCURRENT_STREAMS`; a stream past it is refused |
 /// | `http2_max_pending_accept_reset_streams` | 20 | connection closed (`GOAWAY`: the "rapid reset" attack) |
 /// | `http2_send_buffer_bytes` | 256 KiB | the response body waits for the client to take what is buffered |
@@ -55,11 +55,12 @@ pub struct Limits {
     /// LTO mostly removes. Past 100 hyper also allocates both arrays: two heap allocations per
     /// request.
     pub max_headers: usize,
-    /// The largest request head, in bytes. For HTTP/1 it is hyper's read buffer, which is at
-    /// least 8 KiB: a smaller value acts as 8 KiB. For HTTP/2 it is the
+    /// The largest request head, in bytes. For HTTP/1 it counts the whole head as it arrives:
+    /// the request line, every header line and the blank line that ends them; a head of one
+    /// byte more gets 431 and the connection is closed. For HTTP/2 it is the
     /// `SETTINGS_MAX_HEADER_LIST_SIZE` the server announces (counted as RFC 9113 counts it:
-    /// each header's name and value plus 32 bytes), with no floor; a request whose header
-    /// list is larger gets 431 and its stream is refused, the connection stays.
+    /// each header's name and value plus 32 bytes); a request whose header list is larger
+    /// gets 431 and its stream is refused, the connection stays.
     pub max_header_bytes: usize,
     /// The most HTTP/2 streams (requests) a client may have open at once on one connection,
     /// announced in `SETTINGS_MAX_CONCURRENT_STREAMS`; a stream past it is refused.

@@ -2,14 +2,14 @@
 //! built to fail, every error a JSON `{"error": ...}`, and every connection ends.
 //!
 //! Two ways in. Raw bytes (pipelined HTTP/1 heads and bodies, cut, corrupted, or an HTTP/2
-//! preface) over an in-memory `tokio::io::duplex` connection, served by hyper-util's auto
-//! builder with the server's own settings (`green_tea_http::http_builder`: header count and
-//! buffer size, HTTP/2 header list size and keep-alive pings), with the client either
+//! preface) over an in-memory `tokio::io::duplex` connection, served by the server's own
+//! HTTP/1 and HTTP/2 builders (`green_tea_http::ConnectionBuilders`: header count and head
+//! size, HTTP/2 header list size and keep-alive pings), with the client either
 //! half-closing after its bytes or staying silent, on a paused clock so that the server's
 //! timeouts pass in no time. `App::serve` cannot take an in-memory stream, so this drives the
 //! connection itself, with two stand-ins: the server tells HTTP/1 from HTTP/2 by peeking at the
 //! socket (`serve/protocol.rs`, tested there and over loopback in tests/http_hostile.rs), here
-//! the auto builder reads the first bytes; and the server ends idle connections with its own
+//! the harness reads the first bytes and hands them back; and the server ends idle connections with its own
 //! sweeper (`serve/connections.rs`), here hyper's HTTP/1 head-read timer and a first-request
 //! deadline end them at the same timeout.
 //! Requests go through `App::handle`, not the private `handle_hyper`. And structured
@@ -20,6 +20,7 @@
 //! `check_exchange` and `check_request`.
 
 use std::convert::Infallible;
+use std::io::Cursor;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,18 +28,18 @@ use std::time::Duration;
 use axum_core::body::Body;
 use green_tea_core::ProviderFn;
 use green_tea_http::{
-    App, Guard, HttpError, Json, Limits, Path, Query, RequestContext, Route, StepFn,
+    App, ConnectionBuilders, Guard, HttpError, Json, Limits, Path, Query, RequestContext, Route,
+    StepFn,
 };
 use http::{HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream, ReadHalf};
 
 /// Paths whose routes are built to fail: a handler that returns 500, one that panics.
 const BUILT_TO_FAIL: [&str; 2] = ["/fail", "/panic"];
@@ -199,14 +200,31 @@ pub(crate) fn app() -> App {
         .expect("a valid app")
 }
 
-/// The auto builder with the server's own settings (`green_tea_http::http_builder`), plus
-/// hyper's HTTP/1 head-read timer standing in for the server's idle-connection sweeper.
-fn http_builder(limits: &Limits) -> auto::Builder<TokioExecutor> {
-    let mut http = green_tea_http::http_builder(limits);
-    http.http1()
+/// The server's own connection builders (`green_tea_http::ConnectionBuilders`: header count
+/// and head size, HTTP/2 header list size and keep-alive pings), plus hyper's HTTP/1 head-read
+/// timer standing in for the server's idle-connection sweeper.
+fn connection_builders(limits: &Limits) -> ConnectionBuilders {
+    let mut builders = ConnectionBuilders::new(limits);
+    builders
+        .http1
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout);
-    http
+    builders
+}
+
+/// Reads a connection's first bytes until they tell the HTTP/2 preface from HTTP/1 (as the
+/// server does by peeking at the socket, `serve/protocol.rs`): whether it is HTTP/2, and the
+/// bytes read, to be handed to hyper before the rest.
+async fn detect_protocol(read: &mut ReadHalf<DuplexStream>) -> (bool, Vec<u8>) {
+    let mut first = Vec::with_capacity(H2_PREFACE.len());
+    while first.len() < H2_PREFACE.len() && H2_PREFACE.starts_with(&first) {
+        let mut more = [0; H2_PREFACE.len()];
+        match read.read(&mut more[..H2_PREFACE.len() - first.len()]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => first.extend_from_slice(&more[..n]),
+        }
+    }
+    (first == H2_PREFACE, first)
 }
 
 /// One connection's worth of traffic.
@@ -240,9 +258,21 @@ pub(crate) async fn exchange(app: &App, bytes: &[u8], half_close: bool) -> Excha
         })
     };
     let limits = Limits::default();
-    let connection = http_builder(&limits)
-        .serve_connection_with_upgrades(TokioIo::new(server), service)
-        .into_owned();
+    let builders = connection_builders(&limits);
+    let connection = async move {
+        let (mut read, write) = tokio::io::split(server);
+        let (http2, first) = detect_protocol(&mut read).await;
+        let io = TokioIo::new(tokio::io::join(Cursor::new(first).chain(read), write));
+        if http2 {
+            let _ = builders.http2.serve_connection(io, service).await;
+        } else {
+            let _ = builders
+                .http1
+                .serve_connection(io, service)
+                .with_upgrades()
+                .await;
+        }
+    };
     // As the server's sweeper does (`serve/connections.rs`): a connection that starts no
     // request within the head read timeout is dropped.
     let mut server = tokio::spawn(async move {
@@ -293,7 +323,7 @@ fn built_to_fail(path: &str) -> bool {
     BUILT_TO_FAIL.contains(&path)
 }
 
-/// The HTTP/2 connection preface, which hyper-util's auto builder detects.
+/// The HTTP/2 connection preface, which tells an HTTP/2 connection from an HTTP/1 one.
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Serves `bytes` both ways (half-closed, and silent) and checks each exchange.

@@ -38,8 +38,7 @@ use connections::{Connection, Connections, Ended};
 use flow::FlowWatch;
 use listener::Listener;
 use protocol::Protocol;
-use settings::Http;
-pub use settings::http_builder;
+pub use settings::ConnectionBuilders;
 use transport::{Plain, Transport};
 
 impl App {
@@ -85,7 +84,7 @@ impl App {
         let connections =
             Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let mut tasks = JoinSet::new();
-        let http = Arc::new(Http::new(limits));
+        let http = Arc::new(ConnectionBuilders::new(limits));
         let _sweeper = connections.start_sweeper()?;
         // Ready (for the readiness route) from the first accept on.
         self.inner
@@ -150,7 +149,7 @@ impl App {
         &self,
         listener: &L,
         transport: &T,
-        http: &Arc<Http>,
+        http: &Arc<ConnectionBuilders>,
         until: impl Future<Output = O>,
     ) -> Result<O, Error>
     where
@@ -185,7 +184,7 @@ impl App {
         &self,
         accepted: std::io::Result<(S, Option<SocketAddr>)>,
         tasks: &mut JoinSet<()>,
-        http: &Arc<Http>,
+        http: &Arc<ConnectionBuilders>,
         transport: &T,
         connections: &Connections,
     ) where
@@ -219,7 +218,7 @@ impl App {
 /// address, `None` on a Unix domain socket.
 async fn serve_connection<S, T: Transport<S>>(
     app: App,
-    http: Arc<Http>,
+    http: Arc<ConnectionBuilders>,
     transport: T,
     connection: Arc<Connection>,
     stream: S,
@@ -256,7 +255,7 @@ async fn serve_connection<S, T: Transport<S>>(
 /// (idle and stalled connections, graceful shutdown).
 async fn serve_protocol<I>(
     app: App,
-    http: Arc<Http>,
+    http: Arc<ConnectionBuilders>,
     connection: Arc<Connection>,
     io: I,
     protocol: Protocol,
@@ -286,7 +285,7 @@ where
 /// hyper's HTTP/1 or HTTP/2 connection over `io`, driven by the registry (idle and stalled
 /// connections, graceful shutdown).
 async fn serve_http<I, S>(
-    http: &Http,
+    http: &ConnectionBuilders,
     connection: &Arc<Connection>,
     io: TokioIo<I>,
     protocol: Protocol,
