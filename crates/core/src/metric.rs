@@ -1,10 +1,13 @@
 //! The names of green-tea's metrics, one place for the framework, the recipes and the docs.
 //!
 //! Names and labels follow the OpenTelemetry semantic conventions where one exists (HTTP), and
-//! resilience4j's for the circuit breaker. Exporters rename as their format wants: the
-//! Prometheus exporter writes `http.server.request.duration` as
-//! `http_server_request_duration`. No label takes an unbounded value (a path, a user id): a
-//! route is its template, a provider or a breaker its name in the code.
+//! resilience4j's for the circuit breaker. Exporters rename as their format wants: with its
+//! recommended naming (`PrometheusBuilder::with_recommended_naming(true)`) and `describe()`
+//! called, the Prometheus exporter writes `http.server.request.duration` as
+//! `http_server_request_duration_seconds` (the unit from its description) and
+//! `green_tea.breaker.calls` as `green_tea_breaker_calls_total`, as Prometheus's conventions
+//! and the OpenTelemetry-to-Prometheus mapping want. No label takes an unbounded value (a path,
+//! a user id): a route is its template, a provider or a breaker its name in the code.
 //!
 //! With its `metrics` feature on, green-tea reports these to the recorder the
 //! application installs through the `metrics` facade; install it before `build()`, which
@@ -69,8 +72,10 @@ pub(crate) fn failure_outcome(cause: &crate::FailureCause) -> &'static str {
     }
 }
 
-/// Describes every metric above to the installed recorder (its unit and a line of help, which
-/// the Prometheus exporter prints as `# HELP`). Optional: the metrics are reported either way.
+/// Describes every metric above to the installed recorder: its unit (seconds for the
+/// durations, a count for the others) and a line of help. The Prometheus exporter prints the
+/// help as `# HELP` and, with its recommended naming, puts the unit in the name (`_seconds`; a
+/// count adds nothing). The metrics are reported whether it is called or not.
 #[cfg(feature = "metrics")]
 pub fn describe() {
     use ::metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
@@ -81,6 +86,7 @@ pub fn describe() {
     );
     describe_gauge!(
         HTTP_SERVER_ACTIVE_REQUESTS,
+        Unit::Count,
         "Number of active HTTP server requests."
     );
     describe_histogram!(
@@ -93,22 +99,34 @@ pub fn describe() {
         Unit::Seconds,
         "Duration of green-tea provider disposes."
     );
-    describe_gauge!(PROVIDER_BUILT, "1 while the provider is built, else 0.");
+    describe_gauge!(
+        PROVIDER_BUILT,
+        Unit::Count,
+        "1 while the provider is built, else 0."
+    );
     describe_counter!(
         BREAKER_CALLS,
+        Unit::Count,
         "Calls through a circuit breaker, by outcome."
     );
     describe_gauge!(
         BREAKER_STATE,
+        Unit::Count,
         "1 for the breaker's current state, 0 for the others."
     );
-    describe_counter!(BREAKER_TRANSITIONS, "Circuit breaker state transitions.");
+    describe_counter!(
+        BREAKER_TRANSITIONS,
+        Unit::Count,
+        "Circuit breaker state transitions."
+    );
     describe_counter!(
         BREAKER_STORE_ERRORS,
+        Unit::Count,
         "Errors reaching a breaker's shared store."
     );
     describe_gauge!(
         BREAKER_STORE_DEGRADED,
+        Unit::Count,
         "1 while a breaker runs on local state because its shared store is unreachable."
     );
 }
