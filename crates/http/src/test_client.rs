@@ -106,20 +106,28 @@ impl TestRequest {
         self
     }
 
-    /// A JSON body, with `content-type: application/json`.
-    pub fn json<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+    /// A JSON body, with `content-type: application/json` and its `content-length`.
+    pub fn json<T: Serialize + ?Sized>(self, value: &T) -> Self {
         let json = serde_json::to_vec(value).expect("a serializable value");
-        *self.request.body_mut() = Body::from(json);
-        self.request.headers_mut().insert(
+        let mut this = self.body(json);
+        this.request.headers_mut().insert(
             http::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        self
+        this
     }
 
-    /// A raw body (set the content type yourself).
+    /// A raw body (set the content type yourself), with its `content-length`, as an HTTP
+    /// client sends it: what reads the length before the body (a body-limit layer, green-tea's
+    /// own limit) sees what it would see over a connection. A `content-length` header the test
+    /// set itself is kept.
     pub fn body(mut self, body: impl Into<Bytes>) -> Self {
-        *self.request.body_mut() = Body::from(body.into());
+        let body = body.into();
+        self.request
+            .headers_mut()
+            .entry(http::header::CONTENT_LENGTH)
+            .or_insert_with(|| HeaderValue::from(body.len()));
+        *self.request.body_mut() = Body::from(body);
         self
     }
 
@@ -293,5 +301,32 @@ impl TestResponse {
     pub fn json<T: DeserializeOwned>(&self) -> T {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("the body is not the JSON expected ({e}): {}", self.text()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{App, RequestContext, Route};
+
+    use super::TestClient;
+
+    #[tokio::test]
+    async fn a_body_is_sent_with_its_length_unless_the_test_set_one() {
+        let length = |request: RequestContext| async move {
+            let header = request.parts().headers.get(http::header::CONTENT_LENGTH);
+            header.map_or("none".to_owned(), |v| v.to_str().unwrap().to_owned())
+        };
+        let app = App::builder()
+            .route(Route::post("/", length))
+            .build()
+            .unwrap();
+        let client = TestClient::new(app);
+        assert_eq!(client.post("/").body("hello").send().await.text(), "5");
+        let json = client.post("/").json(&[1, 2]).send().await;
+        assert_eq!(json.text(), "5"); // `[1,2]`
+        // A wrong length, to test what the app does with one: the test's is kept.
+        let set = client.post("/").header("content-length", "3").body("hello");
+        assert_eq!(set.send().await.text(), "3");
+        assert_eq!(client.post("/").send().await.text(), "none");
     }
 }
