@@ -155,12 +155,25 @@ async fn billing_breaker(
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();
     // Metrics to Prometheus: installed first, because handles are registered when things are
-    // made (the breaker now, the app's at `build()`). Buckets set, or the exporter would
-    // render its histograms as summaries.
+    // made (the breaker now, the app's at `build()`). Prometheus's names (`_total` counters,
+    // `_seconds` from the units `describe()` gives); buckets set, or the exporter would render
+    // its histograms as summaries.
     let recorder = PrometheusBuilder::new()
+        .with_recommended_naming(true)
         .set_buckets(&[0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0])?
         .build_recorder();
     let metrics_page = recorder.handle();
+    // The exporter keeps every histogram sample until a scrape or an upkeep moves it into its
+    // buckets: without this, a demo nobody scrapes grows by each request's sample, for good.
+    // Every 5 s, the exporter's own default (its upkeep task comes with its HTTP listener).
+    let upkeep = recorder.handle();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
     metrics::set_global_recorder(recorder)?;
     green_tea::metric::describe();
     let mut settings = BillingSettings::from_env()?;

@@ -20,8 +20,10 @@ use prom_text_format_parser::{Metric, Sample, Scrape, Type, ValueType};
 /// Explicit buckets: without them the exporter renders every histogram as a summary.
 const BUCKETS: &[f64] = &[0.001, 0.01, 0.1, 1.0, 10.0];
 
+/// The exporter as docs/observability.md sets it up: Prometheus's recommended naming.
 fn prometheus() -> PrometheusRecorder {
     PrometheusBuilder::new()
+        .with_recommended_naming(true)
         .set_buckets(BUCKETS)
         .expect("buckets are not empty")
         .build_recorder()
@@ -121,6 +123,8 @@ fn orders_app() -> App {
 async fn requests_are_exported_by_route_template_method_and_status() {
     let recorder = prometheus();
     let _installed = metrics::set_default_local_recorder(&recorder);
+    // Units and help text, which the recommended naming reads.
+    green_tea::metric::describe();
     // The recorder is installed before `build()`, which registers the handles.
     let app = orders_app();
     let client = TestClient::new(app.clone());
@@ -144,8 +148,8 @@ async fn requests_are_exported_by_route_template_method_and_status() {
     app.close().await.unwrap();
 
     let (text, scrape) = scrape(&recorder);
-    // Dots become underscores, in names and in label names.
-    let duration = "http_server_request_duration";
+    // Dots become underscores, in names and in label names; a duration's name ends in its unit.
+    let duration = "http_server_request_duration_seconds";
     let ok = [
         ("http_request_method", "GET"),
         ("http_route", "/orders/{id}"),
@@ -191,12 +195,12 @@ async fn requests_are_exported_by_route_template_method_and_status() {
     );
 
     // The providers: built, failed, disposed.
-    let built = "green_tea_provider_build_duration";
+    let built = "green_tea_provider_build_duration_seconds";
     let greeting_ok = [("provider", "greeting"), ("outcome", "success")];
     assert_eq!(observations(&scrape, built, &greeting_ok), 1.0, "{text}");
     let flaky_failed = [("provider", "flaky"), ("outcome", "error")];
     assert_eq!(observations(&scrape, built, &flaky_failed), 1.0, "{text}");
-    let disposed = "green_tea_provider_dispose_duration";
+    let disposed = "green_tea_provider_dispose_duration_seconds";
     assert_eq!(observations(&scrape, disposed, &greeting_ok), 1.0, "{text}");
     let disposes = metric(&scrape, disposed, Type::Histogram);
     assert!(samples(disposes, &[("provider", "flaky")]).is_empty());
@@ -204,6 +208,13 @@ async fn requests_are_exported_by_route_template_method_and_status() {
     let is_built = "green_tea_provider_built";
     assert_eq!(gauge(&scrape, is_built, &[("provider", "greeting")]), 0.0);
     assert_eq!(gauge(&scrape, is_built, &[("provider", "flaky")]), 0.0);
+    // Every metric has its help text, under its Prometheus name.
+    for name in [duration, active, built, disposed, is_built] {
+        assert!(
+            text.contains(&format!("# HELP {name} ")),
+            "{name} in\n{text}"
+        );
+    }
 }
 
 #[tokio::test]
