@@ -182,6 +182,37 @@ async fn serve_dir_answers_its_prefix_with_a_slash_with_the_index() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A mounted axum `Router` keeps axum's `ConnectInfo<SocketAddr>`: green-tea's server gives a
+/// mount the client's address as `axum::serve` with connect info gives a router.
+#[tokio::test]
+async fn a_mounted_axum_router_reads_the_client_address_with_connect_info() {
+    use axum::extract::ConnectInfo;
+    use std::net::SocketAddr;
+
+    let legacy = axum::Router::new().route(
+        "/whoami",
+        axum::routing::get(|ConnectInfo(addr): ConnectInfo<SocketAddr>| async move {
+            addr.ip().to_string()
+        }),
+    );
+    let app = App::builder()
+        .route(api())
+        .nest_service("/v1", legacy)
+        .build()
+        .unwrap();
+    let server = Server::start(&app).await;
+    let request = Request::get(server.url("/v1/whoami"))
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let response = within("a response", http1_client().request(request))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(&body[..], b"127.0.0.1");
+    server.stop().await.unwrap();
+}
+
 #[test]
 fn a_route_under_a_mount_a_root_mount_and_a_prefix_with_parameters_are_build_errors() {
     let dir = public_dir("errors");

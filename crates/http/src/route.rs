@@ -279,6 +279,14 @@ impl Handler for Mounted {
     fn call(&self, request: RequestContext) -> Self::Future {
         let mut request = request.into_request();
         strip_prefix(&mut request, &self.prefix);
+        // What `axum::serve` gives a router (with `into_make_service_with_connect_info`), so a
+        // mounted one keeps its `ConnectInfo<SocketAddr>` extractor; only mounts pay for it.
+        #[cfg(feature = "axum")]
+        if let Some(addr) = crate::client_addr::ClientAddr::of_extensions(request.extensions()) {
+            request
+                .extensions_mut()
+                .insert(axum::extract::ConnectInfo(addr));
+        }
         let service = self.service.clone();
         Box::pin(
             tower::ServiceExt::oneshot(service, request).map(|answered| match answered {
