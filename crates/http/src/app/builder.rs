@@ -315,7 +315,15 @@ impl AppBuilder {
 
     /// Serves the app's health at two paths, both `GET`, both JSON, both answered while the app
     /// drains (when every other request gets 503): `live` (liveness) is 200 until `close()`
-    /// has finished, with `{"live", "draining", "closed"}`; `ready` (readiness) is 200 while
+    /// has finished, 503 after, with a JSON object of three booleans:
+    ///
+    /// | the app is | status | `live` | `draining` | `closed` |
+    /// |---|---|---|---|---|
+    /// | built, started or serving | 200 | `true` | `false` | `false` |
+    /// | draining (`close()` has begun) | 200 | `true` | `true` | `false` |
+    /// | closed (`close()` has finished) | 503 | `false` | `false` | `true` |
+    ///
+    /// `ready` (readiness) is 200 while
     /// the app is [ready](crate::AppHealth::ready) and 503 otherwise (while it drains, before
     /// `start()` has succeeded or serving has begun, or while a [critical](Self::critical)
     /// provider's last build failed), with the whole [`App::health`] as its body.
@@ -334,11 +342,23 @@ impl AppBuilder {
     ///     .build()
     ///     .unwrap();
     /// app.start().await.unwrap();
-    /// let client = TestClient::new(app);
-    /// assert_eq!(client.get("/healthz").send().await.status(), 200);
+    /// let client = TestClient::new(app.clone());
+    /// let live = client.get("/healthz").send().await;
+    /// assert_eq!(live.status(), 200);
+    /// assert_eq!(
+    ///     live.json::<serde_json::Value>(),
+    ///     serde_json::json!({"live": true, "draining": false, "closed": false})
+    /// );
     /// let ready = client.get("/readyz").send().await;
     /// assert_eq!(ready.status(), 200);
     /// assert_eq!(ready.json::<serde_json::Value>()["ready"], true);
+    /// app.close().await.unwrap();
+    /// let live = client.get("/healthz").send().await;
+    /// assert_eq!(live.status(), 503);
+    /// assert_eq!(
+    ///     live.json::<serde_json::Value>(),
+    ///     serde_json::json!({"live": false, "draining": false, "closed": true})
+    /// );
     /// # }
     /// ```
     #[track_caller]
