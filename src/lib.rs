@@ -122,8 +122,34 @@ pub mod http {
 ///
 /// On an `impl` block of a struct that holds provider state, `provide(&self, needs...)` builds
 /// the values and an optional `async fn dispose(&self, provided...)` releases them. The struct
-/// is made with its `fn new()` if the block has one, else with `Default`. See the
-/// [providers guide](guide::providers) for every form.
+/// is the provider: register any value of it, made as you make any (`.provider(Database {
+/// url })`). Only `discover()` makes one itself: with the block's `fn new()` if it has one,
+/// else with `Default`. A struct with neither (one that carries a handle or a setting the app
+/// hands it) writes `discover = false`, which leaves it out of discovery; without it, a
+/// compile error says so at the block. `discover = false` works on a fn too.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// struct Database {
+///     url: String,
+/// }
+///
+/// #[provider(provides = "databaseUrl", discover = false)]
+/// impl Database {
+///     fn provide(&self) -> String {
+///         self.url.clone()
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let url = "postgres://127.0.0.1/orders".to_owned();
+/// let container = Container::builder().provider(Database { url }).build().unwrap();
+/// assert_eq!(*container.get::<String>("databaseUrl").await.unwrap(), "postgres://127.0.0.1/orders");
+/// # container.close().await.unwrap(); }
+/// ```
+///
+/// See the [providers guide](guide::providers) for every form.
 pub use green_tea_macros::provider;
 
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs

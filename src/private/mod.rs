@@ -4,10 +4,11 @@
 //! One concept per file: `returns` (what a declaration's fn may return), `checks` (compile-time
 //! assertions, each reported at the type), `probe` (the type probe that reports a bad type once
 //! and keeps it from failing every line that uses it), `route` (a handler's reads), `extract` (which extractors may go where, and reading the
-//! one that may read the body),
+//! one that may read the body), `discover` (how `discover()` makes a provider struct),
 //! `futures` (boxing a future only when its holder is `Send + Sync`).
 
 mod checks;
+mod discover;
 mod extract;
 mod futures;
 mod probe;
@@ -28,6 +29,7 @@ pub use http::Method;
 pub use http::request::Parts;
 
 pub use checks::{assert_json_body, assert_provider_state, assert_response, assert_value};
+pub use discover::MadeByDiscovery;
 pub use extract::{
     AxumRouterExtractor, BodyExtractor, BodyExtractorMisplaced, NotAnyExtractor, PartsExtractor,
     ReadBody, ReadHead, ReadNothing, RefusedExtractor,

@@ -48,6 +48,18 @@ impl Shout {
     }
 }
 
+/// Carries a setting the app hands it, so `discover()` cannot make it: `discover = false`.
+struct Suffix {
+    text: String,
+}
+
+#[provider(provides = "suffix", discover = false)]
+impl Suffix {
+    fn provide(&self) -> String {
+        self.text.clone()
+    }
+}
+
 #[tokio::test]
 async fn discover_finds_every_macro_provider() {
     let container = Container::builder().discover().build().unwrap();
@@ -60,4 +72,38 @@ async fn discover_finds_every_macro_provider() {
     );
     container.close().await.unwrap();
     assert_eq!(DISPOSED.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn discover_leaves_out_what_says_discover_false() {
+    let container = Container::builder()
+        .discover()
+        .provider(Suffix {
+            text: "?".to_owned(),
+        })
+        .build()
+        .unwrap();
+    let mut keys: Vec<String> = container.keys().iter().map(|k| k.to_string()).collect();
+    keys.sort();
+    assert_eq!(keys, ["greeting", "name", "punctuation", "shout", "suffix"]);
+    assert_eq!(*container.get::<String>("suffix").await.unwrap(), "?");
+    container.close().await.unwrap();
+}
+
+#[test]
+fn a_provider_left_out_is_named_when_its_key_is_missing() {
+    let needs_suffix = green_tea::ProviderFn::new("shoutedSuffix", |needs| async move {
+        Ok(needs.get::<String>(0)?.to_uppercase())
+    })
+    .needs::<String>("suffix");
+    let error = Container::builder()
+        .discover()
+        .provider(needs_suffix)
+        .build()
+        .expect_err("nothing provides `suffix`");
+    let text = error.to_string();
+    assert!(
+        text.contains("register it with `.provider(Suffix { .. })`"),
+        "{text}"
+    );
 }

@@ -273,6 +273,46 @@ async fn impl_form_made_with_default() {
     container.close().await.unwrap();
 }
 
+/// Carries what the app hands it: no `Default`, no `new()`, so it is registered as made.
+struct Database {
+    url: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+#[provider(provides = "database", discover = false)]
+impl Database {
+    async fn provide(&self) -> String {
+        self.log.lock().unwrap().push("connected".to_owned());
+        format!("connected to {}", self.url)
+    }
+
+    async fn dispose(&self, connected: &String) {
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("closed: {connected}"));
+    }
+}
+
+#[tokio::test]
+async fn impl_form_registers_an_instance_without_default_or_new() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let database = Database {
+        url: "postgres://db".to_owned(),
+        log: Arc::clone(&log),
+    };
+    let container = Container::builder().provider(database).build().unwrap();
+    assert_eq!(
+        *container.get::<String>("database").await.unwrap(),
+        "connected to postgres://db"
+    );
+    container.close().await.unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["connected", "closed: connected to postgres://db"]
+    );
+}
+
 #[tokio::test]
 async fn impl_form_dispose_receives_the_very_same_arc() {
     let connections = Arc::new(Connections::default());

@@ -1,4 +1,4 @@
-//! The attribute's arguments: `provides = ..., needs = ..., dispose = path`.
+//! The attribute's arguments: `provides = ..., needs = ..., dispose = path, discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -16,6 +16,8 @@ pub(super) struct Args {
     pub(super) needs: Vec<LitStr>,
     /// `dispose = path`, with the `dispose` key for spans.
     pub(super) dispose: Option<Dispose>,
+    /// Whether `discover()` finds it (`discover = false` says no; default yes).
+    pub(super) discover: bool,
 }
 
 /// `dispose = path` as written.
@@ -28,7 +30,7 @@ pub(super) struct Dispose {
 
 /// The arguments `#[provider]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs", "dispose"],
+    names: &["provides", "needs", "dispose", "discover"],
     synonyms: &[
         ("provide", "provides"),
         ("produces", "provides"),
@@ -41,6 +43,10 @@ const KNOWN: Known = Known {
         ("drop", "dispose"),
         ("close", "dispose"),
         ("teardown", "dispose"),
+        ("discoverable", "discover"),
+        ("discovery", "discover"),
+        ("inventory", "discover"),
+        ("register", "discover"),
     ],
 };
 
@@ -51,6 +57,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut provides: Option<Vec<LitStr>> = None;
     let mut needs: Option<Vec<LitStr>> = None;
     let mut dispose: Option<Dispose> = None;
+    let mut discover = true;
     let mut seen: Vec<String> = Vec::new();
     let mut misspelled: Vec<&str> = Vec::new();
 
@@ -80,6 +87,16 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                 }
             }
             "needs" => needs = errors.take(args::names(&pair.value, "needs", &KEYS)),
+            "discover" => match args::unwrap_expr(&pair.value) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(flag),
+                    ..
+                }) => discover = flag.value,
+                other => errors.spanned(
+                    other,
+                    format!("expected `true` or `false`; {}", usage("discover")),
+                ),
+            },
             _ => match args::unwrap_expr(&pair.value) {
                 Expr::Path(p) if p.qself.is_none() => {
                     dispose = Some(Dispose {
@@ -111,6 +128,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         provides: provides.unwrap_or_default(),
         needs: needs.unwrap_or_default(),
         dispose,
+        discover,
     })
 }
 
@@ -118,6 +136,10 @@ fn usage(name: &str) -> &'static str {
     match name {
         "provides" => "write `provides = \"key\"` or `provides = [\"a\", \"b\"]`",
         "needs" => "write `needs = \"key\"` or `needs = [\"a\", \"b\"]`",
+        "discover" => {
+            "write `discover = false` for a provider you register yourself, which `discover()` \
+             then leaves out (`discover = true` is the default)"
+        }
         _ => "write `dispose = path::to::async_fn`",
     }
 }
@@ -134,6 +156,7 @@ mod tests {
         assert_eq!(KNOWN.suggestion("Needs"), Some("needs"));
         assert_eq!(KNOWN.suggestion("requires"), Some("needs"));
         assert_eq!(KNOWN.suggestion("disposes"), Some("dispose"));
+        assert_eq!(KNOWN.suggestion("discovery"), Some("discover"));
         assert_eq!(KNOWN.suggestion("scope"), None);
     }
 
@@ -145,6 +168,13 @@ mod tests {
         let args = parse(quote!(provides = ["a", "b"], needs = [])).unwrap();
         assert_eq!(args.provides.len(), 2);
         assert!(args.needs.is_empty());
+        assert!(args.discover);
+        assert!(
+            !parse(quote!(provides = "a", discover = false))
+                .unwrap()
+                .discover
+        );
+        assert!(parse(quote!(provides = "a", discover = "no")).is_err());
     }
 
     #[test]

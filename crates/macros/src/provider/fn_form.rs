@@ -86,7 +86,9 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         .cloned()
         .collect();
     let checks = emit::checks(&checked, &[], None, &[]);
-    let registration = provider_emit::registration(&name_text, quote!(#self_ty::provider()));
+    let registration = args
+        .discover
+        .then(|| provider_emit::registration(&name_text, quote!(#self_ty::provider())));
     let register = format!(".provider({name_text}::provider())");
     let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
 

@@ -1,5 +1,6 @@
 //! `#[provider]` on an `impl` block: the block stays as written, and a `Provider` impl
-//! delegates to its `provide` (and `dispose`) methods.
+//! delegates to its `provide` (and `dispose`) methods. Registering the struct takes any value
+//! of it; only discovery makes one, with `fn new()` or `Default`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -109,30 +110,25 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             values,
         })
     });
-    let make = match method(&item, "new") {
-        Some(new) if new.sig.inputs.is_empty() && new.sig.asyncness.is_some() => {
-            errors.spanned(
-                &new.sig,
-                "`new` makes the provider when it is registered, so it cannot be async: \
-                 build async resources in `provide`",
-            );
-            None
-        }
-        Some(new) if new.sig.inputs.is_empty() => Some((quote!(<#self_ty>::new()), "new")),
-        _ => Some((
-            quote!(<#self_ty as ::std::default::Default>::default()),
-            "default",
-        )),
-    };
+    // How `discover()` makes the struct: with its `fn new()`, else with `Default` (which the
+    // struct may lack: then `MadeByDiscovery` says so at the block, and `discover = false`
+    // leaves it out of discovery). The `Provider` impl never needs either.
+    let discover = args.as_ref().is_none_or(|a| a.discover);
+    let new = method(&item, "new").filter(|new| new.sig.inputs.is_empty());
+    if let Some(new) = new
+        && discover
+        && new.sig.asyncness.is_some()
+    {
+        errors.spanned(
+            &new.sig,
+            "`new` makes the provider when `discover()` registers it, so it cannot be async: \
+             build async resources in `provide` (or write `discover = false` and register a \
+             provider you made)",
+        );
+    }
     errors.finish()?;
-    let (
-        Some(args),
-        Some(name),
-        Some(provide),
-        Some(needed),
-        Some(output),
-        Some((make, made_with)),
-    ) = (args, name, provide, needed, output, make)
+    let (Some(args), Some(name), Some(provide), Some(needed), Some(output)) =
+        (args, name, provide, needed, output)
     else {
         unreachable!("each missing part recorded an error");
     };
@@ -186,8 +182,21 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
         })
         .collect();
     let checks = emit::checks(&checked, &[], None, &[]);
-    let registration = provider_emit::registration(&name_text, make);
-    let register = format!(".provider({name_text}::{made_with}())");
+    let registration = discover.then(|| {
+        let made = match new {
+            Some(_) => quote!(<#self_ty>::new()),
+            None => {
+                let at = Span::call_site().located_at(self_ty.span());
+                quote_spanned!(at=> <#self_ty as ::green_tea::__private::MadeByDiscovery>::made())
+            }
+        };
+        provider_emit::registration(&name_text, made)
+    });
+    let register = match new {
+        Some(_) => format!(".provider({name_text}::new())"),
+        None if discover => format!(".provider({name_text}::default())"),
+        None => format!(".provider({name_text} {{ .. }})"),
+    };
     let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
     let cfgs = emit::cfgs(&item.attrs);
     let item = allow_ptr_arg(item.clone());
