@@ -1,4 +1,4 @@
-//! The request's span: at DEBUG, each request is a `request` span that ends with its status
+//! The request's span: at DEBUG, each routed request is a `route` span that ends with its status
 //! and time, and a panic is logged inside it; at INFO, a request logs nothing.
 
 mod support;
@@ -29,7 +29,9 @@ async fn at_debug_a_request_finishes_its_span_with_status_and_time() {
         .find(|line| line.ends_with("finished"))
         .unwrap_or_else(|| panic!("no `finished` event in:\n{text}"));
     assert!(
-        finished.contains("request{http.request.method=GET http.route=/hello http.response.status_code=200 micros="),
+        finished.contains(
+            "route{http.request.method=GET http.route=/hello http.response.status_code=200 micros="
+        ),
         "{finished}"
     );
 }
@@ -46,7 +48,7 @@ async fn a_panic_is_logged_inside_the_request_span_and_answered_500() {
         .unwrap_or_else(|| panic!("no panic logged in:\n{text}"));
     assert!(panicked.contains("ERROR"), "{panicked}");
     assert!(
-        panicked.contains("request{http.request.method=GET http.route=/panic"),
+        panicked.contains("route{http.request.method=GET http.route=/panic"),
         "{panicked}"
     );
     assert!(panicked.contains("panic=boom"), "{panicked}");

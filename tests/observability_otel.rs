@@ -1,5 +1,5 @@
 //! green-tea's spans exported to OpenTelemetry through tracing-opentelemetry, read back from
-//! the SDK's in-memory exporter: the request span's attributes by the HTTP conventions, and
+//! the SDK's in-memory exporter: the `route` span's attributes by the HTTP conventions, and
 //! the builds a request started linked to it.
 
 use green_tea::prelude::*;
@@ -71,8 +71,8 @@ async fn the_request_span_carries_the_http_conventions_attributes() {
         assert_eq!(client.get("/nowhere").send().await.status(), 404);
     })
     .await;
-    // One request span: a 404 is answered before routing, without one.
-    let requests = named(&spans, "request");
+    // One `route` span: a 404 is answered before routing, without one.
+    let requests = named(&spans, "route");
     assert_eq!(requests.len(), 1, "{spans:#?}");
     let request = requests[0];
     assert_eq!(
@@ -104,7 +104,7 @@ async fn builds_a_request_started_are_linked_to_it() {
         assert_eq!(client.get("/hello/bob").send().await.status(), 200);
     })
     .await;
-    let requests = named(&spans, "request");
+    let requests = named(&spans, "route");
     assert_eq!(requests.len(), 2, "{spans:#?}");
     let first = requests
         .iter()

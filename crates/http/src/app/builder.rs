@@ -466,6 +466,7 @@ impl AppBuilder {
         let metrics = Arc::new(super::metered::AppMetrics::register(
             wired.routes.iter().map(|r| r.route.path.as_str()),
             paths.iter().map(|p| p.template.as_str()),
+            &self.built_in,
         ));
         // Layers are applied here, once: their innermost services reach the app through a
         // weak reference (the app holds its layers).

@@ -9,7 +9,9 @@ use http::{HeaderValue, Method, StatusCode};
 use green_tea_core::Location;
 
 use std::sync::Arc;
+use std::time::Instant;
 
+use super::metered::{Matched, Measure};
 use super::{App, AppInner};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
@@ -63,38 +65,90 @@ impl BuiltIn {
     }
 }
 
+/// One of the built-in routes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BuiltInRoute {
+    Live,
+    Ready,
+    ExplainPage,
+}
+
+impl BuiltInRoute {
+    /// Every one, in a fixed order (the metrics keep their handles in it).
+    pub(crate) const ALL: [BuiltInRoute; 3] = [
+        BuiltInRoute::Live,
+        BuiltInRoute::Ready,
+        BuiltInRoute::ExplainPage,
+    ];
+}
+
+impl BuiltIn {
+    /// The built-in route at `path`, if one is.
+    #[inline]
+    pub(crate) fn at(&self, path: &str) -> Option<BuiltInRoute> {
+        BuiltInRoute::ALL
+            .into_iter()
+            .find(|&route| self.path(route) == Some(path))
+    }
+
+    /// Where `route` is served, if it is.
+    pub(crate) fn path(&self, route: BuiltInRoute) -> Option<&str> {
+        match route {
+            BuiltInRoute::Live => self.health.as_ref().map(|h| h.live.as_str()),
+            BuiltInRoute::Ready => self.health.as_ref().map(|h| h.ready.as_str()),
+            BuiltInRoute::ExplainPage => self.explain_page.as_ref().map(|(p, _)| p.as_str()),
+        }
+    }
+}
+
 impl AppInner {
-    /// The answer of a built-in route at the request's path, if it is one.
-    pub(crate) fn built_in(self: &Arc<Self>, parts: &Parts) -> Option<Reply> {
-        let path = parts.uri.path();
-        let built_in = &self.built_in;
-        let health = built_in.health.as_ref();
-        let page = built_in.explain_page.as_ref().map(|(p, _)| p.as_str());
-        let answer = if health.is_some_and(|h| h.live == path) {
-            Self::live
-        } else if health.is_some_and(|h| h.ready == path) {
-            Self::ready
-        } else if page == Some(path) {
-            Self::explain_page
-        } else {
-            return None;
-        };
+    /// The answer of the built-in `route` to a request for it: in a `route` span and
+    /// measured like any route's (its path is its `http.route`), though it never enters
+    /// flight.
+    pub(crate) fn answer_built_in(self: &Arc<Self>, route: BuiltInRoute, parts: &Parts) -> Reply {
+        let mut measure = Measure::start(self, parts);
+        measure.matched(Matched::BuiltIn(route));
+        let path = self.built_in.path(route).unwrap_or_default();
+        let span = tracing::debug_span!(
+            "route",
+            http.request.method = %parts.method,
+            http.route = %path,
+            http.response.status_code = tracing::field::Empty,
+            micros = tracing::field::Empty,
+        );
+        let started = (!span.is_disabled()).then(Instant::now);
+        let reply = span.in_scope(|| self.built_in_reply(route, parts));
+        if let Some(started) = started {
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            span.record("http.response.status_code", reply.status().as_u16());
+            span.record("micros", micros);
+            span.in_scope(|| tracing::debug!("finished"));
+        }
+        measure.answered(reply.status());
+        reply
+    }
+
+    fn built_in_reply(self: &Arc<Self>, route: BuiltInRoute, parts: &Parts) -> Reply {
         if parts.method != Method::GET && parts.method != Method::HEAD {
             let mut reply = HttpError::with_status(
                 StatusCode::METHOD_NOT_ALLOWED,
-                format!("{} is not allowed on {path}", parts.method),
+                format!("{} is not allowed on {}", parts.method, parts.uri.path()),
             )
             .into_reply();
             reply
                 .headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return Some(reply);
+            return reply;
         }
-        let mut reply = answer(self);
+        let mut reply = match route {
+            BuiltInRoute::Live => self.live(),
+            BuiltInRoute::Ready => self.ready(),
+            BuiltInRoute::ExplainPage => self.explain_page(),
+        };
         reply
             .headers_mut()
             .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        Some(reply)
+        reply
     }
 
     /// 200 until `close()` has finished, 503 after.

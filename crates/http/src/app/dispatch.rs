@@ -65,9 +65,9 @@ impl AppInner {
     {
         // Before entering flight: the health routes are answered during the drain too.
         if !self.built_in.is_empty()
-            && let Some(reply) = self.built_in(&parts)
+            && let Some(route) = self.built_in.at(parts.uri.path())
         {
-            return Answer::answered(reply, finish);
+            return Answer::answered(self.answer_built_in(route, &parts), finish);
         }
         let mut measure = Measure::start(&self, &parts);
         let Some(in_flight) = InFlight::enter(&self.in_flight) else {
@@ -87,8 +87,10 @@ impl AppInner {
         measure.matched(Matched::Route(id));
         // DEBUG, as tower-http's TraceLayer: at the usual INFO level a request costs no span.
         // The fields are OpenTelemetry's attribute names.
+        // Named `route`, not `request`: it opens once the request is routed, and tower-http's
+        // `TraceLayer` around the app names its own span `request`.
         let span = tracing::debug_span!(
-            "request",
+            "route",
             http.request.method = %parts.method,
             http.route = %self.routes[id].template,
             http.response.status_code = tracing::field::Empty,

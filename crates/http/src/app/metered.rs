@@ -21,6 +21,8 @@ use green_tea_core::metric::{
 };
 use green_tea_core::sibling::{IdVec, RouteId};
 
+use super::built_in::{BuiltIn, BuiltInRoute};
+
 /// The methods the conventions name; any other is labelled [`OTHER_METHOD`].
 const METHODS: [Method; 9] = [
     Method::GET,
@@ -48,6 +50,8 @@ pub(crate) enum Matched {
     Path(u32),
     /// No route: a 404, or a 503 from a closing app.
     Unmatched,
+    /// A built-in route (health, the explain page): its path.
+    BuiltIn(BuiltInRoute),
 }
 
 /// The app's request metrics: the handles of every route, registered at `build()` with the
@@ -57,13 +61,17 @@ pub(crate) struct AppMetrics {
     routes: IdVec<RouteId, RouteLabels>,
     paths: Box<[RouteLabels]>,
     unmatched: RouteLabels,
+    /// In [`BuiltInRoute::ALL`]'s order; `None` for one the app does not serve.
+    built_in: [Option<RouteLabels>; BuiltInRoute::ALL.len()],
 }
 
 impl AppMetrics {
-    /// The handles for the routes' and the paths' templates, in id order.
+    /// The handles for the routes' and the paths' templates, in id order, and for the
+    /// built-in routes' paths.
     pub(crate) fn register<'a>(
         routes: impl IntoIterator<Item = &'a str>,
         paths: impl IntoIterator<Item = &'a str>,
+        built_in: &BuiltIn,
     ) -> Self {
         let active = std::array::from_fn(
             |index| gauge!(HTTP_SERVER_ACTIVE_REQUESTS, "http.request.method" => method_label(index as u8)),
@@ -74,6 +82,7 @@ impl AppMetrics {
             routes: routes.into_iter().map(labels).collect(),
             paths: paths.into_iter().map(labels).collect(),
             unmatched: RouteLabels::new(SharedString::const_str(UNMATCHED_ROUTE)),
+            built_in: BuiltInRoute::ALL.map(|route| built_in.path(route).map(labels)),
         }
     }
 
@@ -82,6 +91,10 @@ impl AppMetrics {
             Matched::Route(id) => &self.routes[id],
             Matched::Path(index) => &self.paths[index as usize],
             Matched::Unmatched => &self.unmatched,
+            Matched::BuiltIn(route) => {
+                let labels = &self.built_in[route as usize];
+                labels.as_ref().unwrap_or(&self.unmatched)
+            }
         }
     }
 }
@@ -259,9 +272,13 @@ pub(crate) fn through_layers(
     request: http::Request<axum_core::body::Body>,
 ) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
     let (mut meter, started) = Meter::start(&app.metrics, request.method());
-    meter.matched = match app.find(request.method(), request.uri().path()) {
-        Ok((id, _)) => Matched::Route(id),
-        Err(matched) => matched,
+    let path = request.uri().path();
+    meter.matched = match app.built_in.at(path) {
+        Some(route) => Matched::BuiltIn(route),
+        None => match app.find(request.method(), path) {
+            Ok((id, _)) => Matched::Route(id),
+            Err(matched) => matched,
+        },
     };
     Measured {
         layers: super::layers::through(layered, request),

@@ -14,6 +14,7 @@ pub(crate) enum Matched {
     Route(RouteId),
     Path(u32),
     Unmatched,
+    BuiltIn(super::built_in::BuiltInRoute),
 }
 
 /// Never made.
