@@ -52,6 +52,107 @@ pub mod explain {
     pub use green_tea_http::{AppExplain, PathExplain, RouteExplain, StepExplain};
 }
 
+/// Extractors: green-tea's own ([`Path`](extract::Path) reads the parameters its router
+/// matched, [`Query`](extract::Query) the query string, both rejecting with a JSON 400), what
+/// `Path` reads ([`PathParams`](extract::PathParams), in the request's extensions, for
+/// extractors of your own), the client's address ([`ClientAddr`](extract::ClientAddr), the request value
+/// `clientAddr`), and [`WorksOutsideAxumRouter`](extract::WorksOutsideAxumRouter), the bound
+/// that refuses axum's router extractors at compile time. Any other axum-core extractor works
+/// too; the [extractors guide](crate::guide::extractors) lists which go where.
+pub mod extract {
+    #[doc(inline)]
+    pub use green_tea_http::{ClientAddr, Path, PathParams, Query};
+
+    /// Implemented by no type: the bound green-tea's macros put on each of axum's extractors
+    /// of its router's state, so that a `#[route]` handler or a `#[step]` that takes one does
+    /// not compile, with a message naming green-tea's way.
+    ///
+    /// axum's `Router` puts the matched route, its path parameters and its state in every
+    /// request, and `axum::serve` puts the client's address there. green-tea routes and serves
+    /// requests itself, so axum's `Path`, `RawPathParams`, `MatchedPath`, `NestedPath`, `State`
+    /// and `ConnectInfo` (and `Option<Path<T>>`, `Option<MatchedPath>`) would find nothing
+    /// there and fail every request at run time. Take instead:
+    ///
+    /// - green-tea's [`Path<T>`](Path) (in the prelude) for path parameters, the same shape
+    ///   read from green-tea's router; the route's template is in `app.explain(path)`;
+    /// - a graph value, `#[needs("key")] value: &T`, for shared state;
+    /// - the request value `clientAddr`, `#[needs("clientAddr")] client: &ClientAddr`, for
+    ///   the client's address.
+    ///
+    /// The refusal needs the facade's default feature `axum`, which names those types.
+    ///
+    /// ```compile_fail,E0277
+    /// use green_tea::prelude::*;
+    ///
+    /// #[derive(Clone)]
+    /// struct Shop;
+    ///
+    /// struct Orders;
+    ///
+    /// #[route("/orders")]
+    /// impl Orders {
+    ///     #[get("/")]
+    ///     async fn list(axum::extract::State(_shop): axum::extract::State<Shop>) -> &'static str {
+    ///         // error: `State<Shop>` reads what only axum's `Router` (or `axum::serve`) puts in
+    ///         // a request ... the trait `WorksOutsideAxumRouter` is not implemented for `State<Shop>`
+    ///         "[]"
+    ///     }
+    /// }
+    /// # fn main() {}
+    /// ```
+    ///
+    /// The same handler, and its path parameter, the green-tea way:
+    ///
+    /// ```
+    /// use green_tea::extract::{ClientAddr, Path};
+    /// use green_tea::prelude::*;
+    ///
+    /// struct Shop {
+    ///     name: String,
+    /// }
+    ///
+    /// struct Orders;
+    ///
+    /// #[route("/orders")]
+    /// impl Orders {
+    ///     #[get("/{id}")]
+    ///     async fn show(
+    ///         Path(id): Path<u64>,
+    ///         #[needs("shop")] shop: &Shop,
+    ///         #[needs("clientAddr")] client: &ClientAddr,
+    ///     ) -> String {
+    ///         let from = client.get().map_or("nowhere".to_owned(), |addr| addr.to_string());
+    ///         format!("{}: order {id}, asked from {from}", shop.name)
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let app = App::builder()
+    ///     .value("shop", Shop { name: "green-tea shop".to_owned() })
+    ///     .routes(Orders::routes())
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app.clone());
+    /// // `TestClient` has no connection, so no address.
+    /// let shown = client.get("/orders/7").send().await.text();
+    /// assert_eq!(shown, "green-tea shop: order 7, asked from nowhere");
+    /// app.close().await.unwrap();
+    /// # }
+    /// ```
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` reads what only axum's `Router` (or `axum::serve`) puts in a \
+                   request, and green-tea routes and serves requests itself",
+        label = "axum's router extractor: refused in green-tea",
+        note = "for path parameters take green-tea's `Path<T>` (`green_tea::extract::Path`, in \
+                the prelude); the route's template is in `app.explain(path)`",
+        note = "for shared state take a graph value: `#[needs(\"key\")] value: &T`",
+        note = "for the client's address (`ConnectInfo`) take the request value `clientAddr`: \
+                `#[needs(\"clientAddr\")] client: &ClientAddr`",
+        note = "see the extractors guide: `green_tea::guide::extractors`"
+    )]
+    pub trait WorksOutsideAxumRouter {}
+}
+
 /// The app's health as data ([`App::health`]): each provider's state, the health checks
 /// that providers' values answer, and whether the app is ready.
 pub mod health {

@@ -17,20 +17,9 @@ use axum_core::response::Response;
 use green_tea_http::RequestContext;
 
 use super::probe::TypeProbe;
-
-/// Never implemented: the bound that reports one of axum's router extractors.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` reads what only axum's `Router` (or `axum::serve`) puts in a request, and \
-               green-tea routes and serves requests itself",
-    label = "axum's router extractor: refused in green-tea",
-    note = "for path parameters take green-tea's `Path<T>` (`green_tea::http::Path`, in the \
-            prelude); the route's template is in `app.explain(path)`",
-    note = "for shared state take a graph value: `#[needs(\"key\")] value: &T`",
-    note = "for the client's address (`ConnectInfo`) take the request value `clientAddr`: \
-            `#[needs(\"clientAddr\")] client: &ClientAddr`",
-    note = "see the extractors guide: `green_tea::guide::extractors`"
-)]
-pub trait AxumRouterExtractor {}
+// Defined in the public `extract` module, so that rustc's "the trait ... is not implemented"
+// names a path users can read about.
+use crate::extract::WorksOutsideAxumRouter;
 
 /// Never implemented: the bound that reports a body extractor where it cannot read the body.
 #[diagnostic::on_unimplemented(
@@ -49,13 +38,13 @@ pub trait RefusedExtractor<T> {
     /// Fails to compile, pointing at the type.
     fn check_extractor(&self)
     where
-        T: AxumRouterExtractor,
+        T: WorksOutsideAxumRouter,
     {
     }
     /// The same for the body's reader.
     fn check_last_extractor(&self)
     where
-        T: AxumRouterExtractor,
+        T: WorksOutsideAxumRouter,
     {
     }
 }

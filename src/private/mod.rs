@@ -31,8 +31,8 @@ pub use http::request::Parts;
 pub use checks::{assert_json_body, assert_provider_state, assert_response, assert_value};
 pub use discover::MadeByDiscovery;
 pub use extract::{
-    AxumRouterExtractor, BodyExtractor, BodyExtractorMisplaced, NotAnyExtractor, PartsExtractor,
-    ReadBody, ReadHead, ReadNothing, RefusedExtractor,
+    BodyExtractor, BodyExtractorMisplaced, NotAnyExtractor, PartsExtractor, ReadBody, ReadHead,
+    ReadNothing, RefusedExtractor,
 };
 pub use futures::{SharedState, UnsharedState};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};
