@@ -314,3 +314,114 @@ async fn handlers_stay_callable() {
         "searching a"
     );
 }
+
+// --- `layer = ...`: tower layers on one method ---------------------------------------------
+
+/// How many times `Reports`' layer expressions were evaluated.
+static LAYERS_MADE: AtomicUsize = AtomicUsize::new(0);
+
+async fn stamp(mut response: axum::response::Response) -> axum::response::Response {
+    let value = http::HeaderValue::from_static("yes");
+    response.headers_mut().insert("x-stamped", value);
+    response
+}
+
+async fn trail_first(mut response: axum::response::Response) -> axum::response::Response {
+    let value = http::HeaderValue::from_static("first");
+    response.headers_mut().append("x-trail", value);
+    response
+}
+
+async fn trail_second(mut response: axum::response::Response) -> axum::response::Response {
+    let value = http::HeaderValue::from_static("second");
+    response.headers_mut().append("x-trail", value);
+    response
+}
+
+struct Reports;
+
+#[route("/reports")]
+impl Reports {
+    /// What one evaluation adds to `LAYERS_MADE`: a layer expression may name `Self`.
+    const MADE: usize = 1;
+
+    #[get(
+        "/daily",
+        layer = {
+            LAYERS_MADE.fetch_add(Self::MADE, Ordering::SeqCst);
+            axum::middleware::map_response(stamp)
+        }
+    )]
+    fn daily() -> &'static str {
+        "daily"
+    }
+
+    #[get("/weekly")]
+    fn weekly() -> &'static str {
+        "weekly"
+    }
+
+    #[get(
+        "/monthly",
+        layer = [
+            axum::middleware::map_response(trail_first),
+            axum::middleware::map_response(trail_second),
+        ]
+    )]
+    fn monthly() -> &'static str {
+        "monthly"
+    }
+}
+
+#[tokio::test]
+async fn a_layer_wraps_its_method_only() {
+    // Evaluated each time `routes()` makes the routes (here, once).
+    let app = App::builder().routes(Reports::routes()).build().unwrap();
+    assert_eq!(LAYERS_MADE.load(Ordering::SeqCst), 1);
+    let client = TestClient::new(app.clone());
+    let daily = client.get("/reports/daily").send().await;
+    assert_eq!(daily.text(), "daily");
+    assert_eq!(daily.headers()["x-stamped"], "yes");
+    let weekly = client.get("/reports/weekly").send().await;
+    assert_eq!(weekly.text(), "weekly");
+    assert!(weekly.headers().get("x-stamped").is_none());
+    assert!(weekly.headers().get("x-trail").is_none());
+
+    // Several apply in the order written, the last outermost.
+    let monthly = client.get("/reports/monthly").send().await;
+    assert_eq!(monthly.text(), "monthly");
+    // The response goes back out through the first layer, then the second.
+    let trail: Vec<_> = monthly.headers().get_all("x-trail").iter().collect();
+    assert_eq!(trail, ["first", "second"]);
+    assert!(monthly.headers().get("x-stamped").is_none());
+    app.close().await.unwrap();
+}
+
+/// A block's layer wraps each of its routes, outside the method's own.
+struct Archive;
+
+#[route("/archive", layer = axum::middleware::map_response(trail_second))]
+impl Archive {
+    #[get("/old", layer = axum::middleware::map_response(trail_first))]
+    fn old() -> &'static str {
+        "old"
+    }
+
+    #[get("/recent")]
+    fn recent() -> &'static str {
+        "recent"
+    }
+}
+
+#[tokio::test]
+async fn a_block_layer_wraps_every_route_outside_the_methods_own() {
+    let app = App::builder().routes(Archive::routes()).build().unwrap();
+    let client = TestClient::new(app.clone());
+    let old = client.get("/archive/old").send().await;
+    let trail: Vec<_> = old.headers().get_all("x-trail").iter().collect();
+    assert_eq!(trail, ["first", "second"]);
+    let recent = client.get("/archive/recent").send().await;
+    let trail: Vec<_> = recent.headers().get_all("x-trail").iter().collect();
+    assert_eq!(trail, ["second"]);
+    app.close().await.unwrap();
+}

@@ -1,5 +1,6 @@
-//! The arguments of `#[route("/prefix", steps = [...])]` and of the method attributes
-//! `#[get("/path", steps = [...], body_limit = n)]`: a path literal, then named arguments.
+//! The arguments of `#[route("/prefix", steps = [...], layer = expr)]` and of the method
+//! attributes `#[get("/path", steps = [...], body_limit = n, layer = expr)]`: a path literal,
+//! then named arguments.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -18,18 +19,33 @@ pub(super) struct Args {
     pub(super) steps: Vec<LitStr>,
     /// `body_limit = n`, as written (method attributes only).
     pub(super) body_limit: Option<Expr>,
+    /// `layer = expr` or `layer = [a, b]`: the tower layers, in the order written.
+    pub(super) layers: Vec<Expr>,
 }
 
 /// What `#[route(...)]` takes after its prefix.
 pub(super) const ROUTE: Known = Known {
-    names: &["steps"],
-    synonyms: STEP_SYNONYMS,
+    names: &["steps", "layer"],
+    synonyms: &[
+        ("guards", "steps"),
+        ("guard", "steps"),
+        ("middleware", "steps"),
+        ("before", "steps"),
+        ("layers", "layer"),
+        ("route_layer", "layer"),
+        ("tower_layer", "layer"),
+        ("wrap", "layer"),
+    ],
 };
 
 /// What `#[get(...)]` and the other method attributes take after their path.
 pub(super) const METHOD: Known = Known {
-    names: &["steps", "body_limit"],
+    names: &["steps", "body_limit", "layer"],
     synonyms: &[
+        ("layers", "layer"),
+        ("route_layer", "layer"),
+        ("tower_layer", "layer"),
+        ("wrap", "layer"),
         ("guards", "steps"),
         ("guard", "steps"),
         ("middleware", "steps"),
@@ -41,13 +57,6 @@ pub(super) const METHOD: Known = Known {
         ("body_max", "body_limit"),
     ],
 };
-
-const STEP_SYNONYMS: &[(&str, &str)] = &[
-    ("guards", "steps"),
-    ("guard", "steps"),
-    ("middleware", "steps"),
-    ("before", "steps"),
-];
 
 /// Step names in `steps = [...]`.
 const STEP_NAMES: NameKind = NameKind {
@@ -106,6 +115,7 @@ pub(super) fn parse(
 
     let mut steps = Vec::new();
     let mut body_limit = None;
+    let mut layers = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for entry in entries {
         let Expr::Assign(assign) = args::unwrap_expr(&entry) else {
@@ -130,16 +140,32 @@ pub(super) fn parse(
             continue;
         };
         if seen.contains(&arg_name) {
-            errors.spanned(arg, format!("`{arg_name}` is given twice"));
+            let message = match arg_name {
+                "layer" => "`layer` is given twice: for several layers, list them in one, \
+                            `layer = [a, b]` (the last wraps the others)"
+                    .to_owned(),
+                _ => format!("`{arg_name}` is given twice"),
+            };
+            errors.spanned(arg, message);
             continue;
         }
         seen.push(arg_name);
-        if arg_name == "steps" {
-            steps = errors
-                .take(args::names(&assign.right, "steps", &STEP_NAMES))
-                .unwrap_or_default();
-        } else {
-            body_limit = Some((*assign.right).clone());
+        match arg_name {
+            "steps" => {
+                steps = errors
+                    .take(args::names(&assign.right, "steps", &STEP_NAMES))
+                    .unwrap_or_default();
+            }
+            "layer" => match args::unwrap_expr(&assign.right) {
+                Expr::Array(array) if array.elems.is_empty() => errors.spanned(
+                    array,
+                    "`layer = []` adds no layer: give one, `layer = expr`, or several, \
+                     `layer = [a, b]`, or leave `layer` out",
+                ),
+                Expr::Array(array) => layers.extend(array.elems.iter().cloned()),
+                _ => layers.push((*assign.right).clone()),
+            },
+            _ => body_limit = Some((*assign.right).clone()),
         }
     }
     errors.finish()?;
@@ -150,6 +176,7 @@ pub(super) fn parse(
         path,
         steps,
         body_limit,
+        layers,
     })
 }
 
@@ -184,6 +211,12 @@ mod tests {
         assert_eq!(args.path.value(), "/{id}");
         assert_eq!(args.steps.len(), 2);
         assert!(args.body_limit.is_some());
+        assert!(args.layers.is_empty());
+        let args = parse_method(quote!("/", layer = Timeout::new(3))).unwrap();
+        assert_eq!(args.layers.len(), 1);
+        let args = parse_method(quote!("/", layer = [Timeout::new(3), Cors::new()])).unwrap();
+        assert_eq!(args.layers.len(), 2);
+        assert!(parse_method(quote!("/", layer = [])).is_err());
     }
 
     #[test]

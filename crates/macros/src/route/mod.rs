@@ -1,7 +1,8 @@
 //! `#[route("/prefix")]` on an inherent impl block: every method marked `#[get("/path")]`,
-//! `#[post]`, `#[put]`, `#[patch]` or `#[delete]` becomes a `Route`. The block stays as
-//! written minus those attributes; `Type::routes()` lists the routes, and one `inventory`
-//! registration per route lets `discover()` find them.
+//! `#[post]`, `#[put]`, `#[patch]` or `#[delete]` becomes a `Route` (with its `steps`,
+//! `body_limit` and `layer`s). The block stays as written minus those attributes;
+//! `Type::routes()` lists the routes, and one `inventory` registration per route lets
+//! `discover()` find them.
 
 mod attr;
 mod handler;
@@ -298,6 +299,24 @@ fn expand_route(
         .body_limit
         .as_ref()
         .map(|limit| quote!(let __route = __route.body_limit(#limit);));
+    // Each a `Route::layer` call, in the order written, the method's then the block's: each
+    // wraps those before it. A layer that is not one is reported at it, call and all; outside
+    // the impl block, `Self` is the type.
+    let layers = handler
+        .args
+        .layers
+        .iter()
+        .chain(&block.layers)
+        .map(|layer| {
+            let at = layer.span();
+            let call = emit::located_at(quote!(__route.layer), at);
+            let mut arg = proc_macro2::Group::new(
+                proc_macro2::Delimiter::Parenthesis,
+                types::replace_self(quote!(#layer), self_ty),
+            );
+            arg.set_span(Span::call_site().located_at(at));
+            quote!(let __route = #call #arg;)
+        });
     let route_name = format!("{type_name}::{method_name}");
     let location = emit::location(method_name.span());
     // Named like the method (inside the const block, it shadows nothing), so that "the future
@@ -345,6 +364,7 @@ fn expand_route(
             #(#needs)*
             #(let __route = __route.step(#steps);)*
             #body_limit
+            #(#layers)*
             __route.named(#route_name).at(#location)
         }
 

@@ -1,0 +1,21 @@
+use green_tea::prelude::*;
+
+async fn stamp(response: axum::response::Response) -> axum::response::Response {
+    response
+}
+
+struct Reports;
+
+#[route("/reports")]
+impl Reports {
+    #[get(
+        "/daily",
+        layer = axum::middleware::map_response(stamp),
+        layer = axum::middleware::map_response(stamp)
+    )]
+    fn daily() -> &'static str {
+        "daily"
+    }
+}
+
+fn main() {}
