@@ -22,6 +22,8 @@ mod types;
 /// - `needs`: the key, or list of keys, it needs, in parameter order (optional).
 /// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
 ///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
+/// - `discover = false` (optional): `discover()` leaves this provider out; register it
+///   yourself. A struct that `discover()` cannot make (no `fn new()`, no `Default`) needs it.
 ///
 /// # On a `fn` or `async fn`
 ///
@@ -66,8 +68,12 @@ mod types;
 /// The block stays as written. It needs `provide(&self, needs...)` (sync or async), with the
 /// same parameter and return rules, and may have `dispose(&self)` or `dispose(&self,
 /// provided...)`, which gets every provided value in order (`&T`, or `Arc<T>`: the very `Arc`
-/// that consumers got) and returns `()` or `Result<(), E>`. `discover()` makes the type with
-/// its `fn new()` if the block has one without parameters, else with `Default`.
+/// that consumers got) and returns `()` or `Result<(), E>`. The struct is the provider:
+/// register any value of it (`.provider(ClientProvider { .. })`); neither the registration
+/// nor the `Provider` impl needs `Default` or `new`. Only `discover()` makes the type itself:
+/// with its `fn new()` if the block has one without parameters (not `async`), else with
+/// `Default`; a struct with neither is a compile error at the block unless it says
+/// `discover = false`.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -217,15 +223,18 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[route("/orders", steps = ["require_admin"])]`: the prefix of every route in the block
-/// (a string literal starting with `/`) and, optionally, the guard steps every route runs.
+/// `#[route("/orders", steps = ["require_admin"], layer = expr)]`: the prefix of every route
+/// in the block (a string literal starting with `/`) and, optionally, the guard steps every
+/// route runs and tower layers around every route (outside each method's own).
 ///
 /// # Handlers
 ///
 /// Every method marked `#[get("/path")]`, `#[post]`, `#[put]`, `#[patch]` or `#[delete]` is a
 /// handler, routed at the prefix joined with its path (`"/"` is the prefix itself; matchit
-/// syntax, `/{id}`). The method attribute may add `steps = [...]` (run after the block's) and
-/// `body_limit = bytes`. Methods without one stay plain methods. A handler is an associated
+/// syntax, `/{id}`). The method attribute may add `steps = [...]` (run after the block's),
+/// `body_limit = bytes` and `layer = expr` or `layer = [a, b]`: tower layers passed to
+/// `Route::layer` each time the route is made, in the order written (each wraps those before
+/// it; `Self` is the block's type). Methods without one stay plain methods. A handler is an associated
 /// `fn` or `async fn` (no `self`, not generic) returning anything `IntoResponse`; its
 /// parameters are, in any order:
 ///
@@ -287,8 +296,9 @@ macro_rules! method_attributes {
         $(
             #[doc = concat!(
                 "Marks a method of a `#[route]` block as the `", $method, "` handler of a path: ",
-                "`#[", stringify!($name), "(\"/path\")]`, optionally with `steps = [...]` and ",
-                "`body_limit = bytes`. See [`macro@route`]. Anywhere else it is an error."
+                "`#[", stringify!($name), "(\"/path\")]`, optionally with `steps = [...]`, ",
+                "`body_limit = bytes` and `layer = expr`. See [`macro@route`]. Anywhere else it ",
+                "is an error."
             )]
             #[proc_macro_attribute]
             pub fn $name(_attr: TokenStream, item: TokenStream) -> TokenStream {
