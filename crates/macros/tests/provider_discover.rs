@@ -107,3 +107,18 @@ fn a_provider_left_out_is_named_when_its_key_is_missing() {
         "{text}"
     );
 }
+
+#[test]
+fn registering_a_discovered_provider_again_is_a_duplicate() {
+    let error = Container::builder()
+        .discover()
+        .provider(Shout)
+        .build()
+        .expect_err("`shout` is provided twice");
+    assert!(
+        error
+            .to_string()
+            .contains("error[GT0003]: `shout` is provided twice"),
+        "{error}"
+    );
+}
