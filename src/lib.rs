@@ -309,7 +309,8 @@ pub use green_tea_macros::provider;
 pub use green_tea_macros::step;
 
 /// Turns the methods of an inherent impl block into routes under a prefix:
-/// `#[route("/orders")]`, optionally with `steps = ["require_admin"]` for every route.
+/// `#[route("/orders")]`, optionally with `steps = ["require_admin"]` and `layer = expr` (a
+/// tower layer, or `[a, b]` for several) for every route of the block.
 ///
 /// Each method marked [`get`], [`post`], [`put`], [`patch`] or [`delete`] is a handler (an
 /// associated `fn` or `async fn` returning anything [`IntoResponse`](http::IntoResponse)). Its
@@ -355,7 +356,9 @@ pub use green_tea_macros::step;
 pub use green_tea_macros::route;
 
 /// The method attributes of a [`route`] block: `#[get("/path")]`, optionally with
-/// `steps = [...]` and `body_limit = bytes`. Outside a `#[route]` block they are an error.
+/// `steps = [...]`, `body_limit = bytes` and `layer = expr` (a tower layer around that route
+/// only, or `[a, b]` for several, as `Route::layer` adds them; see the
+/// [middleware guide](guide::middleware)). Outside a `#[route]` block they are an error.
 ///
 /// ```
 /// use green_tea::prelude::*;
