@@ -136,7 +136,7 @@ async fn orders_metrics_show_the_requests_and_the_breakers_trip() {
         ("http_response_status_code", "503"),
     ];
     let count = value(
-        "http_server_request_duration",
+        "http_server_request_duration_seconds",
         Type::Histogram,
         ValueType::Count,
         &posts,
@@ -156,7 +156,7 @@ async fn orders_metrics_show_the_requests_and_the_breakers_trip() {
     let opened = [billing, ("from", "closed"), ("to", "open")];
     assert_eq!(
         value(
-            "green_tea_breaker_transitions",
+            "green_tea_breaker_transitions_total",
             Type::Counter,
             ValueType::Sample,
             &opened
@@ -166,7 +166,7 @@ async fn orders_metrics_show_the_requests_and_the_breakers_trip() {
     let refused = [billing, ("outcome", "not_permitted")];
     assert_eq!(
         value(
-            "green_tea_breaker_calls",
+            "green_tea_breaker_calls_total",
             Type::Counter,
             ValueType::Sample,
             &refused
