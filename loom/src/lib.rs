@@ -9,7 +9,7 @@
 pub mod circuit_breaker;
 
 #[cfg(test)]
-#[path = "../../crates/http/src/app/in_flight/count.rs"]
+#[path = "../../crates/http/src/in_flight/count.rs"]
 pub mod in_flight_count;
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ use smallvec::SmallVec;
 use green_tea_core::sibling::RouteId;
 use green_tea_core::sibling::{self, AnyValue};
 
-use crate::app::{AppInner, CompiledRoute, InFlightGuard};
+use crate::app::{AppInner, CompiledRoute};
+use crate::in_flight::InFlightGuard;
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
 use crate::extract::body;
@@ -182,7 +183,7 @@ impl RequestContext {
     /// # }
     /// ```
     pub fn keep_in_flight(&self) -> InFlightGuard {
-        InFlightGuard::new(&self.0.app)
+        InFlightGuard::new(&self.0.app.in_flight, &self.0.app.shutdown)
     }
 
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at

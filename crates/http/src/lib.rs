@@ -10,6 +10,7 @@ mod explain;
 mod extract;
 mod future;
 mod health;
+mod in_flight;
 mod json;
 mod limits;
 mod plugin;
@@ -21,7 +22,8 @@ mod step;
 mod test_client;
 mod warning;
 
-pub use app::{App, AppBuilder, InFlightGuard, Layered};
+pub use app::{App, AppBuilder, Layered};
+pub use in_flight::InFlightGuard;
 pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};

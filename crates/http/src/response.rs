@@ -12,7 +12,7 @@ use bytes::{Buf, Bytes};
 use http::StatusCode;
 use http_body::{Body as _, Frame, SizeHint};
 
-use crate::app::Entered;
+use crate::in_flight::Entered;
 
 /// A response as green-tea serves it.
 pub type Reply = http::Response<ResponseBody>;

@@ -15,7 +15,8 @@ use pin_project_lite::pin_project;
 
 use green_tea_core::BoxError;
 
-use crate::app::{Answer, App, Entered, Finish, RunFuture};
+use crate::app::{Answer, App, Finish, RunFuture};
+use crate::in_flight::Entered;
 use crate::client_addr::ClientAddr;
 use crate::response::Reply;
 

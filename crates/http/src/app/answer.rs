@@ -15,7 +15,7 @@ use std::time::Instant;
 use green_tea_core::sibling::panic_message;
 use pin_project_lite::pin_project;
 
-use super::in_flight::Entered;
+use crate::in_flight::Entered;
 use super::metered::Meter;
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply};

@@ -19,7 +19,7 @@ use green_tea_core::sibling::{RouteId, Source};
 use super::AppInner;
 use super::RunFuture;
 use super::answer::{Answer, Finish};
-use super::in_flight::InFlight;
+use crate::in_flight::InFlight;
 use super::layers;
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
@@ -36,7 +36,7 @@ impl AppInner {
     /// Owns the app, and takes `finish` rather than being mapped, so that the server hands
     /// hyper this future itself: each layer around it would move it once more.
     ///
-    /// [`InFlightBody`]: super::InFlightBody
+    /// [`InFlightBody`]: crate::serve::InFlightBody
     pub(crate) fn dispatch<B, M>(
         self: Arc<Self>,
         request: Request<B>,

@@ -6,7 +6,6 @@ mod built_in;
 mod close;
 mod dispatch;
 mod entry;
-mod in_flight;
 pub(crate) mod layers;
 #[cfg(feature = "metrics")]
 mod metered;
@@ -28,9 +27,7 @@ use green_tea_core::{CloseError, Container, Descriptor};
 pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
 pub(crate) use entry::{Entry, HandlerEntry, RunFuture};
-use in_flight::InFlight;
-pub use in_flight::InFlightGuard;
-pub(crate) use in_flight::{Entered, InFlightBody};
+use crate::in_flight::InFlight;
 pub use layers::Layered;
 pub(crate) use metered::through_layers;
 

@@ -1,6 +1,7 @@
 //! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP, TLS or a Unix domain socket), until
 //! a signal or `close()`.
 
+mod body;
 mod connections;
 mod flow;
 mod listener;
@@ -29,11 +30,12 @@ use tokio::task::JoinSet;
 
 use axum_core::body::Body;
 
-use crate::app::{self, App, InFlightBody, Layered};
+use crate::app::{self, App, Layered};
 use crate::client_addr::ClientAddr;
 use crate::error::Error;
 use crate::response::Reply;
-pub(crate) use connections::Busy;
+use body::InFlightBody;
+use connections::Busy;
 use connections::{Connection, Connections, Ended};
 use flow::FlowWatch;
 use listener::Listener;

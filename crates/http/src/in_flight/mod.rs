@@ -1,17 +1,14 @@
-//! Counts requests in flight so that `close()` can wait for them before disposing anything.
+//! Counts requests in flight so that `close()` can wait for them before disposing anything:
+//! the count, a request's place in it ([`Entered`]), and the guard that keeps work after a
+//! response in flight. Below the response body (which holds a request's place until it is
+//! sent), so it knows nothing of the app or the server.
 
 mod count;
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use http_body::{Frame, SizeHint};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
-use super::AppInner;
-use crate::response::{Chunk, ResponseBody};
-use crate::serve::Busy;
 use count::Count;
 
 /// Requests enter before they touch any provider and leave when their response body has been
@@ -90,10 +87,10 @@ impl InFlightGuard {
     /// when closing has begun: it is made while its request is still in flight (the
     /// request's own entry is held until its response is done), so `close()` has not
     /// finished draining and will wait for this entry too.
-    pub(crate) fn new(app: &AppInner) -> Self {
+    pub(crate) fn new(in_flight: &Arc<InFlight>, shutdown: &watch::Sender<bool>) -> Self {
         InFlightGuard {
-            _entered: InFlight::join(&app.in_flight),
-            closing: app.shutdown.subscribe(),
+            _entered: InFlight::join(in_flight),
+            closing: shutdown.subscribe(),
         }
     }
 
@@ -114,50 +111,6 @@ impl std::fmt::Debug for InFlightGuard {
         f.debug_struct("InFlightGuard")
             .field("closing", &self.is_closing())
             .finish()
-    }
-}
-
-/// A response body as the server writes it: frames of [`Chunk`]s (a vector is not turned into
-/// `Bytes`), and the connection kept busy (not idle) until the body is done.
-pub(crate) struct InFlightBody {
-    body: ResponseBody,
-    _connection: Busy,
-}
-
-impl InFlightBody {
-    /// `body`, holding its request's place in flight (`entered`, if it is one: see
-    /// [`ResponseBody::hold_in_flight`]) and keeping `connection` busy. (Inlined, and set in place: the server makes
-    /// one per response.)
-    #[inline]
-    pub(crate) fn new(mut body: ResponseBody, entered: Option<Entered>, connection: Busy) -> Self {
-        body.hold_in_flight(entered);
-        InFlightBody {
-            body,
-            _connection: connection,
-        }
-    }
-}
-
-impl http_body::Body for InFlightBody {
-    type Data = Chunk;
-    type Error = axum_core::Error;
-
-    #[inline]
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Chunk>, axum_core::Error>>> {
-        self.body.poll_chunk(cx)
-    }
-
-    #[inline]
-    fn is_end_stream(&self) -> bool {
-        http_body::Body::is_end_stream(&self.body)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> SizeHint {
-        http_body::Body::size_hint(&self.body)
     }
 }
 
