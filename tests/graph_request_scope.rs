@@ -5,8 +5,8 @@ mod support;
 
 use green_tea::error::Problem;
 use green_tea::{Container, Descriptor};
-use green_tea_core::sibling::Source;
-use green_tea_core::sibling::{self, RequestScope};
+use green_tea_core::__private::sibling::Source;
+use green_tea_core::__private::sibling::{self, RequestScope};
 use support::{Log, Probe, Service};
 
 struct User;

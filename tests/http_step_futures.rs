@@ -4,7 +4,7 @@
 
 use green_tea::http::{Guard, HttpError, Parts, Query, Step, StepFn};
 use green_tea::prelude::*;
-use green_tea_core::sibling;
+use green_tea_core::__private::sibling;
 
 #[step(provides = "requestId")]
 fn request_id(parts: &Parts) -> String {

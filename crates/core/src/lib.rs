@@ -22,7 +22,8 @@ mod scope;
 mod value;
 
 #[doc(hidden)]
-pub mod sibling;
+#[path = "private/mod.rs"]
+pub mod __private;
 
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;
@@ -37,11 +38,3 @@ pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
-
-/// What the macros expand to (through the facade). Not a public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use crate::provider::{Discovered, Registration};
-    pub use crate::registry::DeclaredKey;
-    pub use inventory;
-}

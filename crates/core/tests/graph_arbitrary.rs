@@ -15,7 +15,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use green_tea_core::sibling::{self, AnyValue, RequestScope, Source, Wired};
+use green_tea_core::__private::sibling::{self, AnyValue, RequestScope, Source, Wired};
 use green_tea_core::{
     BoxError, BuildError, Container, ContainerBuilder, Descriptor, Needs, ProvideError, Provided,
     Provider, ProviderFn,

@@ -16,14 +16,14 @@ use http_body::Body as _;
 use serde::de::DeserializeOwned;
 use smallvec::SmallVec;
 
-use green_tea_core::sibling::RouteId;
-use green_tea_core::sibling::{self, AnyValue};
+use green_tea_core::__private::sibling::RouteId;
+use green_tea_core::__private::sibling::{self, AnyValue};
 
 use crate::app::{AppInner, CompiledRoute};
-use crate::in_flight::InFlightGuard;
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
 use crate::extract::body;
+use crate::in_flight::InFlightGuard;
 
 /// One request's values: its steps' outputs, in run order. Inline up to four (the common
 /// case), so that holding them costs no allocation per request.

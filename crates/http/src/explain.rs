@@ -8,8 +8,8 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
+use green_tea_core::__private::sibling::{self, closest, dot_quote};
 use green_tea_core::Explain;
-use green_tea_core::sibling::{self, closest, dot_quote};
 
 use crate::app::{App, CompiledRoute};
 use crate::route::FALLBACK;

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 
-use green_tea_core::sibling::{self, AnyValue, AppValue};
+use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
 use green_tea_core::{Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo};
 
 use crate::app::{App, AppInner};

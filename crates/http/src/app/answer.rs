@@ -12,12 +12,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use green_tea_core::sibling::panic_message;
+use green_tea_core::__private::sibling::panic_message;
 use pin_project_lite::pin_project;
 
-use crate::in_flight::Entered;
 use super::metered::Meter;
 use crate::error::HttpError;
+use crate::in_flight::Entered;
 use crate::response::{IntoReply, Reply};
 
 pin_project! {

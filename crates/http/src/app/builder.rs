@@ -12,7 +12,7 @@ use http::{HeaderValue, Request};
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::sibling::{self, RequestScope, RouteId};
+use green_tea_core::__private::sibling::{self, RequestScope, RouteId};
 use green_tea_core::{
     BuildError, ContainerBuilder, Descriptor, HealthCheck, Key, KeySpec, Location, NodeKind,
     Origin, Problem, Provider, TypeInfo,

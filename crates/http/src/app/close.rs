@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 
-use green_tea_core::sibling::{join_message, panic_message};
+use green_tea_core::__private::sibling::{join_message, panic_message};
 use green_tea_core::{CloseError, CloseFailure, ClosePart, FailureCause};
 
 use super::{App, AppInner};

@@ -13,19 +13,19 @@ use http::request::Parts;
 use http::{Method, Request, StatusCode};
 use tracing::Instrument;
 
-use green_tea_core::sibling;
-use green_tea_core::sibling::{RouteId, Source};
+use green_tea_core::__private::sibling;
+use green_tea_core::__private::sibling::{RouteId, Source};
 
 use super::AppInner;
 use super::RunFuture;
 use super::answer::{Answer, Finish};
-use crate::in_flight::InFlight;
 use super::layers;
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody};
 use crate::error::HttpError;
 use crate::extract::PathParams;
+use crate::in_flight::InFlight;
 use crate::response::{IntoReply, Reply, reply_of};
 
 impl AppInner {

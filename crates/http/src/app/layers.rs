@@ -23,9 +23,9 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, ServiceExt};
 use tower_service::Service;
 
+use green_tea_core::__private::sibling::RouteId;
+use green_tea_core::__private::sibling::panic_message;
 use green_tea_core::BoxError;
-use green_tea_core::sibling::RouteId;
-use green_tea_core::sibling::panic_message;
 
 use super::AppInner;
 use crate::client_addr::ClientAddr;

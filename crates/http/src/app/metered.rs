@@ -16,10 +16,10 @@ use std::time::Instant;
 use ::metrics::{Gauge, Histogram, Label, SharedString, gauge, histogram};
 use http::{Method, StatusCode};
 
+use green_tea_core::__private::sibling::{IdVec, RouteId};
 use green_tea_core::metric::{
     HTTP_SERVER_ACTIVE_REQUESTS, HTTP_SERVER_REQUEST_DURATION, UNMATCHED_ROUTE,
 };
-use green_tea_core::sibling::{IdVec, RouteId};
 
 use super::built_in::{BuiltIn, BuiltInRoute};
 

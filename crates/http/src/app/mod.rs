@@ -20,14 +20,14 @@ use std::time::Duration;
 use axum_core::body::Body;
 use http::{HeaderValue, Method, Request};
 
-use green_tea_core::sibling::{self, RoutePlan};
-use green_tea_core::sibling::{IdVec, RouteId, StepId};
+use green_tea_core::__private::sibling::{self, RoutePlan};
+use green_tea_core::__private::sibling::{IdVec, RouteId, StepId};
 use green_tea_core::{CloseError, Container, Descriptor};
 
+use crate::in_flight::InFlight;
 pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
 pub(crate) use entry::{Entry, HandlerEntry, RunFuture};
-use crate::in_flight::InFlight;
 pub use layers::Layered;
 pub(crate) use metered::through_layers;
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use http::StatusCode;
 
-use green_tea_core::sibling::RouteId;
+use green_tea_core::__private::sibling::RouteId;
 
 /// See the `metrics` feature's version. (Made, never read, without the feature.)
 #[derive(Clone, Copy)]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use green_tea_core::sibling::{self, xml_escape as escape};
+use green_tea_core::__private::sibling::{self, xml_escape as escape};
 
 use super::{AppExplain, RouteExplain};
 

@@ -1,7 +1,7 @@
 //! A route's chain as an SVG picture: its providers (from the core's picture of its slice),
 //! its steps and its handler, an arrow per need.
 
-use green_tea_core::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
+use green_tea_core::__private::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
 
 use super::{AppExplain, PathExplain, RouteExplain};
 

@@ -1,4 +1,4 @@
-//! What green-tea's crates above the core (the HTTP layer) use to check and run the graph.
+//! What the crates above the core (green-tea-http) use to check and run the graph.
 //! Not a public API: it may change in any release.
 
 use std::future::Future;
