@@ -140,9 +140,26 @@ pub struct Registration {
     pub make: fn() -> Discovered,
 }
 
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A provider found by discovery, ready to register.
 #[doc(hidden)]
 pub struct Discovered(pub(crate) Registered);
+
+impl std::fmt::Debug for Discovered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Discovered")
+            .field(&self.0.descriptor)
+            .finish()
+    }
+}
 
 impl Discovered {
     /// Wraps what a `#[provider]` declaration makes.

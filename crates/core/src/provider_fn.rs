@@ -34,6 +34,14 @@ pub struct ProviderFn<T, F> {
     _value: PhantomData<fn() -> T>,
 }
 
+impl<T, F> std::fmt::Debug for ProviderFn<T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderFn")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T, F, Fut> ProviderFn<T, F>
 where
     T: Send + Sync + 'static,

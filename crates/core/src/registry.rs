@@ -7,6 +7,7 @@ use crate::key::{Key, Location};
 
 /// One key provided by a macro-declared provider or step. Only the macros create these.
 #[doc(hidden)]
+#[derive(Debug)]
 pub struct DeclaredKey {
     /// The key.
     pub key: &'static str,

@@ -17,6 +17,17 @@ pub struct RequestScope<S, R> {
     routes: IdVec<RouteId, ScopedRoute<R>>,
 }
 
+impl<S, R> std::fmt::Debug for RequestScope<S, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let steps: Vec<&str> = self.steps.iter().map(|(d, _)| &*d.name).collect();
+        let routes: Vec<&str> = self.routes.iter().map(|r| &*r.descriptor.name).collect();
+        f.debug_struct("RequestScope")
+            .field("steps", &steps)
+            .field("routes", &routes)
+            .finish_non_exhaustive()
+    }
+}
+
 struct ScopedRoute<R> {
     descriptor: Descriptor,
     guards: Vec<Cow<'static, str>>,
@@ -69,12 +80,30 @@ pub struct Wired<S, R> {
     pub routes: IdVec<RouteId, WiredRoute<R>>,
 }
 
+impl<S, R> std::fmt::Debug for Wired<S, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wired")
+            .field("container", &self.container)
+            .field("steps", &self.steps)
+            .field("routes", &self.routes)
+            .finish()
+    }
+}
+
 /// A checked step.
 pub struct WiredStep<S> {
     /// What it provides and needs.
     pub descriptor: Descriptor,
     /// What the layer above runs.
     pub step: S,
+}
+
+impl<S> std::fmt::Debug for WiredStep<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WiredStep")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A checked route and its plan.
@@ -85,6 +114,15 @@ pub struct WiredRoute<R> {
     pub route: R,
     /// What serving it takes.
     pub plan: RoutePlan,
+}
+
+impl<R> std::fmt::Debug for WiredRoute<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WiredRoute")
+            .field("descriptor", &self.descriptor)
+            .field("plan", &self.plan)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What serving one route takes, compiled at `build()`: no key is looked up by name while

@@ -73,6 +73,20 @@ impl RequestBody {
 // bytes).
 pub struct RequestContext(Box<Held>);
 
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = &self.0;
+        f.debug_struct("RequestContext")
+            .field("method", &held.parts.method)
+            .field("uri", &held.parts.uri)
+            .field("version", &held.parts.version)
+            .field("route", &held.route)
+            .field("peer", &held.peer)
+            .field("body_taken", &held.body.is_none())
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a request's context holds. The dispatch runs the steps on it before the handler gets
 /// it.
 pub(crate) struct Held {

@@ -117,6 +117,21 @@ pub struct Route {
     pub(crate) layers: Vec<ApplyLayer>,
 }
 
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Route")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("name", &self.name)
+            .field("needs", &self.needs)
+            .field("steps", &self.steps)
+            .field("body_limit", &self.body_limit)
+            .field("layers", &self.layers.len())
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
 macro_rules! method_constructors {
     ($($fn_name:ident => $method:ident),* $(,)?) => {
         $(
@@ -337,6 +352,15 @@ pub struct RouteRegistration {
     pub module: &'static str,
     /// Makes the route.
     pub make: fn() -> Route,
+}
+
+impl std::fmt::Debug for RouteRegistration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RouteRegistration")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .finish_non_exhaustive()
+    }
 }
 
 inventory::collect!(RouteRegistration);

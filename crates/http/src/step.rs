@@ -75,6 +75,14 @@ pub struct StepFn<T, F> {
     _value: PhantomData<fn() -> T>,
 }
 
+impl<T, F> std::fmt::Debug for StepFn<T, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StepFn")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<T, F> StepFn<T, F>
 where
     T: Send + Sync + 'static,
@@ -139,6 +147,14 @@ pub struct Guard<F> {
     run: F,
 }
 
+impl<F> std::fmt::Debug for Guard<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard")
+            .field("descriptor", &self.descriptor)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<F> Guard<F>
 where
     F: Fn(&Parts, &Needs<'_>) -> Result<(), HttpError> + Send + Sync + 'static,
@@ -185,6 +201,15 @@ pub struct StepRegistration {
     pub module: &'static str,
     /// Makes the step.
     pub make: fn() -> Box<dyn Step>,
+}
+
+impl std::fmt::Debug for StepRegistration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StepRegistration")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .finish_non_exhaustive()
+    }
 }
 
 inventory::collect!(StepRegistration);

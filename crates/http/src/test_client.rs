@@ -93,6 +93,17 @@ pub struct TestRequest {
     request: Request<Body>,
 }
 
+impl std::fmt::Debug for TestRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestRequest")
+            .field("app", &self.app)
+            .field("method", self.request.method())
+            .field("uri", self.request.uri())
+            .field("headers", self.request.headers())
+            .finish_non_exhaustive()
+    }
+}
+
 impl TestRequest {
     /// Adds a header.
     ///

@@ -28,6 +28,20 @@ pub struct ContainerBuilder {
     pub(crate) discovered: Vec<usize>,
 }
 
+impl std::fmt::Debug for ContainerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let providers: Vec<&str> = self
+            .entries
+            .iter()
+            .map(|entry| &*entry.registered.descriptor.name)
+            .collect();
+        f.debug_struct("ContainerBuilder")
+            .field("providers", &providers)
+            .field("dispose_timeout", &self.dispose_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
 pub(crate) struct Entry {
     pub(crate) registered: Registered,
     pub(crate) kind: NodeKind,

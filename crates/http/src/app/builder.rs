@@ -53,6 +53,26 @@ pub struct AppBuilder {
     built_in: BuiltIn,
 }
 
+impl std::fmt::Debug for AppBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let steps: Vec<_> = self.steps.iter().map(|s| s.descriptor().name).collect();
+        let plugins: Vec<_> = self.plugins.iter().map(|p| p.name()).collect();
+        let mounts: Vec<&str> = self.mounts.iter().map(|m| &*m.prefix).collect();
+        f.debug_struct("AppBuilder")
+            .field("container", &self.container)
+            .field("steps", &steps)
+            .field("routes", &self.routes)
+            .field("plugins", &plugins)
+            .field("mounts", &mounts)
+            .field("fallback", &self.fallback)
+            .field("layers", &self.layers.len())
+            .field("limits", &self.limits)
+            .field("drain_timeout", &self.drain_timeout)
+            .field("dispose_timeout", &self.dispose_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for AppBuilder {
     fn default() -> Self {
         AppBuilder::new()

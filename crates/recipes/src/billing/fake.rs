@@ -52,6 +52,16 @@ pub struct FakeBilling {
     state: Arc<State>,
 }
 
+impl std::fmt::Debug for FakeBilling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeBilling")
+            .field("url", &self.url)
+            .field("mode", &mode_of(&self.state))
+            .field("hits", &self.hits())
+            .finish_non_exhaustive()
+    }
+}
+
 impl FakeBilling {
     /// Serves on `listener` in a background task.
     pub async fn start(listener: TcpListener, mode: Mode) -> std::io::Result<FakeBilling> {

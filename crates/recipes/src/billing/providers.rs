@@ -71,6 +71,7 @@ impl BillingSettings {
 
 /// The `billingApi` provider: the raw client. Its `dispose` closes the very client it handed
 /// out.
+#[derive(Debug)]
 pub struct BillingApi {
     settings: Result<BillingSettings, String>,
 }
@@ -113,6 +114,7 @@ impl BillingApi {
 
 /// The `billing` provider: owns the breaker (built once with the app) and wraps the raw client
 /// in it.
+#[derive(Debug)]
 pub struct Billing {
     breaker: CircuitBreaker,
 }
@@ -151,6 +153,7 @@ impl Billing {
 
 /// Billing behind the breaker: what handlers ask for. There is no way to reach the raw client
 /// through it.
+#[derive(Debug)]
 pub struct GuardedBilling {
     api: Arc<BillingClient>,
     breaker: CircuitBreaker,
