@@ -1,5 +1,5 @@
 //! A handler's and a step's extractors, checked at compile time and read at run time through
-//! the type probe (see `probe`): which may read the body, which are refused, and the read of
+//! the type probe (core's `__private::probe`): which may read the body, which are refused, and the read of
 //! the one that may.
 //!
 //! Checks go from the most specific probe to the least, one trait each:
@@ -16,7 +16,7 @@ use axum_core::extract::{FromRequest, FromRequestParts};
 use axum_core::response::Response;
 use green_tea_http::RequestContext;
 
-use super::probe::TypeProbe;
+use green_tea_core::__private::TypeProbe;
 // Defined in the public `extract` module, so that rustc's "the trait ... is not implemented"
 // names a path users can read about.
 use crate::extract::WorksOutsideAxumRouter;

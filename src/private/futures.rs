@@ -1,19 +1,14 @@
-//! The futures of a provider's and a step's methods, for state (the provider or step and the
-//! values it handles) that is `Send + Sync`. When it is not, the trait's own `Send + Sync`
-//! bound, or `check`, reports it once, and these stand-ins keep it from failing again at
-//! every future that holds it.
+//! The futures of a step's methods, for state (the step and the values it handles) that is
+//! `Send + Sync`. When it is not, `check` reports it once, and the stand-in keeps it from
+//! failing again at every future that holds it. (A provider's futures are core's.)
 
 use std::future::Future;
-use std::pin::Pin;
 
+use green_tea_core::__private::TypeProbe;
 use green_tea_http::{StepFuture, StepResult};
 
-use super::probe::TypeProbe;
-
-/// For state `S: Send + Sync + 'static`: the futures as they are.
-pub trait SharedState {
-    /// A provider method's future, unchanged.
-    fn provider_future<F: Future + Send>(&self, future: F) -> F;
+/// For state `S: Send + Sync + 'static`: the future, boxed once.
+pub trait SharedStepState {
     /// A waiting step's future, boxed once.
     fn step_future<'a, F: Future<Output = StepResult> + Send + 'a>(
         &self,
@@ -21,10 +16,7 @@ pub trait SharedState {
     ) -> StepFuture<'a>;
 }
 
-impl<S: Send + Sync + 'static> SharedState for &TypeProbe<S> {
-    fn provider_future<F: Future + Send>(&self, future: F) -> F {
-        future
-    }
+impl<S: Send + Sync + 'static> SharedStepState for &TypeProbe<S> {
     fn step_future<'a, F: Future<Output = StepResult> + Send + 'a>(
         &self,
         future: F,
@@ -33,24 +25,13 @@ impl<S: Send + Sync + 'static> SharedState for &TypeProbe<S> {
     }
 }
 
-/// The stand-ins for state that is not `Send + Sync`: never run.
-pub trait UnsharedState {
-    /// Never runs.
-    fn provider_future<'a, F: Future + 'a>(
-        &self,
-        future: F,
-    ) -> Pin<Box<dyn Future<Output = F::Output> + Send + 'a>>;
+/// The stand-in for state that is not `Send + Sync`: never runs.
+pub trait UnsharedStepState {
     /// Never runs.
     fn step_future<'a, F: Future<Output = StepResult> + 'a>(&self, future: F) -> StepFuture<'a>;
 }
 
-impl<S> UnsharedState for TypeProbe<S> {
-    fn provider_future<'a, F: Future + 'a>(
-        &self,
-        _: F,
-    ) -> Pin<Box<dyn Future<Output = F::Output> + Send + 'a>> {
-        unreachable!("state that is not `Send + Sync` fails to compile")
-    }
+impl<S> UnsharedStepState for TypeProbe<S> {
     fn step_future<'a, F: Future<Output = StepResult> + 'a>(&self, _: F) -> StepFuture<'a> {
         unreachable!("state that is not `Send + Sync` fails to compile")
     }

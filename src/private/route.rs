@@ -1,16 +1,18 @@
 //! A `#[route]` handler's reads: its needs, its extractors and its body, each through the type
-//! probe (see `probe`), and the route itself.
+//! probe (core's `__private::probe`), and the route itself.
 
 use std::future::Future;
 use std::sync::Arc;
 
 use axum_core::extract::FromRequestParts;
 use axum_core::response::{IntoResponse, Response};
+use green_tea_core::__private::TypeProbe;
 use green_tea_http::{HttpError, IntoReply, Reply, RequestContext, Route, reply_of};
 use http::Method;
 use http::request::Parts;
 
-use super::probe::{REPORTED, TypeProbe};
+/// Why the stand-ins never run.
+const REPORTED: &str = "a type that is not `Send + Sync + 'static` fails to compile";
 
 /// The operations of a route on a value of type `T: Send + Sync + 'static` that it needs.
 pub trait RouteValue<T> {

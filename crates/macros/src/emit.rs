@@ -49,8 +49,9 @@ pub(crate) fn probe_traits() -> TokenStream {
             NotAGraphValue as _, NotAJsonBody as _, NotAReply as _, NotARouteValue as _,
             NotAnExtractor as _, NotAnyExtractor as _, OwnReply as _, PartsExtractor as _,
             ReadBody as _, ReadHead as _, ReadNothing as _, RefusedExtractor as _,
-            RouteValue as _, SharedRoute as _, SharedState as _, UnsharedRoute as _,
-            UnsharedState as _, ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
+            RouteValue as _, SharedProviderState as _, SharedRoute as _, SharedStepState as _,
+            UnsharedProviderState as _, UnsharedRoute as _, UnsharedStepState as _,
+            ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
         };
     }
 }

@@ -1,11 +1,29 @@
 //! What green-tea's other crates use of the core and users do not: the one hidden module of
 //! core. Not a public API: it may change in any release.
 //!
-//! Two readers: the macros' expansions (through the facade's `__private`, which re-exports
-//! these), at the top; and green-tea-http, in `sibling`.
+//! Two readers. At the top, what `#[provider]` expands to, so that a crate that only adds
+//! providers depends on core alone (the facade's `__private` re-exports all of it, for the
+//! expansions that go through the facade). One concept per file: `probe` (the type probe that
+//! reports a bad type once and keeps it from failing every line that uses it), `returns`
+//! (what a provider's fns may return), `futures` (a provider's futures, for state that is
+//! `Send + Sync`), `discover` (how `discover()` makes a provider struct). In `sibling`, what
+//! green-tea-http uses to check and run the graph.
 
+mod discover;
+mod futures;
+mod probe;
+mod returns;
 pub mod sibling;
 
-pub use crate::provider::{Discovered, Registration};
+pub use crate::descriptor::Descriptor;
+pub use crate::error::{BoxError, NodeKind};
+pub use crate::key::Location;
+pub use crate::provider::{Discovered, Provider, Registration};
 pub use crate::registry::DeclaredKey;
+pub use crate::value::{NeedError, Needs, Provided};
 pub use inventory;
+
+pub use discover::MadeByDiscovery;
+pub use futures::{SharedProviderState, UnsharedProviderState};
+pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};
+pub use returns::{DisposeOutput, provide_ok, provide_result};

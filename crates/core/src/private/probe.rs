@@ -6,14 +6,24 @@
 //! real operations when the type qualifies and to never-run stand-ins when it does not, so the
 //! bad type does not also fail every line that uses it. Expansions call the probe as
 //! `(&&TypeProbe::<T>::new()).op(..)` (`&&&` for `check`) with these traits in scope.
+//!
+//! The probe and its graph operations are the core's; the facade adds the HTTP ones (steps'
+//! futures, extractors, routes) as traits of its own on the same `TypeProbe`.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use green_tea_core::{Descriptor, NeedError, Needs, Provided};
+use crate::descriptor::Descriptor;
+use crate::value::{NeedError, Needs, Provided};
 
 /// Stands for the type `T` in an expansion; its methods come from the traits below.
 pub struct TypeProbe<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
+
+impl<T: ?Sized> std::fmt::Debug for TypeProbe<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(std::any::type_name::<Self>())
+    }
+}
 
 impl<T: ?Sized> TypeProbe<T> {
     /// The probe for `T`.
@@ -110,7 +120,7 @@ pub trait NotAGraphValue<T> {
     fn provided(&self, provided: &Provided, index: usize) -> Option<Arc<T>>;
 }
 
-pub(super) const REPORTED: &str = "a type that is not `Send + Sync + 'static` fails to compile";
+const REPORTED: &str = "a type that is not `Send + Sync + 'static` fails to compile";
 
 impl<T> NotAGraphValue<T> for TypeProbe<T> {
     fn provides(&self, _: Descriptor, _: &'static str) -> Descriptor {
