@@ -3,7 +3,8 @@
 //! [`Explain`] model.
 //!
 //! There is no HTTP here; crates that add providers (recipes, plugins) depend on this crate
-//! alone. Applications use the `green-tea` facade, which re-exports what they write.
+//! alone, and declare them with [`provider`](macro@provider). Applications use the `green-tea`
+//! facade, which re-exports what they write.
 
 mod container;
 mod descriptor;
@@ -38,3 +39,45 @@ pub use key::{Key, KeySpec, Location, TypeInfo};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
+
+/// Declares a provider, in a crate that depends on green-tea-core alone: `green_tea::provider`
+/// (every form, attribute and check is the same, and so is the `Provider` it implements), with
+/// its expansion going through this crate instead of the facade. Applications, which depend on
+/// the facade, write `green_tea::provider`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use green_tea_core::{BoxError, Container, provider};
+///
+/// #[provider(provides = "billingUrl")]
+/// fn billing_url() -> String {
+///     "http://127.0.0.1:3001".to_owned()
+/// }
+///
+/// /// Provider state: the client lives on the provider, and `dispose` runs on `close()`.
+/// #[derive(Default)]
+/// struct BillingApi;
+///
+/// #[provider(provides = "billingApi", needs = "billingUrl")]
+/// impl BillingApi {
+///     async fn provide(&self, url: &String) -> Result<usize, BoxError> {
+///         Ok(url.len())
+///     }
+///
+///     async fn dispose(&self, api: Arc<usize>) {
+///         assert_eq!(*api, 21);
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .provider(billing_url::provider())
+///     .provider(BillingApi)
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<usize>("billingApi").await.unwrap(), 21);
+/// container.close().await.unwrap();
+/// # }
+/// ```
+#[doc(inline)]
+pub use green_tea_macros::core_provider as provider;

@@ -1,6 +1,7 @@
 //! Tokens every macro emits: descriptors, type probes and the checks behind them, fetching
 //! needs, packing provided values, and the struct that stands for a fn. Every path is
-//! absolute, through `::green_tea::__private`, so the user's imports never matter.
+//! absolute, through the `__private` of the expansion's `Root` (the facade's, or core's for a
+//! provider of a crate that depends on core alone), so the user's imports never matter.
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -8,10 +9,13 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
+use crate::root::Root;
 use crate::types::{Output, Pass, ValueParam};
 
 /// What a provider's or step's descriptor says.
 pub(crate) struct Declared<'a> {
+    /// Whose `__private` the declaration's expansion names.
+    pub(crate) root: Root,
     /// The name users read: the fn or type name.
     pub(crate) name: &'a str,
     /// Where `file!()`/`line!()` should point.
@@ -26,12 +30,14 @@ impl<'a> Declared<'a> {
     /// The descriptor of `name`: the attribute's `provides` keys with the output's value types,
     /// its `needs` keys with the needed parameters' types.
     pub(crate) fn new(
+        root: Root,
         name: &'a str,
         location: Span,
         (provides, output): (&'a [LitStr], &'a Output),
         (needs, needed): (&'a [LitStr], &'a [ValueParam]),
     ) -> Self {
         Declared {
+            root,
             name,
             location,
             provides: provides.iter().zip(&output.values).collect(),
@@ -41,25 +47,33 @@ impl<'a> Declared<'a> {
 }
 
 /// The traits that give `TypeProbe` its methods; every fn body that uses a probe starts so.
-pub(crate) fn probe_traits() -> TokenStream {
+/// Core's give it the graph's operations; the facade's add the HTTP layer's (steps' futures,
+/// extractors, routes), which core's `__private` does not have.
+pub(crate) fn probe_traits(root: Root) -> TokenStream {
+    let http = match root {
+        Root::Facade => quote! {
+            AnyReply as _, BodyExtractor as _, Extractor as _, JsonBody as _, NotAJsonBody as _,
+            NotAReply as _, NotARouteValue as _, NotAnExtractor as _, NotAnyExtractor as _,
+            OwnReply as _, PartsExtractor as _, ReadBody as _, ReadHead as _, ReadNothing as _,
+            RefusedExtractor as _, RouteValue as _, SharedRoute as _, SharedStepState as _,
+            UnsharedRoute as _, UnsharedStepState as _,
+        },
+        Root::Core => TokenStream::new(),
+    };
     quote! {
         #[allow(unused_imports)]
-        use ::green_tea::__private::{
-            AnyReply as _, BodyExtractor as _, Extractor as _, GraphValue as _, JsonBody as _,
-            NotAGraphValue as _, NotAJsonBody as _, NotAReply as _, NotARouteValue as _,
-            NotAnExtractor as _, NotAnyExtractor as _, OwnReply as _, PartsExtractor as _,
-            ReadBody as _, ReadHead as _, ReadNothing as _, RefusedExtractor as _,
-            RouteValue as _, SharedProviderState as _, SharedRoute as _, SharedStepState as _,
-            UnsharedProviderState as _, UnsharedRoute as _, UnsharedStepState as _,
-            ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
+        use #root::{
+            GraphValue as _, NotAGraphValue as _, SharedProviderState as _,
+            UnsharedProviderState as _, ValueIsAny as _, ValueIsSendSync as _, ValueIsSync as _,
+            #http
         };
     }
 }
 
 /// `TypeProbe::<ty>`, whose methods do `ty`'s graph operations without repeating an error
-/// that `checks` reports (see `green_tea::__private`).
-pub(crate) fn probe(ty: &Type) -> TokenStream {
-    quote!((&&::green_tea::__private::TypeProbe::<#ty>::new()))
+/// that `checks` reports (see core's `__private::probe`).
+pub(crate) fn probe(root: Root, ty: &Type) -> TokenStream {
+    quote!((&&#root::TypeProbe::<#ty>::new()))
 }
 
 /// `TypeProbe::<(Self, PhantomData<T>...)>` over everything a future holds, whose
@@ -71,26 +85,27 @@ pub(crate) fn state_probe(declared: &Declared<'_>) -> TokenStream {
         .iter()
         .chain(&declared.needs)
         .map(|(_, ty)| quote!(::std::marker::PhantomData<#ty>));
-    quote!((&&::green_tea::__private::TypeProbe::<(Self, #(#held,)*)>::new()))
+    let root = declared.root;
+    quote!((&&#root::TypeProbe::<(Self, #(#held,)*)>::new()))
 }
 
 /// `fn descriptor(&self)` of a `Provider` or `Step` impl.
 pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
-    let name = declared.name;
-    let uses = probe_traits();
+    let (root, name) = (declared.root, declared.name);
+    let uses = probe_traits(root);
     let provides = declared.provides.iter().map(|(key, ty)| {
-        let probe = probe(ty);
+        let probe = probe(root, ty);
         quote!(let __descriptor = #probe.provides(__descriptor, #key);)
     });
     let needs = declared.needs.iter().map(|(key, ty)| {
-        let probe = probe(ty);
+        let probe = probe(root, ty);
         quote!(let __descriptor = #probe.needs(__descriptor, #key);)
     });
-    let location = location(declared.location);
+    let location = location(root, declared.location);
     quote! {
-        fn descriptor(&self) -> ::green_tea::__private::Descriptor {
+        fn descriptor(&self) -> #root::Descriptor {
             #uses
-            let __descriptor = ::green_tea::__private::Descriptor::new(#name);
+            let __descriptor = #root::Descriptor::new(#name);
             #(#provides)*
             #(#needs)*
             __descriptor.at(#location)
@@ -99,9 +114,10 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
 }
 
 /// `Location::new(file!(), line!(), column!())` of the code at `span`.
-pub(crate) fn location(span: Span) -> TokenStream {
+pub(crate) fn location(root: Root, span: Span) -> TokenStream {
+    let private = root.at(span);
     quote_spanned! {span=>
-        ::green_tea::__private::Location::new(::std::file!(), ::std::line!(), ::std::column!())
+        #private::Location::new(::std::file!(), ::std::line!(), ::std::column!())
     }
 }
 
@@ -109,6 +125,7 @@ pub(crate) fn location(span: Span) -> TokenStream {
 /// cloned), and the arguments that pass them on. `on_error` turns a `NeedError` into the
 /// caller's error (nothing: `?` converts it).
 pub(crate) fn fetch_needs(
+    root: Root,
     needed: &[ValueParam],
     on_error: &TokenStream,
 ) -> (TokenStream, Vec<TokenStream>) {
@@ -118,7 +135,7 @@ pub(crate) fn fetch_needs(
         let var = format_ident!("__need{}", index);
         let ty = &param.ty;
         let index = Literal::usize_unsuffixed(index);
-        let probe = probe(ty);
+        let probe = probe(root, ty);
         let read = match param.pass {
             Pass::Arc => quote!(need),
             Pass::Ref => quote!(need_ref),
@@ -146,7 +163,12 @@ pub(crate) struct Convert {
 
 /// The end of `provide` or `run`: turns what `call` returns into `Ok(Provided)`, one value per
 /// key (a guard's `()` into an empty `Provided`).
-pub(crate) fn pack_provided(output: &Output, call: TokenStream, convert: &Convert) -> TokenStream {
+pub(crate) fn pack_provided(
+    root: Root,
+    output: &Output,
+    call: TokenStream,
+    convert: &Convert,
+) -> TokenStream {
     // Both spanned at the error type, so a bad one is reported there (`located_at` keeps
     // the local variable's hygiene).
     let at_error = Span::call_site().located_at(output.error_span);
@@ -158,7 +180,7 @@ pub(crate) fn pack_provided(output: &Output, call: TokenStream, convert: &Conver
     if output.values.is_empty() {
         return quote! {
             #convert(#call)?;
-            ::std::result::Result::Ok(::green_tea::__private::Provided::new())
+            ::std::result::Result::Ok(#root::Provided::new())
         };
     }
     let returned = quote_spanned!(at_error=> __returned);
@@ -170,13 +192,13 @@ pub(crate) fn pack_provided(output: &Output, call: TokenStream, convert: &Conver
         many => quote!((#(#many),*)),
     };
     let with = vars.iter().zip(&output.values).map(|(var, ty)| {
-        let probe = probe(ty);
+        let probe = probe(root, ty);
         quote!(let __provided = #probe.with(__provided, #var);)
     });
     quote! {
         let #returned = #call;
         let #pattern = #convert(#returned)?;
-        let __provided = ::green_tea::__private::Provided::new();
+        let __provided = #root::Provided::new();
         #(#with)*
         ::std::result::Result::Ok(__provided)
     }
@@ -205,32 +227,37 @@ pub(crate) fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
 /// a handler's last), and none of axum's router extractors, each spanned at its type so the
 /// one error it may raise points there.
 pub(crate) fn checks(
+    root: Root,
     values: &[Type],
     extractors: &[Type],
     body_extractor: Option<&Type>,
     json_bodies: &[Type],
 ) -> TokenStream {
-    let uses = probe_traits();
+    let uses = probe_traits(root);
     let checks = values.iter().map(|ty| {
         // The probe picks the `check` that can fail for this type, and the error points at
         // the type (at its first token: a span cannot be widened on stable).
+        let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            (&&&::green_tea::__private::TypeProbe::<#ty>::new()).check();
+            (&&&#private::TypeProbe::<#ty>::new()).check();
         }
     });
     let extractors = extractors.iter().map(|ty| {
+        let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            (&&&&::green_tea::__private::TypeProbe::<#ty>::new()).check_extractor();
+            (&&&&#private::TypeProbe::<#ty>::new()).check_extractor();
         }
     });
     let body_extractor = body_extractor.map(|ty| {
+        let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            (&&&&::green_tea::__private::TypeProbe::<#ty>::new()).check_last_extractor();
+            (&&&&#private::TypeProbe::<#ty>::new()).check_last_extractor();
         }
     });
     let json_bodies = json_bodies.iter().map(|ty| {
+        let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            ::green_tea::__private::assert_json_body::<#ty>();
+            #private::assert_json_body::<#ty>();
         }
     });
     quote! {
@@ -250,14 +277,15 @@ pub(crate) fn checks(
 /// `(&&TypeProbe::<ty>::new()).extract(parts)`: the extractor's future, or a stand-in when
 /// `checks` reports that `ty` is not one.
 pub(crate) fn extract(ty: &Type, parts: TokenStream) -> TokenStream {
-    let probe = probe(ty);
+    let probe = probe(Root::Facade, ty);
     quote!(#probe.extract(#parts))
 }
 
 /// `(&&&TypeProbe::<ty>::new()).extract_last(request)`: a handler's last extractor, which
 /// reads the head if it is a head extractor and the head and body if it is a body extractor.
 pub(crate) fn extract_last(ty: &Type, request: TokenStream) -> TokenStream {
-    quote!((&&&::green_tea::__private::TypeProbe::<#ty>::new()).extract_last(#request))
+    let root = Root::Facade;
+    quote!((&&&#root::TypeProbe::<#ty>::new()).extract_last(#request))
 }
 
 /// The `#[cfg]` attributes among `attrs`, to repeat on everything generated for the item.
@@ -353,18 +381,18 @@ fn inner_visibility(vis: &Visibility) -> TokenStream {
 /// One `DeclaredKey` per provided key, so that `build()` can say of a missing key that this
 /// declaration provides it but was not registered (`register` says how to register it).
 pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &str) -> TokenStream {
-    let name = declared.name;
-    let location = location(declared.location);
+    let (root, name) = (declared.root, declared.name);
+    let location = location(root, declared.location);
     let kind = match kind {
         FnKind::Provider => quote!(Provider),
         FnKind::Step => quote!(Step),
     };
     let submits = declared.provides.iter().map(|(key, _)| {
         quote! {
-            ::green_tea::__private::inventory::submit! {
-                ::green_tea::__private::DeclaredKey {
+            #root::inventory::submit! {
+                #root::DeclaredKey {
                     key: #key,
-                    kind: ::green_tea::__private::NodeKind::#kind,
+                    kind: #root::NodeKind::#kind,
                     name: #name,
                     location: #location,
                     register: #register,

@@ -1,6 +1,7 @@
 //! green-tea's attribute macros: `#[provider]`, `#[step]`, `#[route]` and the method
 //! attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`. Use them through the
-//! `green-tea` facade.
+//! `green-tea` facade; a crate that only adds providers uses `#[provider]` through
+//! `green-tea-core` (`green_tea_core::provider`), which depends on this crate too.
 
 use proc_macro::TokenStream;
 
@@ -8,9 +9,12 @@ mod args;
 mod emit;
 mod errors;
 mod provider;
+mod root;
 mod route;
 mod step;
 mod types;
+
+use root::Root;
 
 /// Declares a provider: see `green_tea::provider` and the providers guide for more examples.
 ///
@@ -127,7 +131,16 @@ mod types;
 /// - `dispose = path` must name an `async fn`.
 #[proc_macro_attribute]
 pub fn provider(attr: TokenStream, item: TokenStream) -> TokenStream {
-    provider::expand(attr.into(), item.into()).into()
+    provider::expand(Root::Facade, attr.into(), item.into()).into()
+}
+
+/// `#[provider]` expanded through green-tea-core instead of the facade, for a crate that
+/// depends on green-tea-core alone (and so has no `green_tea` to name); re-exported as
+/// `green_tea_core::provider`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
+    provider::expand(Root::Core, attr.into(), item.into()).into()
 }
 
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs

@@ -6,13 +6,14 @@ use quote::{format_ident, quote};
 use syn::{LitStr, Type};
 
 use crate::emit::{self, Convert, Declared};
+use crate::root::Root;
 use crate::types::Pass;
 
 /// How a provider's return value becomes `Result<T, BoxError>`.
-pub(super) fn convert() -> Convert {
+pub(super) fn convert(root: Root) -> Convert {
     Convert {
-        ok: quote!(::green_tea::__private::provide_ok),
-        result: quote!(::green_tea::__private::provide_result),
+        ok: quote!(#root::provide_ok),
+        result: quote!(#root::provide_result),
     }
 }
 
@@ -26,16 +27,17 @@ pub(super) fn provider_impl(
     provide_body: TokenStream,
     dispose_body: Option<TokenStream>,
 ) -> TokenStream {
+    let root = declared.root;
     let descriptor = emit::descriptor_fn(declared);
-    let uses = emit::probe_traits();
+    let uses = emit::probe_traits(root);
     let state = emit::state_probe(declared);
     let dispose = dispose_body.map(|body| {
         quote! {
             fn dispose(
                 &self,
-                __provided: &::green_tea::__private::Provided,
+                __provided: &#root::Provided,
             ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<(), ::green_tea::__private::BoxError>,
+                Output = ::std::result::Result<(), #root::BoxError>,
             > + ::std::marker::Send {
                 #uses
                 #state.provider_future(async move { #body })
@@ -43,16 +45,16 @@ pub(super) fn provider_impl(
         }
     });
     quote! {
-        impl ::green_tea::__private::Provider for #self_ty {
+        impl #root::Provider for #self_ty {
             #descriptor
 
             fn provide(
                 &self,
-                __needs: ::green_tea::__private::Needs<'_>,
+                __needs: #root::Needs<'_>,
             ) -> impl ::std::future::Future<
                 Output = ::std::result::Result<
-                    ::green_tea::__private::Provided,
-                    ::green_tea::__private::BoxError,
+                    #root::Provided,
+                    #root::BoxError,
                 >,
             > + ::std::marker::Send {
                 #uses
@@ -67,6 +69,7 @@ pub(super) fn provider_impl(
 /// `let` statements taking each provided value out of `__provided` (for `dispose`), and the
 /// arguments that pass them on. A missing value is an error, not a panic.
 pub(super) fn fetch_provided(
+    root: Root,
     name: &str,
     provided: &[(&LitStr, &Type, Pass)],
 ) -> (TokenStream, Vec<TokenStream>) {
@@ -79,10 +82,10 @@ pub(super) fn fetch_provided(
             key.value()
         );
         let index = Literal::usize_unsuffixed(index);
-        let probe = emit::probe(ty);
+        let probe = emit::probe(root, ty);
         lets.extend(quote! {
             let #var = #probe.provided(__provided, #index).ok_or_else(|| {
-                ::green_tea::__private::BoxError::from(#missing)
+                #root::BoxError::from(#missing)
             })?;
         });
         args.push(emit::pass(&var, *how));
@@ -91,13 +94,13 @@ pub(super) fn fetch_provided(
 }
 
 /// The `inventory` registration that `discover()` collects.
-pub(super) fn registration(name: &str, make: TokenStream) -> TokenStream {
+pub(super) fn registration(root: Root, name: &str, make: TokenStream) -> TokenStream {
     quote! {
-        ::green_tea::__private::inventory::submit! {
-            ::green_tea::__private::Registration {
+        #root::inventory::submit! {
+            #root::Registration {
                 name: #name,
                 module: ::std::module_path!(),
-                make: || ::green_tea::__private::Discovered::new(#make),
+                make: || #root::Discovered::new(#make),
             }
         }
     }

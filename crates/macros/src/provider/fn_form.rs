@@ -11,10 +11,15 @@ use super::emit as provider_emit;
 use super::signature;
 use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
+use crate::root::Root;
 use crate::types::{self, Pass, Returns};
 
 /// Validates `item` against `args` and expands it.
-pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<TokenStream> {
+pub(super) fn expand(
+    root: Root,
+    args: syn::Result<Args>,
+    item: ItemFn,
+) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = errors.take(args);
     let sig = &item.sig;
@@ -41,18 +46,20 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
     let name = &sig.ident;
     let name_text = name.to_string();
     let declared = Declared::new(
+        root,
         &name_text,
         name.span(),
         (&args.provides, &output),
         (&args.needs, &needed),
     );
-    let (fetch, pass) = emit::fetch_needs(&needed, &TokenStream::new());
+    let (fetch, pass) = emit::fetch_needs(root, &needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_call = sig.asyncness.map(|_| quote!(.await));
     let pack = emit::pack_provided(
+        root,
         &output,
         quote!(#name(#(#pass),*) #await_call),
-        &provider_emit::convert(),
+        &provider_emit::convert(root),
     );
     let provide_body = quote!(#unused #fetch #pack);
     let dispose_body = args.dispose.as_ref().map(|dispose| {
@@ -61,7 +68,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
             .iter()
             .map(|(key, ty)| (*key, *ty, Pass::Ref))
             .collect();
-        let (fetch, pass) = provider_emit::fetch_provided(&name_text, &provided);
+        let (fetch, pass) = provider_emit::fetch_provided(root, &name_text, &provided);
         let path = &dispose.path;
         // A mismatch between `dispose`'s parameters and the provided values is reported at the
         // path.
@@ -72,7 +79,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         let call = quote_spanned!(at=> #path(#(#pass),*).await);
         quote! {
             #fetch
-            ::green_tea::__private::DisposeOutput::into_dispose_result(#call)
+            #root::DisposeOutput::into_dispose_result(#call)
         }
     });
     let cfgs = emit::cfgs(&item.attrs);
@@ -85,10 +92,10 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemFn) -> syn::Result<Token
         .chain(needed.iter().map(|n| &n.ty))
         .cloned()
         .collect();
-    let checks = emit::checks(&checked, &[], None, &[]);
+    let checks = emit::checks(root, &checked, &[], None, &[]);
     let registration = args
         .discover
-        .then(|| provider_emit::registration(&name_text, quote!(#self_ty::provider())));
+        .then(|| provider_emit::registration(root, &name_text, quote!(#self_ty::provider())));
     let register = format!(".provider({name_text}::provider())");
     let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
 

@@ -12,10 +12,15 @@ use super::emit as provider_emit;
 use super::signature;
 use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
+use crate::root::Root;
 use crate::types::{self, Returns, ValueParam, plural};
 
 /// Validates `item` against `args` and expands it.
-pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<TokenStream> {
+pub(super) fn expand(
+    root: Root,
+    args: syn::Result<Args>,
+    item: ItemImpl,
+) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let args = errors.take(args);
     if let Some(dispose) = args.as_ref().and_then(|a| a.dispose.as_ref()) {
@@ -135,19 +140,20 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
 
     let name_text = name.to_string();
     let declared = Declared::new(
+        root,
         &name_text,
         self_ty.span(),
         (&args.provides, &output),
         (&args.needs, &needed),
     );
-    let (fetch, pass) = emit::fetch_needs(&needed, &TokenStream::new());
+    let (fetch, pass) = emit::fetch_needs(root, &needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_provide = provide.sig.asyncness.map(|_| quote!(.await));
     // `<T>::provide` finds the inherent method before the trait's. (`located_at`: `self`
     // must keep this expansion's hygiene.)
     let at = Span::call_site().located_at(provide.sig.ident.span());
     let call = quote_spanned!(at=> <#self_ty>::provide(self, #(#pass),*) #await_provide);
-    let pack = emit::pack_provided(&output, call, &provider_emit::convert());
+    let pack = emit::pack_provided(root, &output, call, &provider_emit::convert(root));
     let provide_body = quote!(#unused #fetch #pack);
     let dispose_body = dispose.map(|dispose| {
         let provided: Vec<_> = declared
@@ -156,7 +162,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             .zip(&dispose.values)
             .map(|((key, ty), value)| (*key, *ty, value.pass))
             .collect();
-        let (fetch, pass) = provider_emit::fetch_provided(&name_text, &provided);
+        let (fetch, pass) = provider_emit::fetch_provided(root, &name_text, &provided);
         // A provided value that does not fit its parameter is reported at the parameter.
         let pass = pass
             .into_iter()
@@ -167,7 +173,7 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
         let call = quote_spanned!(at=> <#self_ty>::dispose(self, #(#pass),*) #await_dispose);
         quote! {
             #fetch
-            ::green_tea::__private::DisposeOutput::into_dispose_result(#call)
+            #root::DisposeOutput::into_dispose_result(#call)
         }
     });
     let provider_impl =
@@ -181,16 +187,17 @@ pub(super) fn expand(args: syn::Result<Args>, item: ItemImpl) -> syn::Result<Tok
             syn::parse2(types::replace_self(quote!(#ty), self_ty)).unwrap_or_else(|_| ty.clone())
         })
         .collect();
-    let checks = emit::checks(&checked, &[], None, &[]);
+    let checks = emit::checks(root, &checked, &[], None, &[]);
     let registration = discover.then(|| {
         let made = match new {
             Some(_) => quote!(<#self_ty>::new()),
             None => {
                 let at = Span::call_site().located_at(self_ty.span());
-                quote_spanned!(at=> <#self_ty as ::green_tea::__private::MadeByDiscovery>::made())
+                let private = root.at(at);
+                quote_spanned!(at=> <#self_ty as #private::MadeByDiscovery>::made())
             }
         };
-        provider_emit::registration(&name_text, made)
+        provider_emit::registration(root, &name_text, made)
     });
     let register = match new {
         Some(_) => format!(".provider({name_text}::new())"),

@@ -14,6 +14,7 @@ use syn::{FnArg, ImplItem, Item, ItemImpl, Type};
 
 use crate::emit;
 use crate::errors::{self, Errors};
+use crate::root::Root;
 use crate::types::{self, Pass};
 use handler::{BodyRead, Handler, Param};
 
@@ -195,7 +196,7 @@ fn expand_route(
         match param {
             Param::Need { key, value } => {
                 let ty = outside(&value.ty);
-                let probe = emit::probe(&ty);
+                let probe = emit::probe(Root::Facade, &ty);
                 let need_index = proc_macro2::Literal::usize_unsuffixed(needs.len());
                 // With the context passed on, a need cannot borrow from it: it is read as
                 // its `Arc`, and a `&T` parameter borrows from that.
@@ -250,7 +251,7 @@ fn expand_route(
                     // Through a probe: a type that is not `Deserialize` is reported once,
                     // by `checks`, and not again at the call and at its future.
                     BodyRead::Json => {
-                        let probe = emit::probe(&ty);
+                        let probe = emit::probe(Root::Facade, &ty);
                         json_bodies.push(ty.clone());
                         quote_spanned!(at=> #probe.json_body(&mut __request))
                     }
@@ -318,7 +319,7 @@ fn expand_route(
             quote!(let __route = #call #arg;)
         });
     let route_name = format!("{type_name}::{method_name}");
-    let location = emit::location(method_name.span());
+    let location = emit::location(Root::Facade, method_name.span());
     // Named like the method (inside the const block, it shadows nothing), so that "the future
     // returned by `count` is not `Send`" names the method.
     let mut handle_fn = method_name.clone();
@@ -331,8 +332,14 @@ fn expand_route(
         .map(|ty| quote!(::std::marker::PhantomData<#ty>));
     let state = quote!((&&::green_tea::__private::TypeProbe::<(#(#held,)*)>::new()));
     let route_new = quote_spanned!(at_method=> route);
-    let uses = emit::probe_traits();
-    let checks = emit::checks(&checked, &extractors, last_extractor.as_ref(), &json_bodies);
+    let uses = emit::probe_traits(Root::Facade);
+    let checks = emit::checks(
+        Root::Facade,
+        &checked,
+        &extractors,
+        last_extractor.as_ref(),
+        &json_bodies,
+    );
     let cfgs = &handler.cfgs;
     quote! {
         #(#cfgs)*

@@ -11,6 +11,7 @@ use syn::{Item, ItemFn};
 
 use crate::emit::{self, Convert, Declared, FnKind};
 use crate::errors::{self, Errors};
+use crate::root::Root;
 use crate::types::{self, Returns};
 use params::{Head, Param};
 
@@ -61,7 +62,9 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         unreachable!("each missing part recorded an error");
     };
 
-    // Expand.
+    // Expand. A step is the HTTP layer's, so it goes through the facade (whose `__private`
+    // re-exports core's graph half: the descriptor, the needs, the probe, `DeclaredKey`).
+    let root = Root::Facade;
     let name = &sig.ident;
     let name_text = name.to_string();
     let needed: Vec<_> = params
@@ -72,6 +75,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         })
         .collect();
     let declared = Declared::new(
+        root,
         &name_text,
         name.span(),
         (&args.provides, &output),
@@ -90,7 +94,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         }
     }
     let on_error = quote!(.map_err(::green_tea::__private::need_rejection));
-    let (fetch, mut need_args) = emit::fetch_needs(&needed, &on_error);
+    let (fetch, mut need_args) = emit::fetch_needs(root, &needed, &on_error);
     need_args.reverse();
     extracted.reverse();
     let args_passed = params.iter().map(|param| match param {
@@ -113,10 +117,10 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         ok: quote!(::green_tea::__private::step_ok),
         result: quote!(::green_tea::__private::step_result),
     };
-    let pack = emit::pack_provided(&output, call, &convert);
+    let pack = emit::pack_provided(root, &output, call, &convert);
 
     let descriptor = emit::descriptor_fn(&declared);
-    let uses = emit::probe_traits();
+    let uses = emit::probe_traits(root);
     let state = emit::state_probe(&declared);
     let checked: Vec<_> = output
         .values
@@ -154,7 +158,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
             })
         }
     };
-    let checks = emit::checks(&checked, &extractors, None, &[]);
+    let checks = emit::checks(root, &checked, &extractors, None, &[]);
     let cfgs = emit::cfgs(&item.attrs);
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Step);
     let register = format!(".step({name_text}::step())");
