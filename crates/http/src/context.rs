@@ -19,11 +19,11 @@ use smallvec::SmallVec;
 use green_tea_core::__private::sibling::RouteId;
 use green_tea_core::__private::sibling::{self, AnyValue};
 
-use crate::app::{AppInner, CompiledRoute};
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
 use crate::extract::body;
 use crate::in_flight::InFlightGuard;
+use crate::runtime::{RouteRun, Runtime};
 
 /// One request's values: its steps' outputs, in run order. Inline up to four (the common
 /// case), so that holding them costs no allocation per request.
@@ -94,8 +94,8 @@ pub(crate) struct Held {
     pub(crate) body: Option<RequestBody>,
     /// The values its steps provided.
     pub(crate) locals: RequestValues,
-    /// The app and the route: the limits, the plan, the drain.
-    pub(crate) app: Arc<AppInner>,
+    /// What it runs on: the limits, the route's plan, the container, the drain.
+    pub(crate) runtime: Arc<Runtime>,
     pub(crate) route: RouteId,
     /// The client's address, from the connection.
     pub(crate) peer: Option<SocketAddr>,
@@ -108,13 +108,13 @@ impl Held {
     pub(crate) fn new(
         parts: Parts,
         body: RequestBody,
-        app: Arc<AppInner>,
+        runtime: Arc<Runtime>,
         route: RouteId,
         peer: Option<SocketAddr>,
     ) -> Box<Self> {
         // Sized for the route's values only past what fits inline: `with_capacity` of an
         // inline size still goes through `SmallVec`'s reserve.
-        let wanted = app.routes[route].plan.locals;
+        let wanted = runtime.routes[route].plan.locals;
         let locals = if wanted <= RequestValues::new().inline_size() {
             RequestValues::new()
         } else {
@@ -124,7 +124,7 @@ impl Held {
             parts,
             body: Some(body),
             locals,
-            app,
+            runtime,
             route,
             peer,
         })
@@ -160,8 +160,8 @@ impl RequestContext {
     }
 
     #[inline]
-    fn route(&self) -> &CompiledRoute {
-        &self.0.app.routes[self.0.route]
+    fn route(&self) -> &RouteRun {
+        &self.0.runtime.routes[self.0.route]
     }
 
     /// Keeps this request in flight after its response has gone, until the guard is dropped:
@@ -197,7 +197,7 @@ impl RequestContext {
     /// # }
     /// ```
     pub fn keep_in_flight(&self) -> InFlightGuard {
-        InFlightGuard::new(&self.0.app.in_flight, &self.0.app.shutdown)
+        InFlightGuard::new(&self.0.runtime.in_flight, &self.0.runtime.shutdown)
     }
 
     /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
@@ -225,7 +225,7 @@ impl RequestContext {
         let Some(source) = route.plan.needs.get(index) else {
             return Err(self.undeclared_need(index));
         };
-        sibling::source_value(&self.0.app.container, &self.0.locals, *source)
+        sibling::source_value(&self.0.runtime.container, &self.0.locals, *source)
             .ok_or_else(|| self.unavailable_need(index))
     }
 
@@ -299,7 +299,7 @@ impl RequestContext {
         // A small body has usually arrived with the head: try once before arming the timer.
         // The timer is boxed: only a body that has not arrived yet pays for it, and every
         // handler's future keeps no room for it.
-        let timeout = self.0.app.limits.body_read_timeout;
+        let timeout = self.0.runtime.limits.body_read_timeout;
         let collected =
             match std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
                 Poll::Ready(collected) => collected,
@@ -348,7 +348,7 @@ impl RequestContext {
             return Err(self.too_large().into());
         }
         let body = body.into_body();
-        let timeout = self.0.app.limits.body_read_timeout;
+        let timeout = self.0.runtime.limits.body_read_timeout;
         let outcome = body::BodyOutcome::default();
         let guarded = body::GuardedBody::new(body, limit, timeout, outcome.clone());
         let parts = std::mem::replace(&mut self.0.parts, http::Request::new(()).into_parts().0);

@@ -8,10 +8,10 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use green_tea_core::__private::sibling::{self, closest, dot_quote};
+use green_tea_core::__private::sibling::{self, RouteId, closest, dot_quote};
 use green_tea_core::Explain;
 
-use crate::app::{App, CompiledRoute};
+use crate::app::App;
 use crate::route::FALLBACK;
 
 /// Everything served at one path template.
@@ -162,7 +162,7 @@ impl App {
         Some(PathExplain {
             path: path.to_owned(),
             template: FALLBACK.to_owned(),
-            routes: vec![self.explain_route(&self.inner.routes[fallback])],
+            routes: vec![self.explain_route(fallback)],
         })
     }
 
@@ -174,18 +174,20 @@ impl App {
             routes: entry
                 .methods
                 .iter()
-                .map(|&(_, route)| self.explain_route(&self.inner.routes[route]))
+                .map(|&(_, route)| self.explain_route(route))
                 .collect(),
         }
     }
 
-    fn explain_route(&self, route: &CompiledRoute) -> RouteExplain {
-        let steps = route
+    fn explain_route(&self, id: RouteId) -> RouteExplain {
+        let runtime = &self.inner.runtime;
+        let (route, run) = (&self.inner.routes[id], &runtime.routes[id]);
+        let steps = run
             .plan
             .steps
             .iter()
             .map(|planned| {
-                let step = &self.inner.steps[planned.step].descriptor;
+                let step = &runtime.steps[planned.step].descriptor;
                 StepExplain {
                     name: step.name.to_string(),
                     provides: step
@@ -202,8 +204,8 @@ impl App {
         RouteExplain {
             method: route.method.to_string(),
             template: route.template.clone(),
-            location: route.descriptor.location.to_string(),
-            needs: route
+            location: run.descriptor.location.to_string(),
+            needs: run
                 .descriptor
                 .needs
                 .iter()
@@ -212,9 +214,9 @@ impl App {
             layers: route.layer_names.clone(),
             steps,
             providers: sibling::explain_values(
-                &self.inner.container,
+                &runtime.container,
                 handler.clone(),
-                &route.plan.app_values,
+                &run.plan.app_values,
             ),
             handler,
         }

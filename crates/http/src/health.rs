@@ -155,9 +155,9 @@ impl App {
 
 impl AppInner {
     pub(crate) fn health(&self) -> AppHealth {
-        let container = self.container.health();
+        let container = self.runtime.container.health();
         let closed = self.close_outcome.initialized();
-        let draining = *self.shutdown.borrow() && !closed;
+        let draining = *self.runtime.shutdown.borrow() && !closed;
         let started = self.started.load(Ordering::Acquire);
         let mut reasons = Vec::new();
         if closed {
@@ -194,7 +194,7 @@ impl AppInner {
             .iter()
             .map(|(key, at, ask)| CheckReport {
                 key: key.to_string(),
-                check: sibling::value(&self.container, *at).map(ask),
+                check: sibling::value(&self.runtime.container, *at).map(ask),
             })
             .collect();
         AppHealth {

@@ -3,7 +3,6 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum_core::body::Body;
@@ -16,8 +15,8 @@ use pin_project_lite::pin_project;
 use green_tea_core::BoxError;
 
 use crate::app::{Answer, App, Finish, RunFuture};
-use crate::in_flight::Entered;
 use crate::client_addr::ClientAddr;
+use crate::in_flight::Entered;
 use crate::response::Reply;
 
 impl<B> tower_service::Service<Request<B>> for App
@@ -35,13 +34,13 @@ where
 
     fn call(&mut self, request: Request<B>) -> AppFuture {
         let request = request.map(Body::new);
-        let state = match &self.inner.layered {
+        let state = match self.layered() {
             // The request's future as the app makes it, not boxed again: its run is the one
             // allocation.
             None => {
                 let peer = ClientAddr::of_extensions(request.extensions());
                 State::Direct {
-                    answer: Arc::clone(&self.inner).dispatch(request, peer, Answered),
+                    answer: self.dispatch(request, peer, Answered),
                 }
             }
             Some(_) => State::Layered {

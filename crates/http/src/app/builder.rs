@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum_core::body::Body;
@@ -12,20 +12,21 @@ use http::{HeaderValue, Request};
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::__private::sibling::{self, RequestScope, RouteId};
+use green_tea_core::__private::sibling::{self, IdVec, RequestScope, RouteId};
 use green_tea_core::{
     BuildError, ContainerBuilder, Descriptor, HealthCheck, Key, KeySpec, Location, NodeKind,
     Origin, Problem, Provider, TypeInfo,
 };
 
 use super::built_in::{BuiltIn, HealthPaths};
-use super::layers::{self, ApplyLayer};
-use super::{App, AppInner, CompiledRoute, CompiledStep, Layered, PathEntry};
+use super::{App, AppInner, CompiledRoute, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
 use crate::health::{CheckSetting, HealthSettings};
+use crate::layer::{self as layers, ApplyLayer, Dispatch, Layered, LayeredEntry};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
 use crate::route::{Mounted, Route, RouteRegistration, any_method};
+use crate::runtime::{CompiledStep, Entry, RouteRun, Runtime};
 use crate::step::{Step, StepRegistration};
 use crate::warning::Warning;
 
@@ -488,9 +489,10 @@ impl AppBuilder {
             paths.iter().map(|p| p.template.as_str()),
             &self.built_in,
         ));
-        // Layers are applied here, once: their innermost services reach the app through a
-        // weak reference (the app holds its layers).
-        let inner = Arc::new_cyclic(|app| {
+        // Layers are applied here, once: their innermost services reach the app (or the
+        // route's runtime) through a weak reference (the app holds its layers).
+        let mut compiled = IdVec::with_capacity(wired.routes.len());
+        let runtime = Arc::new_cyclic(|runtime: &Weak<Runtime>| {
             let routes = wired.routes.map(|id, mut r| {
                 let route_layers = std::mem::take(&mut r.route.layers);
                 let layer_names = app_layer_names
@@ -498,43 +500,55 @@ impl AppBuilder {
                     .map(|name| format!("{name} (app)"))
                     .chain(route_layers.iter().rev().map(|l| l.name.clone()))
                     .collect();
-                CompiledRoute {
+                compiled.push(CompiledRoute {
                     layer_names,
                     method: r.route.method,
                     template: r.route.path,
                     name: r.route.name,
+                });
+                let layered = (!route_layers.is_empty()).then(|| {
+                    let inner = layers::route_entry(runtime.clone(), id);
+                    let layered = layers::stack(inner, route_layers);
+                    Arc::new(LayeredEntry(layered)) as Arc<dyn Entry>
+                });
+                RouteRun {
                     descriptor: r.descriptor,
                     entry: r.route.entry,
+                    layered,
                     plan: r.plan,
                     ready: Default::default(),
                     body_limit: r.route.body_limit.unwrap_or(app_body_limit),
-                    layered: (!route_layers.is_empty())
-                        .then(|| layers::stack(layers::route_entry(app.clone(), id), route_layers)),
                 }
             });
-            AppInner {
+            Runtime {
                 container: wired.container,
-                router,
-                paths,
                 routes,
                 steps,
-                plugins: self.plugins,
                 in_flight: Default::default(),
                 shutdown,
-                close_outcome: Default::default(),
-                drain_timeout: self.drain_timeout,
                 limits: self.limits,
-                dispose_timeout: self.dispose_timeout,
-                warnings,
-                fallback,
-                layered: (!self.layers.is_empty())
-                    .then(|| layers::stack(layers::app_entry(app.clone()), self.layers)),
-                health,
-                built_in: self.built_in,
-                started: Default::default(),
-                #[cfg(feature = "metrics")]
-                metrics,
             }
+        });
+        let inner = Arc::new_cyclic(|app: &Weak<AppInner>| AppInner {
+            runtime,
+            router,
+            paths,
+            routes: compiled,
+            plugins: self.plugins,
+            close_outcome: Default::default(),
+            drain_timeout: self.drain_timeout,
+            dispose_timeout: self.dispose_timeout,
+            warnings,
+            fallback,
+            layered: (!self.layers.is_empty()).then(|| {
+                let app: Weak<dyn Dispatch> = app.clone();
+                layers::stack(layers::app_entry(app), self.layers)
+            }),
+            health,
+            built_in: self.built_in,
+            started: Default::default(),
+            #[cfg(feature = "metrics")]
+            metrics,
         });
         Ok(App { inner })
     }

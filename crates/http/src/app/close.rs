@@ -41,19 +41,19 @@ impl App {
 }
 
 async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
-    inner.in_flight.begin_closing();
-    inner.shutdown.send_replace(true);
+    inner.runtime.in_flight.begin_closing();
+    inner.runtime.shutdown.send_replace(true);
     tracing::info!(
-        in_flight = inner.in_flight.count(),
+        in_flight = inner.runtime.in_flight.count(),
         "closing: draining requests in flight"
     );
 
     let mut failures = Vec::new();
-    if tokio::time::timeout(inner.drain_timeout, inner.in_flight.drained())
+    if tokio::time::timeout(inner.drain_timeout, inner.runtime.in_flight.drained())
         .await
         .is_err()
     {
-        let in_flight = inner.in_flight.count();
+        let in_flight = inner.runtime.in_flight.count();
         tracing::warn!(
             in_flight,
             "the drain timeout passed with requests still in flight"
@@ -83,7 +83,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         });
     }
 
-    if let Err(error) = inner.container.close().await {
+    if let Err(error) = inner.runtime.container.close().await {
         failures.extend(error.failures);
     }
     if failures.is_empty() {

@@ -1,32 +1,34 @@
-//! Serving one request: route, make sure the route's providers are built, run its plan's
-//! steps, call the handler. No key is looked up by name here; every value is read by the id
-//! compiled at `build()`.
+//! Serving one request: answer a built-in route, or enter flight, route, and start the
+//! route's run on the request (its steps and handler run in `route::entry`, on the app's
+//! [`Runtime`]). No key is looked up by name here; every value is read by the id compiled at
+//! `build()`.
 
-use std::future::Future;
+use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+
+use axum_core::body::Body as AxumBody;
+use axum_core::response::Response;
+use futures_util::future::BoxFuture;
 
 use http::header::ALLOW;
 use http::request::Parts;
 use http::{Method, Request, StatusCode};
-use tracing::Instrument;
 
-use green_tea_core::__private::sibling;
-use green_tea_core::__private::sibling::{RouteId, Source};
+use green_tea_core::__private::sibling::RouteId;
 
 use super::AppInner;
 use super::RunFuture;
 use super::answer::{Answer, Finish};
-use super::layers;
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::in_flight::InFlight;
-use crate::response::{IntoReply, Reply, reply_of};
+use crate::layer::Dispatch;
+use crate::response::{IntoReply, Reply};
+use crate::runtime::Runtime;
 
 impl AppInner {
     /// Answers one request: its future's output is `finish` of the reply and the request's
@@ -38,7 +40,7 @@ impl AppInner {
     ///
     /// [`InFlightBody`]: crate::serve::InFlightBody
     pub(crate) fn dispatch<B, M>(
-        self: Arc<Self>,
+        self: &Arc<Self>,
         request: Request<B>,
         peer: Option<SocketAddr>,
         finish: M,
@@ -54,7 +56,7 @@ impl AppInner {
     /// The request, split. Enters flight and routes at once, then starts the route's run (see
     /// [`Answer`] for why the future is written out).
     fn answer<M>(
-        self: Arc<Self>,
+        self: &Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
         peer: Option<SocketAddr>,
@@ -69,8 +71,8 @@ impl AppInner {
         {
             return Answer::answered(self.answer_built_in(route, &parts), finish);
         }
-        let mut measure = Measure::start(&self, &parts);
-        let Some(in_flight) = InFlight::enter(&self.in_flight) else {
+        let mut measure = Measure::start(self, &parts);
+        let Some(in_flight) = InFlight::enter(&self.runtime.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down").into_reply();
             measure.matched(Matched::Unmatched);
             measure.answered(closing.status());
@@ -96,9 +98,9 @@ impl AppInner {
             http.response.status_code = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        let held = Held::new(parts, body, self, id, peer);
+        let held = Held::new(parts, body, Arc::clone(&self.runtime), id, peer);
         let meter = measure.into_meter();
-        Answer::running(|| Self::start(held), span, in_flight, meter, finish)
+        Answer::running(|| Runtime::start(held), span, in_flight, meter, finish)
     }
 
     /// The route for `method` and `path`, with the parameters the router matched (none for
@@ -151,127 +153,18 @@ impl AppInner {
         }
         Ok(id)
     }
-
-    /// The routed request's run: through the route's layers, if it has any (their innermost
-    /// service comes back to [`run_unlayered`](Self::run_unlayered)), else its steps and
-    /// handler.
-    #[inline]
-    pub(crate) fn start(held: Box<Held>) -> RunFuture {
-        let app = Arc::clone(&held.app);
-        let route = &app.routes[held.route];
-        match &route.layered {
-            Some(layered) => layers::through_route(layered.clone(), held),
-            None => route.entry.run(held),
-        }
-    }
-
-    /// The routed request's steps and handler, its route's layers already passed.
-    pub(crate) fn run_unlayered(held: Box<Held>) -> RunFuture {
-        let app = Arc::clone(&held.app);
-        app.routes[held.route].entry.run(held)
-    }
-    /// Builds the providers of `needs` that are not built yet (single-flight). Boxed: only
-    /// the first requests of a route pay for it, and every other request's future keeps no
-    /// room for it.
-    fn build_providers<'a>(
-        &'a self,
-        needs: &'a [Source],
-    ) -> Pin<Box<dyn Future<Output = Result<(), Reply>> + Send + 'a>> {
-        Box::pin(async move {
-            for need in needs {
-                let Source::App(at) = *need else { continue };
-                match sibling::try_value(&self.container, at) {
-                    Ok(Some(_)) => continue,
-                    Ok(None) => sibling::build(&self.container, at).await,
-                    Err(closed) => Err(closed),
-                }
-                .map_err(|error| HttpError::from(error).into_reply())?;
-            }
-            Ok(())
-        })
-    }
 }
 
-impl Held {
-    /// The route's steps, in its plan's order, each value kept for those after it and for
-    /// the handler: the request, for its handler; or the response of the first step that
-    /// rejects it (boxed: the common answer, the request, is then one word rather than a
-    /// response's size, and is not copied whole out of the future).
-    ///
-    /// `H` is the route's handler type, unused: being generic, this future is compiled in the
-    /// crate that makes the route, beside the run it is awaited in, so the two can be inlined
-    /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
-    /// not reach an `async fn`'s body).
-    #[allow(clippy::extra_unused_type_parameters)]
-    pub(crate) async fn run_steps<H>(mut held: Box<Held>) -> Result<Box<Held>, Box<Reply>> {
-        let Held {
-            parts,
-            locals,
-            app,
-            route: id,
-            peer,
-            ..
-        } = &mut *held;
-        let route = &app.routes[*id];
-        // Once every provider the route reads is built, a request checks only that the
-        // container is still open (`close()` on the container alone; the app's own close
-        // stops requests before they get here). Until then each step, and the handler,
-        // builds what it needs just before it runs: a request rejected by a step builds
-        // nothing its handler needs.
-        let ready = route.ready.load(Ordering::Acquire) && !app.container.is_closed();
-        for planned in route.plan.steps.iter() {
-            if !ready {
-                app.build_providers(&planned.needs)
-                    .await
-                    .map_err(Box::new)?;
-            }
-            let step = &app.steps[planned.step];
-            if step.from_connection {
-                locals.push(Arc::new(ClientAddr(*peer)));
-                continue;
-            }
-            let needs = sibling::needs(
-                &app.container,
-                &step.descriptor.needs,
-                &planned.needs,
-                locals,
-            );
-            let span = tracing::debug_span!("step", step = %step.descriptor.name);
-            // Entered only when enabled: the usual request, at INFO, has no step span.
-            let run = if span.is_disabled() {
-                step.step.run(parts, needs)
-            } else {
-                span.in_scope(|| step.step.run(parts, needs))
-            }
-            .0;
-            let outcome = match run.now_or_later() {
-                Ok(outcome) => outcome,
-                Err(waiting) => waiting.instrument(span.clone()).await,
-            };
-            match outcome {
-                Ok(provided) => {
-                    if let Err(wrong) =
-                        sibling::check_provided(&provided, &step.descriptor.provides)
-                    {
-                        span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                        return Err(Box::new(HttpError::internal().into_reply()));
-                    }
-                    sibling::append_provided(provided, |value| locals.push(value));
-                }
-                Err(rejection) => {
-                    span.in_scope(|| {
-                        tracing::debug!(status = rejection.status().as_u16(), "rejected")
-                    });
-                    return Err(Box::new(reply_of(rejection)));
-                }
-            }
-        }
-        if !ready {
-            app.build_providers(&route.plan.needs)
-                .await
-                .map_err(Box::new)?;
-            route.ready.store(true, Ordering::Release);
-        }
-        Ok(held)
+/// The innermost service of the app's global layers: the app answers, and the reply's body
+/// holds the request's place in flight through every layer, to whoever writes the body.
+impl Dispatch for AppInner {
+    fn dispatch_layered(
+        self: Arc<Self>,
+        request: Request<AxumBody>,
+    ) -> BoxFuture<'static, Result<Response, Infallible>> {
+        let peer = ClientAddr::of_extensions(request.extensions());
+        Box::pin(self.dispatch(request, peer, |reply: Reply, entered| {
+            Ok(reply.map(|body| AxumBody::new(body.in_flight(entered))))
+        }))
     }
 }

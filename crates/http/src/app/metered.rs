@@ -281,7 +281,7 @@ pub(crate) fn through_layers(
         },
     };
     Measured {
-        layers: super::layers::through(layered, request),
+        layers: crate::layer::through(layered, request),
         meter: Some(meter),
         started,
     }

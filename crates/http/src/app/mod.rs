@@ -5,8 +5,6 @@ mod builder;
 mod built_in;
 mod close;
 mod dispatch;
-mod entry;
-pub(crate) mod layers;
 #[cfg(feature = "metrics")]
 mod metered;
 #[cfg(not(feature = "metrics"))]
@@ -20,21 +18,18 @@ use std::time::Duration;
 use axum_core::body::Body;
 use http::{HeaderValue, Method, Request};
 
-use green_tea_core::__private::sibling::{self, RoutePlan};
-use green_tea_core::__private::sibling::{IdVec, RouteId, StepId};
-use green_tea_core::{CloseError, Container, Descriptor};
+use green_tea_core::__private::sibling::{self, IdVec, RouteId};
+use green_tea_core::{CloseError, Container};
 
-use crate::in_flight::InFlight;
 pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
-pub(crate) use entry::{Entry, HandlerEntry, RunFuture};
-pub use layers::Layered;
-pub(crate) use metered::through_layers;
 
 use crate::client_addr::ClientAddr;
+use crate::layer::Layered;
 use crate::plugin::ErasedPlugin;
 use crate::response::Reply;
-use crate::step::Step;
+pub(crate) use crate::runtime::RunFuture;
+use crate::runtime::Runtime;
 use crate::warning::Warning;
 
 /// A built application: its graph checked, its routes compiled, nothing constructed yet.
@@ -48,17 +43,14 @@ pub struct App {
 }
 
 pub(crate) struct AppInner {
-    pub(crate) container: Container,
+    /// What its requests run on: shared with each of them.
+    pub(crate) runtime: Arc<Runtime>,
     pub(crate) router: matchit::Router<usize>,
     pub(crate) paths: Vec<PathEntry>,
     pub(crate) routes: IdVec<RouteId, CompiledRoute>,
-    pub(crate) steps: IdVec<StepId, CompiledStep>,
     pub(crate) plugins: Vec<Arc<dyn ErasedPlugin>>,
-    pub(crate) in_flight: Arc<InFlight>,
-    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) drain_timeout: Duration,
-    pub(crate) limits: crate::limits::Limits,
     pub(crate) dispose_timeout: Duration,
     pub(crate) warnings: Vec<Warning>,
     /// The route that answers when no path matches (`AppBuilder::fallback`).
@@ -105,35 +97,15 @@ impl PathEntry {
     }
 }
 
-/// A step as registered, for running and for `explain`.
-pub(crate) struct CompiledStep {
-    pub(crate) step: Arc<dyn Step>,
-    pub(crate) descriptor: Descriptor,
-    /// The step that provides `clientAddr`: the dispatch gives its value from the request's
-    /// context rather than running it.
-    pub(crate) from_connection: bool,
-}
-
-/// A route compiled at `build()`: everything serving needs, by id.
+/// What the app keeps of a route beside its run (the runtime's): for routing, metrics and
+/// `explain`.
 pub(crate) struct CompiledRoute {
     pub(crate) method: Method,
     pub(crate) template: String,
     /// The handler's name (`Orders::create`, or `POST /orders` for an unnamed closure).
     pub(crate) name: std::borrow::Cow<'static, str>,
-    /// The handler's declaration: its title (`POST /orders -> Orders::create`), needs and
-    /// location.
-    pub(crate) descriptor: Descriptor,
-    /// The handler, with the route's steps before it.
-    pub(crate) entry: Arc<dyn Entry>,
-    pub(crate) plan: RoutePlan,
-    /// Whether every provider the route reads has been built (then a request skips the
-    /// check of each).
-    pub(crate) ready: AtomicBool,
-    pub(crate) body_limit: usize,
     /// The layers a request to this route meets, outermost first (for `explain`).
     pub(crate) layer_names: Vec<String>,
-    /// The route's steps and handler under its own layers, if it has any.
-    pub(crate) layered: Option<Layered>,
 }
 
 impl App {
@@ -153,13 +125,9 @@ impl App {
         request: Request<Body>,
     ) -> impl std::future::Future<Output = Reply> + Send + 'static {
         use futures_util::future::Either;
-        match &self.inner.layered {
+        match self.layered() {
             None => Either::Left(self.answer(request, std::convert::identity)),
-            Some(layered) => Either::Right(metered::through_layers(
-                &self.inner,
-                layered.clone(),
-                request,
-            )),
+            Some(layered) => Either::Right(self.through_layers(layered.clone(), request)),
         }
     }
 
@@ -171,16 +139,17 @@ impl App {
         finish: impl FnOnce(Reply) -> O + Send + 'static,
     ) -> impl std::future::Future<Output = O> + Send + 'static {
         let peer = ClientAddr::of_extensions(request.extensions());
-        Arc::clone(&self.inner).dispatch(request, peer, |reply: Reply, in_flight| {
-            let mut reply = reply;
-            reply.body_mut().hold_in_flight(in_flight);
-            finish(reply)
-        })
+        self.inner
+            .dispatch(request, peer, |reply: Reply, in_flight| {
+                let mut reply = reply;
+                reply.body_mut().hold_in_flight(in_flight);
+                finish(reply)
+            })
     }
 
     /// The app's container of providers.
     pub fn container(&self) -> &Container {
-        &self.inner.container
+        &self.inner.runtime.container
     }
 
     /// The provider value of `key` (see [`Container::get`]).
@@ -188,27 +157,27 @@ impl App {
         &self,
         key: &str,
     ) -> Result<Arc<T>, green_tea_core::ProvideError> {
-        self.inner.container.get(key).await
+        self.inner.runtime.container.get(key).await
     }
 
     /// Builds, now, every provider that some route reaches, independent ones concurrently;
     /// providers no route reaches are left alone (`container().build_all()` builds every
     /// one). On failure, what was built is disposed and the app's container is closed.
     pub async fn start(&self) -> Result<(), green_tea_core::ProvideError> {
-        let roots: Vec<_> = self
-            .inner
+        let runtime = &self.inner.runtime;
+        let roots: Vec<_> = runtime
             .routes
             .iter()
             .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
-        sibling::build_now(&self.inner.container, &roots).await?;
+        sibling::build_now(&runtime.container, &roots).await?;
         self.inner.started.store(true, Ordering::Release);
         Ok(())
     }
 
     /// Whether `close()` has begun.
     pub fn is_closed(&self) -> bool {
-        *self.inner.shutdown.borrow()
+        *self.inner.runtime.shutdown.borrow()
     }
 
     /// What `build()` found suspicious but not wrong: discovery that found nothing, an app
@@ -218,11 +187,70 @@ impl App {
     }
 }
 
+/// What the server and the tower service ask of the app, which they serve from above it.
+impl App {
+    /// Answers one request (see [`AppInner::dispatch`]).
+    #[inline]
+    pub(crate) fn dispatch<B, M>(
+        &self,
+        request: Request<B>,
+        peer: Option<std::net::SocketAddr>,
+        finish: M,
+    ) -> Answer<RunFuture, M>
+    where
+        B: Into<crate::context::RequestBody>,
+        M: Finish + Send + 'static,
+    {
+        self.inner.dispatch(request, peer, finish)
+    }
+
+    /// The app's global layers, if it has any.
+    #[inline]
+    pub(crate) fn layered(&self) -> Option<&Layered> {
+        self.inner.layered.as_ref()
+    }
+
+    /// `request` through the app's global `layered`, measured around them.
+    pub(crate) fn through_layers(
+        &self,
+        layered: Layered,
+        request: Request<Body>,
+    ) -> impl std::future::Future<Output = Reply> + Send + use<> {
+        metered::through_layers(&self.inner, layered, request)
+    }
+
+    /// The request limits it was built with.
+    pub(crate) fn limits(&self) -> &crate::limits::Limits {
+        &self.inner.runtime.limits
+    }
+
+    /// Says when `close()` begins.
+    pub(crate) fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.inner.runtime.shutdown.subscribe()
+    }
+
+    /// How long `close()` waits for requests in flight.
+    pub(crate) fn drain_timeout(&self) -> Duration {
+        self.inner.drain_timeout
+    }
+
+    /// Whether a server keeps accepting connections while the app drains (to answer its
+    /// health routes).
+    pub(crate) fn answers_during_drain(&self) -> bool {
+        self.inner.built_in.answers_during_drain()
+    }
+
+    /// Being served: ready, for the readiness route.
+    pub(crate) fn mark_served(&self) {
+        self.inner.started.store(true, Ordering::Release);
+    }
+}
+
 impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("routes", &self.inner.routes.len())
-            .field("steps", &self.inner.steps.len())
+            .field("steps", &self.inner.runtime.steps.len())
             .field("closed", &self.is_closed())
             .finish()
     }

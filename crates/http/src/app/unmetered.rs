@@ -53,5 +53,5 @@ pub(crate) fn through_layers(
     layered: super::Layered,
     request: http::Request<axum_core::body::Body>,
 ) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
-    super::layers::through(layered, request)
+    crate::layer::through(layered, request)
 }

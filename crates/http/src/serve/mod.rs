@@ -30,9 +30,10 @@ use tokio::task::JoinSet;
 
 use axum_core::body::Body;
 
-use crate::app::{self, App, Layered};
+use crate::app::App;
 use crate::client_addr::ClientAddr;
 use crate::error::Error;
+use crate::layer::Layered;
 use crate::response::Reply;
 use body::InFlightBody;
 use connections::Busy;
@@ -81,17 +82,15 @@ impl App {
     {
         let local = listener.local()?;
         tracing::info!(%local, "serving");
-        let mut closing = self.inner.shutdown.subscribe();
-        let limits = &self.inner.limits;
+        let mut closing = self.closing();
+        let limits = self.limits();
         let connections =
             Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let mut tasks = JoinSet::new();
         let http = Arc::new(ConnectionBuilders::new(limits));
         let _sweeper = connections.start_sweeper()?;
         // Ready (for the readiness route) from the first accept on.
-        self.inner
-            .started
-            .store(true, std::sync::atomic::Ordering::Release);
+        self.mark_served();
         tokio::pin!(signal);
         loop {
             tokio::select! {
@@ -113,7 +112,7 @@ impl App {
         }
         // With health routes, connections are still accepted while the app drains, so that
         // probes get the readiness route's 503 rather than a refused connection.
-        let answer_during_drain = self.inner.built_in.answers_during_drain();
+        let answer_during_drain = self.answers_during_drain();
         let listener = if answer_during_drain {
             Some(listener)
         } else {
@@ -124,7 +123,7 @@ impl App {
         // Connections finish their requests in flight and then end; close() waits for those
         // same requests before it disposes anything.
         connections.drain();
-        let drain = tokio::time::timeout(self.inner.drain_timeout, async {
+        let drain = tokio::time::timeout(self.drain_timeout(), async {
             while tasks.join_next().await.is_some() {}
         });
         let close_and_drain = async { tokio::join!(self.close(), drain).0 };
@@ -158,7 +157,7 @@ impl App {
         L: Listener,
         T: Transport<L::Stream>,
     {
-        let limits = &self.inner.limits;
+        let limits = self.limits();
         let connections =
             Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let _sweeper = connections.start_sweeper()?;
@@ -272,7 +271,7 @@ where
     // branch per request, so that hyper's connection is compiled once per transport rather
     // than twice, measured more instructions a request in release and fewer in the tuned
     // build: release is what users build. docs/benchmarks.md has the figures.)
-    match app.inner.layered.clone() {
+    match app.layered().cloned() {
         None => {
             let service = connection_service(app, &connection, peer);
             serve_http(&http, &connection, io, protocol, service).await
@@ -344,7 +343,7 @@ fn connection_service(
         // idle, however long the handler or the body takes.
         let busy = connection.begin();
         // hyper's body goes in unboxed, and the response body comes out unboxed.
-        Arc::clone(&app.inner).dispatch(request, peer, move |response: Reply, entered| {
+        app.dispatch(request, peer, move |response: Reply, entered| {
             let response = response.map(|body| InFlightBody::new(body, entered, busy));
             Ok::<_, Infallible>(response)
         })
@@ -373,7 +372,7 @@ fn layered_service(
         if peer.is_some() {
             request.extensions_mut().insert(ClientAddr(peer));
         }
-        let through = app::through_layers(&app.inner, layered.clone(), request);
+        let through = app.through_layers(layered.clone(), request);
         async move {
             let response = through.await;
             let response = response.map(|body| InFlightBody::new(body, None, busy));

@@ -14,11 +14,15 @@ use tower_service::Service;
 
 use green_tea_core::{Key, KeySpec, Location};
 
-use crate::app::layers::{self, ApplyLayer};
-use crate::app::{Entry, HandlerEntry, Layered};
+mod entry;
+
+pub(crate) use entry::HandlerEntry;
+
 use crate::context::RequestContext;
 use crate::future::IntoReplyFuture;
+use crate::layer::{self as layers, ApplyLayer, Layered};
 use crate::response::{Reply, reply_of};
+use crate::runtime::Entry;
 
 /// What answers a request once its steps have run: tower's `Service` shape, one request in,
 /// a future of its reply out. Any `async` closure of a [`RequestContext`] returning something

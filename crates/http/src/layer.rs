@@ -4,13 +4,16 @@
 //! it reaches, and an app without layers never builds one (the server and `App::handle` check
 //! once whether the app has any).
 //!
-//! [`AppBuilder::layer`]: super::AppBuilder::layer
+//! Below the app: the app's innermost service reaches it through [`Dispatch`], which the app
+//! implements; a route's reaches the request's [`Runtime`].
+//!
+//! [`AppBuilder::layer`]: crate::AppBuilder::layer
 //! [`Route::layer`]: crate::Route::layer
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
 use axum_core::body::Body;
@@ -27,11 +30,11 @@ use green_tea_core::__private::sibling::RouteId;
 use green_tea_core::__private::sibling::panic_message;
 use green_tea_core::BoxError;
 
-use super::AppInner;
 use crate::client_addr::ClientAddr;
 use crate::context::{Held, RequestBody, RequestContext};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
+use crate::runtime::{Entry, RunFuture, Runtime};
 
 /// What a layer wraps: the app, or one route's steps and handler, as a tower `Service`, with
 /// the layers added before it already around it.
@@ -152,20 +155,38 @@ pub(crate) fn stack(innermost: Layered, layers: Vec<ApplyLayer>) -> Layered {
         .fold(innermost, |inner, layer| (layer.apply)(inner))
 }
 
+/// How the app's global layers' innermost service reaches the app: the app answers the
+/// request, its reply's body holding the request's place in flight.
+pub(crate) trait Dispatch: Send + Sync + 'static {
+    fn dispatch_layered(
+        self: Arc<Self>,
+        request: Request<Body>,
+    ) -> BoxFuture<'static, Result<Response, Infallible>>;
+}
+
 /// The app under its global layers: what the outermost layer's innermost service calls.
 /// Holds the app weakly: the app holds its layers, and a strong reference back would keep an
 /// app that is dropped alive.
-pub(crate) fn app_entry(app: Weak<AppInner>) -> Layered {
+pub(crate) fn app_entry(app: Weak<dyn Dispatch>) -> Layered {
     Layered(Inner::App(AppEntry(app)))
 }
 
-/// One route's steps and handler under the route's own layers.
-pub(crate) fn route_entry(app: Weak<AppInner>, route: RouteId) -> Layered {
-    Layered(Inner::Route(RouteEntry { app, route }))
+/// One route's steps and handler under the route's own layers (weakly, as the app's).
+pub(crate) fn route_entry(runtime: Weak<Runtime>, route: RouteId) -> Layered {
+    Layered(Inner::Route(RouteEntry { runtime, route }))
+}
+
+/// A route's run under its layers: the entry a routed request starts at.
+pub(crate) struct LayeredEntry(pub(crate) Layered);
+
+impl Entry for LayeredEntry {
+    fn run(&self, held: Box<Held>) -> RunFuture {
+        through_route(self.0.clone(), held)
+    }
 }
 
 #[derive(Clone)]
-struct AppEntry(Weak<AppInner>);
+struct AppEntry(Weak<dyn Dispatch>);
 
 impl Service<Request<Body>> for AppEntry {
     type Response = Response;
@@ -177,21 +198,16 @@ impl Service<Request<Body>> for AppEntry {
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        let Some(app) = self.0.upgrade() else {
-            return Box::pin(std::future::ready(Ok(gone())));
-        };
-        // The request's place in flight goes with the body, through every layer, to whoever
-        // writes the body.
-        let peer = ClientAddr::of_extensions(request.extensions());
-        Box::pin(app.dispatch(request, peer, |reply: Reply, entered| {
-            Ok(reply.map(|body| Body::new(body.in_flight(entered))))
-        }))
+        match self.0.upgrade() {
+            Some(app) => app.dispatch_layered(request),
+            None => Box::pin(std::future::ready(Ok(gone()))),
+        }
     }
 }
 
 #[derive(Clone)]
 struct RouteEntry {
-    app: Weak<AppInner>,
+    runtime: Weak<Runtime>,
     route: RouteId,
 }
 
@@ -205,13 +221,16 @@ impl Service<Request<Body>> for RouteEntry {
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        let Some(app) = self.app.upgrade() else {
+        let Some(runtime) = self.runtime.upgrade() else {
             return Box::pin(std::future::ready(Ok(gone())));
         };
         let (parts, body) = request.into_parts();
         let peer = ClientAddr::of_extensions(&parts.extensions);
-        let held = Held::new(parts, RequestBody::Boxed(body), app, self.route, peer);
-        Box::pin(AppInner::run_unlayered(held).map(|reply| Ok(reply.map(Body::new))))
+        let held = Held::new(parts, RequestBody::Boxed(body), runtime, self.route, peer);
+        // The route's steps and handler, its layers passed.
+        let runtime = Arc::clone(&held.runtime);
+        let run = runtime.routes[self.route].entry.run(held);
+        Box::pin(run.map(|reply| Ok(reply.map(Body::new))))
     }
 }
 
@@ -223,7 +242,7 @@ fn gone() -> Response {
 }
 
 /// The routed request through its route's layers (then its steps and handler).
-pub(crate) fn through_route(layered: Layered, held: Box<Held>) -> BoxFuture<'static, Reply> {
+fn through_route(layered: Layered, held: Box<Held>) -> RunFuture {
     let request = RequestContext::new(held).into_request();
     Box::pin(through(layered, request))
 }

@@ -1,0 +1,157 @@
+//! A route's run, compiled for its handler's type: its steps, then its handler, in one boxed
+//! future per request. The request's context and the handler's future live inside that one
+//! allocation; nothing else about a request is boxed unless it waits on a step or a layer.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll, ready};
+
+use pin_project_lite::pin_project;
+use tracing::Instrument;
+
+use green_tea_core::__private::sibling;
+
+use crate::client_addr::ClientAddr;
+use crate::context::{Held, RequestContext};
+use crate::error::HttpError;
+use crate::response::{IntoReply, Reply, reply_of};
+use crate::route::Handler;
+use crate::runtime::{Entry, RunFuture};
+
+/// The entry of a handler of type `H`: generic, so that `H`'s future is a field of the run's
+/// future rather than a box of its own.
+pub(crate) struct HandlerEntry<H>(pub(crate) Arc<H>);
+
+impl<H: Handler> Entry for HandlerEntry<H> {
+    fn run(&self, held: Box<Held>) -> RunFuture {
+        Box::pin(Run::<_, H>::Steps {
+            steps: Held::run_steps::<H>(held),
+            // The future outlives this borrow of the route: it holds the handler itself.
+            handler: Arc::clone(&self.0),
+        })
+    }
+}
+
+pin_project! {
+    /// A request's run: its steps' future `S`, then its handler's. Written out rather than an
+    /// `async` block, so that the handler's reply is returned from its own `poll` straight
+    /// to the caller's: an `.await` moves it out of the handler's future and again out of
+    /// the block's.
+    #[project = RunProjection]
+    enum Run<S, H: Handler> {
+        Steps { #[pin] steps: S, handler: Arc<H> },
+        Handler { #[pin] answer: H::Future },
+    }
+}
+
+impl<S, H> Future for Run<S, H>
+where
+    S: Future<Output = Result<Box<Held>, Box<Reply>>>,
+    H: Handler,
+{
+    type Output = Reply;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply> {
+        loop {
+            match self.as_mut().project() {
+                RunProjection::Steps { steps, handler } => {
+                    let held = match ready!(steps.poll(cx)) {
+                        Ok(held) => held,
+                        Err(rejected) => return Poll::Ready(*rejected),
+                    };
+                    let answer = handler.call(RequestContext::new(held));
+                    self.set(Run::Handler { answer });
+                }
+                RunProjection::Handler { answer } => return answer.poll(cx),
+            }
+        }
+    }
+}
+
+impl Held {
+    /// The route's steps, in its plan's order, each value kept for those after it and for
+    /// the handler: the request, for its handler; or the response of the first step that
+    /// rejects it (boxed: the common answer, the request, is then one word rather than a
+    /// response's size, and is not copied whole out of the future).
+    ///
+    /// `H` is the route's handler type, unused: being generic, this future is compiled in the
+    /// crate that makes the route, beside the run it is awaited in, so the two can be inlined
+    /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
+    /// not reach an `async fn`'s body).
+    #[allow(clippy::extra_unused_type_parameters)]
+    pub(crate) async fn run_steps<H>(mut held: Box<Held>) -> Result<Box<Held>, Box<Reply>> {
+        let Held {
+            parts,
+            locals,
+            runtime,
+            route: id,
+            peer,
+            ..
+        } = &mut *held;
+        let route = &runtime.routes[*id];
+        // Once every provider the route reads is built, a request checks only that the
+        // container is still open (`close()` on the container alone; the app's own close
+        // stops requests before they get here). Until then each step, and the handler,
+        // builds what it needs just before it runs: a request rejected by a step builds
+        // nothing its handler needs.
+        let ready = route.ready.load(Ordering::Acquire) && !runtime.container.is_closed();
+        for planned in route.plan.steps.iter() {
+            if !ready {
+                runtime
+                    .build_providers(&planned.needs)
+                    .await
+                    .map_err(Box::new)?;
+            }
+            let step = &runtime.steps[planned.step];
+            if step.from_connection {
+                locals.push(Arc::new(ClientAddr(*peer)));
+                continue;
+            }
+            let needs = sibling::needs(
+                &runtime.container,
+                &step.descriptor.needs,
+                &planned.needs,
+                locals,
+            );
+            let span = tracing::debug_span!("step", step = %step.descriptor.name);
+            // Entered only when enabled: the usual request, at INFO, has no step span.
+            let run = if span.is_disabled() {
+                step.step.run(parts, needs)
+            } else {
+                span.in_scope(|| step.step.run(parts, needs))
+            }
+            .0;
+            let outcome = match run.now_or_later() {
+                Ok(outcome) => outcome,
+                Err(waiting) => waiting.instrument(span.clone()).await,
+            };
+            match outcome {
+                Ok(provided) => {
+                    if let Err(wrong) =
+                        sibling::check_provided(&provided, &step.descriptor.provides)
+                    {
+                        span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
+                        return Err(Box::new(HttpError::internal().into_reply()));
+                    }
+                    sibling::append_provided(provided, |value| locals.push(value));
+                }
+                Err(rejection) => {
+                    span.in_scope(|| {
+                        tracing::debug!(status = rejection.status().as_u16(), "rejected")
+                    });
+                    return Err(Box::new(reply_of(rejection)));
+                }
+            }
+        }
+        if !ready {
+            runtime
+                .build_providers(&route.plan.needs)
+                .await
+                .map_err(Box::new)?;
+            route.ready.store(true, Ordering::Release);
+        }
+        Ok(held)
+    }
+}

@@ -1,0 +1,99 @@
+//! What a request's run reads of its app, and nothing else: the container, each route's run
+//! (its plan, its entry, its body limit), the steps, the limits and the drain. The app holds it
+//! and hands it to every request it routes; the request's context, the routes' entries and
+//! their layers see only this, never the app (its router, its health, its close).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use green_tea_core::__private::sibling::{self, IdVec, RouteId, RoutePlan, Source, StepId};
+use green_tea_core::{Container, Descriptor};
+
+use crate::context::Held;
+use crate::error::HttpError;
+use crate::in_flight::InFlight;
+use crate::limits::Limits;
+use crate::response::{IntoReply, Reply};
+use crate::step::Step;
+
+/// The part of an app its requests run on.
+pub(crate) struct Runtime {
+    pub(crate) container: Container,
+    pub(crate) routes: IdVec<RouteId, RouteRun>,
+    pub(crate) steps: IdVec<StepId, CompiledStep>,
+    pub(crate) in_flight: Arc<InFlight>,
+    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
+    pub(crate) limits: Limits,
+}
+
+/// A route as its requests run it: compiled at `build()`, by id.
+pub(crate) struct RouteRun {
+    /// The handler's declaration: its title (`POST /orders -> Orders::create`), needs and
+    /// location.
+    pub(crate) descriptor: Descriptor,
+    /// The handler, with the route's steps before it.
+    pub(crate) entry: Arc<dyn Entry>,
+    /// The same under the route's own layers, if it has any: where a routed request starts.
+    pub(crate) layered: Option<Arc<dyn Entry>>,
+    pub(crate) plan: RoutePlan,
+    /// Whether every provider the route reads has been built (then a request skips the
+    /// check of each).
+    pub(crate) ready: AtomicBool,
+    pub(crate) body_limit: usize,
+}
+
+/// A step as registered, for running and for `explain`.
+pub(crate) struct CompiledStep {
+    pub(crate) step: Arc<dyn Step>,
+    pub(crate) descriptor: Descriptor,
+    /// The step that provides `clientAddr`: its value comes from the request's context rather
+    /// than from running it.
+    pub(crate) from_connection: bool,
+}
+
+/// A request's run, type-erased: the one box a request pays for.
+pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Reply> + Send + 'static>>;
+
+/// What a route keeps of its handler (and of its layers): the run of a routed request.
+pub(crate) trait Entry: Send + Sync + 'static {
+    /// The request's steps, then the handler, on `held` (under the route's layers, for the
+    /// layered entry).
+    fn run(&self, held: Box<Held>) -> RunFuture;
+}
+
+impl Runtime {
+    /// A routed request's run: through its route's layers if it has any, else its steps and
+    /// handler.
+    #[inline]
+    pub(crate) fn start(held: Box<Held>) -> RunFuture {
+        let runtime = Arc::clone(&held.runtime);
+        let route = &runtime.routes[held.route];
+        match &route.layered {
+            Some(layered) => layered.run(held),
+            None => route.entry.run(held),
+        }
+    }
+
+    /// Builds the providers of `needs` that are not built yet (single-flight). Boxed: only
+    /// the first requests of a route pay for it, and every other request's future keeps no
+    /// room for it.
+    pub(crate) fn build_providers<'a>(
+        &'a self,
+        needs: &'a [Source],
+    ) -> Pin<Box<dyn Future<Output = Result<(), Reply>> + Send + 'a>> {
+        Box::pin(async move {
+            for need in needs {
+                let Source::App(at) = *need else { continue };
+                match sibling::try_value(&self.container, at) {
+                    Ok(Some(_)) => continue,
+                    Ok(None) => sibling::build(&self.container, at).await,
+                    Err(closed) => Err(closed),
+                }
+                .map_err(|error| HttpError::from(error).into_reply())?;
+            }
+            Ok(())
+        })
+    }
+}
