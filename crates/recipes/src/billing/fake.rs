@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Duration;
 
-use green_tea::http::{App, HttpError, Json, RequestContext, Route, StatusCode};
+use green_tea_http::{App, HttpError, Json, RequestContext, Route};
+use http::StatusCode;
 use tokio::net::TcpListener;
 
 use super::client::{Charge, ChargeRequest};

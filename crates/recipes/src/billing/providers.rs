@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use green_tea::http::HttpError;
-use green_tea::provider;
+use green_tea_core::provider;
+use green_tea_http::HttpError;
 
 use super::client::{BillingClient, Charge};
 use super::error::BillingError;
