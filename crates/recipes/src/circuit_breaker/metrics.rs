@@ -8,9 +8,9 @@
 //! The handles are registered when the breaker is made (install the recorder before), so a
 //! call bumps a handle and allocates nothing. A transition, rarer, registers its own.
 
-use green_tea_core::metric::{
-    BREAKER_CALLS, BREAKER_STATE, BREAKER_STORE_DEGRADED, BREAKER_STORE_ERRORS, BREAKER_TRANSITIONS,
-};
+use green_tea_core::metric::{BREAKER_CALLS, BREAKER_STATE, BREAKER_TRANSITIONS};
+#[cfg(feature = "redis")]
+use green_tea_core::metric::{BREAKER_STORE_DEGRADED, BREAKER_STORE_ERRORS};
 use metrics::{Counter, Gauge, SharedString, counter, gauge};
 
 use super::config::Outcome;
