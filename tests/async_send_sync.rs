@@ -41,6 +41,7 @@ fn the_app_and_its_futures_are_send() {
     send(&app.handle(green_tea::http::Request::new(Default::default())));
     send(&app.serve("127.0.0.1:0"));
     // Checked, not run: each listener's serve future moves into a task as `serve`'s does.
+    #[cfg(feature = "tls")]
     let _tls = |tcp: tokio::net::TcpListener, config| {
         send(&app.serve_tls_until(tcp, config, async {}));
     };

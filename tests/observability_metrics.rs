@@ -3,8 +3,6 @@
 //! recorder for exact values. Each test installs its recorder for its own thread only (a
 //! current-thread runtime runs every task there), so the tests do not share one.
 
-#![cfg(feature = "metrics")]
-
 use std::collections::HashMap;
 
 use green_tea::http::{

@@ -1,7 +1,7 @@
-//! DESIGN.md's shape: a provider fn `billing_api`, and in the same module a provider whose
-//! parameter is named `billing_api` and a `let billing_api`. The generated companion lives only
-//! in the type namespace, so each of these is a plain binding; and a module of the same name as
-//! a provider fn takes precedence over its companion rather than colliding with it.
+//! The reference guide's shape: a provider fn `billing_api`, and in the same module a provider
+//! whose parameter is named `billing_api` and a `let billing_api`. The generated companion
+//! lives only in the type namespace, so each of these is a plain binding; and a module of the
+//! same name as a provider fn takes precedence over its companion rather than colliding with it.
 #![deny(warnings)]
 
 use green_tea::prelude::*;
