@@ -8,6 +8,8 @@ fmt:
 
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
+    command -v cargo-hack >/dev/null || cargo install --locked cargo-hack --version 0.6.46
+    cargo hack clippy --workspace --exclude green-tea-all-features --each-feature --lib -- -D warnings
     cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
 # chromium for the explain page's browser test, promtool (Debian's prometheus, its server
@@ -18,6 +20,7 @@ test:
     command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
     command -v promtool >/dev/null || { apt-get update && apt-get install -y --no-install-recommends prometheus && if [ -d /run/systemd/system ]; then systemctl disable --now prometheus; else /etc/init.d/prometheus stop; fi; }
     GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
+    GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace --exclude green-tea-all-features --lib --bins --tests --examples
 
 # loom models of the breaker's closed path and the in-flight count (docs/reliability.md).
 loom:
