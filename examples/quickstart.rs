@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use green_tea::prelude::*;
+use std::sync::Arc;
 
 /// A stand-in for the billing service's client (`green_tea_recipes::billing` has a real one,
 /// which the orders example uses).

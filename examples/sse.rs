@@ -16,6 +16,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::{Stream, StreamExt};
 use green_tea::prelude::*;
 use serde::Deserialize;
+use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// The room: every subscriber gets every message sent after it joined.

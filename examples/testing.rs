@@ -76,6 +76,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use green_tea::test::TestClient;
     use serde_json::{Value, json};
 
     /// 1. In process: `TestClient` sends requests straight into the app (routing, extractors,

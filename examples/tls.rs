@@ -11,10 +11,10 @@
 //! `127.0.0.1` at start-up (with rcgen), and writes it, DER-encoded, to `TLS_CERT_OUT` if that is
 //! set, for a client that checks certificates to trust.
 
-use green_tea::http::rustls::ServerConfig;
-use green_tea::http::rustls::pki_types::pem::PemObject;
-use green_tea::http::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use green_tea::prelude::*;
+use green_tea::serve::rustls::ServerConfig;
+use green_tea::serve::rustls::pki_types::pem::PemObject;
+use green_tea::serve::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use http::Version;
 
 struct Hello;

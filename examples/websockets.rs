@@ -10,8 +10,9 @@
 //! the server starts to close; without that, shutdown would not know the session exists.
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use green_tea::http::InFlightGuard;
 use green_tea::prelude::*;
+use green_tea::serve::InFlightGuard;
+use std::sync::Arc;
 
 /// What the echo says first, so that a greeting can come from the graph like anything else.
 struct Greeting(String);

@@ -28,7 +28,7 @@ pub use green_tea_core::{
     TypeInfo,
 };
 #[doc(inline)]
-pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
+pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, Plugin, Warning};
 
 /// The data behind every error: the problems `build()` finds, who they are about, and what
 /// failed while building or closing.
@@ -52,16 +52,21 @@ pub mod explain {
     pub use green_tea_http::{AppExplain, PathExplain, RouteExplain, StepExplain};
 }
 
-/// Extractors: green-tea's own ([`Path`](extract::Path) reads the parameters its router
-/// matched, [`Query`](extract::Query) the query string, both rejecting with a JSON 400), what
-/// `Path` reads ([`PathParams`](extract::PathParams), in the request's extensions, for
-/// extractors of your own), the client's address ([`ClientAddr`](extract::ClientAddr), the request value
-/// `clientAddr`), and [`WorksOutsideAxumRouter`](extract::WorksOutsideAxumRouter), the bound
-/// that refuses axum's router extractors at compile time. Any other axum-core extractor works
-/// too; the [extractors guide](crate::guide::extractors) lists which go where.
+/// What a handler reads: the [`RequestContext`](extract::RequestContext) (the request's head,
+/// its body read once within the limit, the values it needs), green-tea's own extractors
+/// ([`Path`](extract::Path) reads the parameters its router matched, [`Query`](extract::Query)
+/// the query string, both rejecting with a JSON 400), what `Path` reads
+/// ([`PathParams`](extract::PathParams), in the request's extensions, for extractors of your
+/// own), the client's address ([`ClientAddr`](extract::ClientAddr), the request value
+/// `clientAddr`), axum-core's extractor traits, and
+/// [`WorksOutsideAxumRouter`](extract::WorksOutsideAxumRouter), the bound that refuses axum's
+/// router extractors at compile time. Any other axum-core extractor works too; the
+/// [extractors guide](crate::guide::extractors) lists which go where.
 pub mod extract {
+    #[doc(no_inline)]
+    pub use axum_core::extract::{FromRequest, FromRequestParts};
     #[doc(inline)]
-    pub use green_tea_http::{ClientAddr, Path, PathParams, Query};
+    pub use green_tea_http::{ClientAddr, Path, PathParams, Query, RequestContext};
 
     /// Implemented by no type: the bound green-tea's macros put on each of axum's extractors
     /// of its router's state, so that a `#[route]` handler or a `#[step]` that takes one does
@@ -106,6 +111,7 @@ pub mod extract {
     /// ```
     /// use green_tea::extract::{ClientAddr, Path};
     /// use green_tea::prelude::*;
+    /// use green_tea::test::TestClient;
     ///
     /// struct Shop {
     ///     name: String,
@@ -164,28 +170,78 @@ pub mod health {
     pub use green_tea_http::{AppHealth, CheckReport};
 }
 
-/// The HTTP layer: routes and handlers, steps by hand, extractors, limits, plugins, serving.
-pub mod http {
-    #[doc(no_inline)]
-    pub use ::http::{HeaderMap, Method, Request, StatusCode, Uri, request::Parts};
-    #[doc(no_inline)]
-    pub use axum_core::body::Body;
-    #[doc(no_inline)]
-    pub use axum_core::extract::{FromRequest, FromRequestParts};
+/// The [`http`] crate itself (request, response, headers, methods, status codes), as
+/// axum's `axum::http` is: `green_tea::http::StatusCode` is `http::StatusCode`. green-tea's own
+/// HTTP types live in [`routing`], [`steps`], [`extract`], [`response`], [`body`], [`future`],
+/// [`serve`] and [`test`](mod@test).
+#[doc(no_inline)]
+pub use ::http;
+
+/// Routes and handlers: a [`Route`](routing::Route) is a method, a path and a
+/// [`Handler`](routing::Handler) (any `async fn` of a [`RequestContext`](extract::RequestContext),
+/// or what `#[route]` generates), with its steps, body limit and tower layers;
+/// [`Layered`](routing::Layered) is what a tower layer on the app or a route wraps.
+pub mod routing {
+    #[doc(inline)]
+    pub use green_tea_http::{Handler, Layered, Route};
+}
+
+/// Steps by hand: the [`Step`](steps::Step) trait that `#[step]` implements,
+/// [`StepFn`](steps::StepFn) for a step made from a closure, [`Guard`](steps::Guard) for one that
+/// only accepts or rejects, and what a step returns ([`StepResult`](steps::StepResult)).
+pub mod steps {
+    #[doc(inline)]
+    pub use green_tea_http::{Guard, Step, StepFn, StepResult};
+}
+
+/// What a handler answers with: anything [`IntoResponse`](response::IntoResponse) (axum-core's
+/// trait, so axum's response types work too), green-tea's [`Reply`](response::Reply) (a
+/// response whose body is a [`ResponseBody`](response::ResponseBody)) and
+/// [`reply_of`](response::reply_of), which makes one of any response. [`Json`] and
+/// [`HttpError`] are at the crate's root.
+pub mod response {
     #[doc(no_inline)]
     pub use axum_core::response::{IntoResponse, Response};
-    /// The rustls that [`App::serve_tls`] takes its `ServerConfig` from (feature `tls`).
+    #[doc(inline)]
+    pub use green_tea_http::{Reply, ResponseBody, reply_of};
+}
+
+/// Request and response bodies: axum-core's [`Body`](body::Body), which every handler, layer
+/// and mounted service in green-tea reads and writes.
+pub mod body {
+    #[doc(no_inline)]
+    pub use axum_core::body::Body;
+}
+
+/// The futures green-tea's services and traits return, named so that they can be stored or
+/// written by hand: the app's as a tower `Service` ([`AppFuture`](future::AppFuture)), a
+/// handler's reply ([`IntoReplyFuture`](future::IntoReplyFuture)), a step's
+/// ([`StepFuture`](future::StepFuture)).
+pub mod future {
+    #[doc(inline)]
+    pub use green_tea_http::{AppFuture, IntoReplyFuture, StepFuture};
+}
+
+/// Serving: the request [`Limits`](serve::Limits) a server enforces, the
+/// [`InFlightGuard`](serve::InFlightGuard) that keeps work after a response in the drain, and
+/// (feature `tls`) the rustls that `App::serve_tls` takes its `ServerConfig` from.
+pub mod serve {
+    /// The rustls that [`App::serve_tls`](crate::App::serve_tls) takes its `ServerConfig` from
+    /// (feature `tls`).
     #[cfg(feature = "tls")]
     #[doc(inline)]
     pub use green_tea_http::rustls;
-    #[doc(no_inline)]
-    pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, TestClient};
     #[doc(inline)]
-    pub use green_tea_http::{
-        AppFuture, ClientAddr, Guard, Handler, InFlightGuard, IntoReplyFuture, Layered, Limits,
-        Path, PathParams, Plugin, Query, Reply, RequestContext, ResponseBody, Route, Step, StepFn,
-        StepFuture, StepResult, TestRequest, TestResponse, TestStream, Warning, reply_of,
-    };
+    pub use green_tea_http::{InFlightGuard, Limits};
+}
+
+/// Testing in process, without a socket: [`TestClient`](test::TestClient) drives an app
+/// through its layers, routing, steps and handlers; a [`TestRequest`](test::TestRequest) is one
+/// request, a [`TestResponse`](test::TestResponse) its whole answer, a
+/// [`TestStream`](test::TestStream) its answer with the body unread.
+pub mod test {
+    #[doc(inline)]
+    pub use green_tea_http::{TestClient, TestRequest, TestResponse, TestStream};
 }
 
 /// Declares a provider: an app-scoped part of the graph, built once.
@@ -262,10 +318,11 @@ pub use green_tea_macros::provider;
 /// `Arc<T>`, in `needs` order) and axum-core extractors of the head (`Query<T>`, ...). It
 /// returns its value (a tuple for several keys, `()` for a guard), or a `Result` whose error is
 /// the response that rejects the request. The fn stays callable; a companion of the same name
-/// implements [`Step`](http::Step): register it with `.step(auth::step())`.
+/// implements [`Step`](steps::Step): register it with `.step(auth::step())`.
 ///
 /// ```
 /// use green_tea::prelude::*;
+/// use green_tea::test::TestClient;
 ///
 /// struct User(String);
 ///
@@ -313,7 +370,7 @@ pub use green_tea_macros::step;
 /// tower layer, or `[a, b]` for several) for every route of the block.
 ///
 /// Each method marked [`get`], [`post`], [`put`], [`patch`] or [`delete`] is a handler (an
-/// associated `fn` or `async fn` returning anything [`IntoResponse`](http::IntoResponse)). Its
+/// associated `fn` or `async fn` returning anything [`IntoResponse`](response::IntoResponse)). Its
 /// parameters: `#[needs("key")] x: &T` or `Arc<T>` for a graph value, `#[body] x: T` for the
 /// JSON body (`String`, `Bytes` or `Vec<u8>` for the raw one), any axum-core extractor of the
 /// head (`Path<T>`, `Query<T>`, `HeaderMap`...), an axum-core extractor of the body as the last
@@ -324,6 +381,7 @@ pub use green_tea_macros::step;
 ///
 /// ```
 /// use green_tea::prelude::*;
+/// use green_tea::test::TestClient;
 ///
 /// struct Orders;
 ///
@@ -385,17 +443,19 @@ pub use green_tea_macros::{delete, get, patch, post, put};
 /// The names an application needs most, in one import: `use green_tea::prelude::*;`.
 pub mod prelude {
     #[doc(no_inline)]
-    pub use crate::http::{
-        App, AppBuilder, HttpError, IntoResponse, Json, Parts, Path, Query, RequestContext, Route,
-        StatusCode, TestClient, TestRequest, TestResponse,
-    };
+    pub use crate::extract::{Path, Query, RequestContext};
+    #[doc(no_inline)]
+    pub use crate::http::{StatusCode, request::Parts};
+    #[doc(no_inline)]
+    pub use crate::response::IntoResponse;
+    #[doc(no_inline)]
+    pub use crate::routing::Route;
     #[doc(no_inline)]
     pub use crate::{
-        BoxError, BuildError, CloseError, Container, Descriptor, Needs, ProvideError, Provided,
-        Provider, delete, get, patch, post, provider, put, route, step,
+        App, AppBuilder, BoxError, BuildError, CloseError, Container, Descriptor, HttpError, Json,
+        Needs, ProvideError, Provided, Provider, delete, get, patch, post, provider, put, route,
+        step,
     };
-    #[doc(no_inline)]
-    pub use std::sync::Arc;
 }
 
 /// The guide, one page per topic; every Rust block in it is a doctest.

@@ -28,13 +28,14 @@ fn handles_errors_and_futures_are_send() {
 
 #[test]
 fn the_app_and_its_futures_are_send() {
-    use green_tea::http::{App, TestClient};
+    use green_tea::App;
+    use green_tea::test::TestClient;
     is_send_sync::<App>();
     is_send_sync::<TestClient>();
     is_send_sync::<green_tea::HttpError>();
     is_send_sync::<green_tea::Error>();
     // It moves into the task that does the work it keeps in flight.
-    is_send_sync::<green_tea::http::InFlightGuard>();
+    is_send_sync::<green_tea::serve::InFlightGuard>();
     let app = App::builder().build().unwrap();
     send(&app.close());
     send(&app.start());

@@ -397,8 +397,8 @@ async fn websockets_echo_and_close_on_sigterm() {
 
 #[tokio::test]
 async fn tls_serves_https_with_the_certificate_it_made() {
-    use green_tea::http::rustls::pki_types::{CertificateDer, ServerName};
-    use green_tea::http::rustls::{ClientConfig, RootCertStore};
+    use green_tea::serve::rustls::pki_types::{CertificateDer, ServerName};
+    use green_tea::serve::rustls::{ClientConfig, RootCertStore};
     use http_body_util::{BodyExt, Empty};
     use hyper_util::rt::{TokioExecutor, TokioIo};
 

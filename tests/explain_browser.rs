@@ -15,7 +15,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use green_tea::ProviderFn;
-use green_tea::http::{App, Guard, HttpError, RequestContext, Route, StepFn};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::{Guard, StepFn};
+use green_tea::{App, HttpError};
 use support::http::{Server, get, http1_client, within};
 
 struct BillingApi;

@@ -1,7 +1,11 @@
 //! `to_svg()` on every explain result and `explain_all().to_html()`: what the pictures show,
 //! that every text is escaped, and the page served by `AppBuilder::explain_page`.
 
-use green_tea::http::{App, HttpError, RequestContext, Route, StepFn, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::StepFn;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError};
 use green_tea::{Container, ProviderFn};
 
 /// A key, a step name and a handler name full of markup.

@@ -5,9 +5,10 @@ mod support;
 
 use std::sync::Arc;
 
+use green_tea::Warning;
 use green_tea::error::Problem;
-use green_tea::http::Warning;
 use green_tea::prelude::*;
+use green_tea::test::TestClient;
 use support::logs::Logs;
 
 trait Clock: Send + Sync {

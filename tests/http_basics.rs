@@ -5,9 +5,13 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use green_tea::http::{
-    App, Guard, HttpError, Json, Parts, RequestContext, Route, Step, StepFn, StepFuture, TestClient,
-};
+use green_tea::extract::RequestContext;
+use green_tea::future::StepFuture;
+use green_tea::http::request::Parts;
+use green_tea::routing::Route;
+use green_tea::steps::{Guard, Step, StepFn};
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError, Json};
 use green_tea::{Descriptor, Needs, Provided};
 use serde_json::{Value, json};
 use support::logs::Logs;

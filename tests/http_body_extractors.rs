@@ -14,8 +14,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::multipart::{Multipart, MultipartError};
 use axum::extract::{Query as AxumQuery, Request};
 use axum::http::{HeaderMap, Method, StatusCode};
-use green_tea::http::Limits;
 use green_tea::prelude::*;
+use green_tea::serve::Limits;
+use green_tea::test::TestClient;
 use http_body_util::{BodyExt, Full};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -275,7 +276,7 @@ fn post(path: &str, content_type: &str, body: Body) -> axum::http::Request<Body>
         .unwrap()
 }
 
-async fn json_of(reply: green_tea::http::Reply) -> (StatusCode, Option<String>, Value) {
+async fn json_of(reply: green_tea::response::Reply) -> (StatusCode, Option<String>, Value) {
     let status = reply.status();
     let content_type = reply
         .headers()
@@ -456,7 +457,7 @@ async fn a_streamed_multipart_body_past_the_limit_fails_the_read_with_413() {
                 let fields = fields(multipart)
                     .await
                     .map_err(|error| HttpError::with_status(error.status(), error.body_text()))?;
-                Ok::<_, green_tea::http::Response>(format!("{} fields", fields.len()))
+                Ok::<_, green_tea::response::Response>(format!("{} fields", fields.len()))
             },
         ))
         .body_limit(64)

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use green_tea::error::{NodeKind, Problem};
-use green_tea::http::{App, AppBuilder, Guard, HttpError, RequestContext, Route, StepFn};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::{Guard, StepFn};
+use green_tea::{App, AppBuilder, HttpError};
 use green_tea::{BuildError, ProviderFn};
 use support::{Log, Probe, Service};
 

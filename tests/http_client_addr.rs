@@ -7,8 +7,13 @@ mod support;
 use std::net::SocketAddr;
 
 use axum::body::Body;
-use green_tea::http::{ClientAddr, HttpError, Parts, Request, RequestContext, Route};
+use green_tea::HttpError;
+use green_tea::extract::{ClientAddr, RequestContext};
+use green_tea::http::Request;
+use green_tea::http::request::Parts;
 use green_tea::prelude::*;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tower::util::MapRequestLayer;
 

@@ -15,7 +15,11 @@ use axum::body::Body;
 use bytes::Bytes;
 
 use green_tea::error::{ClosePart, FailureCause};
-use green_tea::http::{App, Error, HttpError, RequestContext, Response, Route, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::response::Response;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
+use green_tea::{App, Error, HttpError};
 use hyper::Method;
 use hyper::body::Frame;
 use serde_json::json;

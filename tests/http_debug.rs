@@ -1,7 +1,10 @@
 //! `Debug` of the types users hold while they put an app together and serve a request: the
 //! builder, a route and a request's context name what they carry.
 
-use green_tea::http::{App, RequestContext, Route, TestClient};
+use green_tea::App;
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
 
 fn hello() -> Route {
     Route::get("/hello/{name}", |request: RequestContext| async move {

@@ -5,7 +5,11 @@ mod support;
 
 use green_tea::Scope;
 use green_tea::error::NodeKind;
-use green_tea::http::{App, Guard, HttpError, Json, RequestContext, Route, StepFn, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::{Guard, StepFn};
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError, Json};
 use serde_json::json;
 use support::{Log, Probe, Service};
 

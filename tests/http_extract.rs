@@ -6,9 +6,11 @@ mod support;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use green_tea::http::{
-    App, HttpError, IntoResponse, Json, Path, Query, RequestContext, Response, Route, TestClient,
-};
+use green_tea::extract::{Path, Query, RequestContext};
+use green_tea::response::{IntoResponse, Response};
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

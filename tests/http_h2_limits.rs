@@ -4,7 +4,10 @@
 
 mod support;
 
-use green_tea::http::{App, Limits, RequestContext, Route};
+use green_tea::App;
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::serve::Limits;
 use h2::client::{Connection, SendRequest};
 use hyper::Request;
 use hyper::body::Bytes;

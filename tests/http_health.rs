@@ -6,9 +6,13 @@ mod support;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use green_tea::App;
 use green_tea::error::Problem;
+use green_tea::extract::RequestContext;
 use green_tea::health::{Check, CheckStatus, HealthCheck, ProviderState};
-use green_tea::http::{App, Method, RequestContext, Route, StatusCode, TestClient};
+use green_tea::http::{Method, StatusCode};
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
 use green_tea::{BoxError, Provider, ProviderFn};
 use support::http::{Gate, Server, get, http1_client, send, until, within};
 

@@ -11,7 +11,11 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use green_tea::http::{App, HttpError, Json, Limits, Path, Query, RequestContext, Response, Route};
+use green_tea::extract::{Path, Query, RequestContext};
+use green_tea::response::Response;
+use green_tea::routing::Route;
+use green_tea::serve::Limits;
+use green_tea::{App, HttpError, Json};
 use serde::Deserialize;
 use serde_json::Value;
 use support::http::{Server, within};

@@ -14,7 +14,11 @@ use axum::http::header::{
 };
 use axum::http::{HeaderName, HeaderValue, Method, Request, StatusCode};
 use bytes::Bytes;
-use green_tea::http::{App, Guard, HttpError, Json, Path, RequestContext, Route, TestClient};
+use green_tea::extract::{Path, RequestContext};
+use green_tea::routing::Route;
+use green_tea::steps::Guard;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError, Json};
 use http_body_util::{BodyExt, Full, StreamBody};
 use serde_json::{Value, json};
 use support::Log;

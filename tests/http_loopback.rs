@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
-use green_tea::http::{App, HttpError, Json, RequestContext, Route, StatusCode};
+use green_tea::extract::RequestContext;
+use green_tea::http::StatusCode;
+use green_tea::routing::Route;
+use green_tea::{App, HttpError, Json};
 use green_tea::{BoxError, Descriptor, Needs, Provided, Provider, ProviderFn};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Method, Request, Version};

@@ -4,8 +4,9 @@
 
 mod support;
 
-use green_tea::http::Response;
 use green_tea::prelude::*;
+use green_tea::response::Response;
+use green_tea::test::TestClient;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use support::logs::Logs;

@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use green_tea::BoxError;
 use green_tea::error::{ClosePart, FailureCause};
-use green_tea::http::{App, AppBuilder, HttpError, Plugin, RequestContext, Route, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
+use green_tea::{App, AppBuilder, HttpError, Plugin};
 use support::http::{Gate, until, within};
 use support::{Log, Probe, Service};
 

@@ -3,7 +3,10 @@
 
 mod support;
 
-use green_tea::http::{App, RequestContext, Route, TestClient};
+use green_tea::App;
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
 use support::logs::Logs;
 use tracing::Level;
 

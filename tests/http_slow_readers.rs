@@ -18,7 +18,11 @@ use bytes::Bytes;
 use hyper::body::Frame;
 use tokio::io::AsyncReadExt;
 
-use green_tea::http::{App, AppBuilder, Limits, RequestContext, Response, Route};
+use green_tea::extract::RequestContext;
+use green_tea::response::Response;
+use green_tea::routing::Route;
+use green_tea::serve::Limits;
+use green_tea::{App, AppBuilder};
 use http_body_util::StreamBody;
 use support::http::{Server, get, http2_client, until, within};
 use support::raw::{Part, connect, send};

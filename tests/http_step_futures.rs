@@ -2,8 +2,12 @@
 //! the step is made (`#[step]` on a sync fn without extractors, `StepFn`, `Guard`: ready), not
 //! by a second method the app must know to call.
 
-use green_tea::http::{Guard, HttpError, Parts, Query, Step, StepFn};
+use green_tea::HttpError;
+use green_tea::extract::Query;
+use green_tea::http::request::Parts;
 use green_tea::prelude::*;
+use green_tea::steps::{Guard, Step, StepFn};
+use green_tea::test::TestClient;
 use green_tea_core::__private::sibling;
 
 #[step(provides = "requestId")]

@@ -10,6 +10,7 @@ use std::time::Duration;
 use axum::response::sse::{Event, Sse};
 use futures_util::Stream;
 use green_tea::prelude::*;
+use green_tea::test::TestClient;
 use http_body_util::{BodyExt, Empty};
 use support::http::{Server, within};
 use tokio::sync::oneshot;
@@ -131,7 +132,7 @@ async fn test_client_send_fails_on_a_broken_body_rather_than_reading_it_empty() 
                 Ok(bytes::Bytes::from_static(b"first ")),
                 Err(std::io::Error::other("the feed broke")),
             ];
-            green_tea::http::Body::from_stream(futures_util::stream::iter(chunks))
+            green_tea::body::Body::from_stream(futures_util::stream::iter(chunks))
         }))
         .build()
         .unwrap();

@@ -10,11 +10,14 @@ use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use bytes::Bytes;
-use green_tea::http::rustls::pki_types::{
+use green_tea::App;
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::serve::Limits;
+use green_tea::serve::rustls::pki_types::{
     CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName,
 };
-use green_tea::http::rustls::{ClientConfig, RootCertStore, ServerConfig};
-use green_tea::http::{App, Limits, RequestContext, Route};
+use green_tea::serve::rustls::{ClientConfig, RootCertStore, ServerConfig};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Request, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};

@@ -10,7 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use green_tea::http::{App, ClientAddr, Error, Limits, RequestContext, Route};
+use green_tea::extract::{ClientAddr, RequestContext};
+use green_tea::routing::Route;
+use green_tea::serve::Limits;
+use green_tea::{App, Error};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Request, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -101,7 +104,7 @@ fn app(limits: Limits, gate: &Gate, arrived: &'static AtomicUsize) -> App {
         .route(
             Route::get("/whoami", |request: RequestContext| async move {
                 let client = request.need::<ClientAddr>(0)?;
-                Ok::<_, green_tea::http::HttpError>(client.to_string())
+                Ok::<_, green_tea::HttpError>(client.to_string())
             })
             .needs::<ClientAddr>(ClientAddr::KEY),
         )

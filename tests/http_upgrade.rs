@@ -13,9 +13,12 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use green_tea::error::ClosePart;
-use green_tea::http::{
-    App, HttpError, IntoResponse, RequestContext, Response, Route, StatusCode, TestClient,
-};
+use green_tea::extract::RequestContext;
+use green_tea::http::StatusCode;
+use green_tea::response::{IntoResponse, Response};
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError};
 use support::http::{Server, within};
 use support::raw::{Part, connect, send};
 use support::{Log, Probe, Service};

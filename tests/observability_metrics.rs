@@ -5,10 +5,12 @@
 
 use std::collections::HashMap;
 
-use green_tea::http::{
-    App, HttpError, Method, Path, RequestContext, Route, StatusCode, TestClient,
-};
+use green_tea::extract::{Path, RequestContext};
+use green_tea::http::{Method, StatusCode};
 use green_tea::prelude::*;
+use green_tea::routing::Route;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
 use metrics_util::CompositeKey;
 use metrics_util::MetricKind;

@@ -3,6 +3,7 @@
 //! the builds a request started linked to it.
 
 use green_tea::prelude::*;
+use green_tea::test::TestClient;
 use opentelemetry::trace::{SpanId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use tracing_subscriber::layer::SubscriberExt;

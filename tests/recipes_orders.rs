@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use bytes::Bytes;
-use green_tea::http::App;
+use green_tea::App;
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{BillingClient, BillingSettings, GuardedBilling};
 use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};

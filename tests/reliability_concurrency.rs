@@ -12,7 +12,12 @@ use std::task::Poll;
 use std::time::Duration;
 
 use green_tea::error::FailureCause;
-use green_tea::http::{App, HttpError, Request, RequestContext, Route, StepFn, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::http::Request;
+use green_tea::routing::Route;
+use green_tea::steps::StepFn;
+use green_tea::test::TestClient;
+use green_tea::{App, HttpError};
 use green_tea::{BoxError, Container, Descriptor, Needs, ProvideError, Provided, Provider};
 use green_tea_recipes::circuit_breaker::{
     BreakerError, BreakerState, CircuitBreaker, Config, ManualClock,

@@ -9,7 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use green_tea::error::{ClosePart, FailureCause};
-use green_tea::http::{App, Error, HttpError, RequestContext, Route, StepFn, TestClient};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::StepFn;
+use green_tea::test::TestClient;
+use green_tea::{App, Error, HttpError};
 use green_tea::{BoxError, Container, Descriptor, Needs, ProvideError, Provided, Provider};
 use serde_json::json;
 use support::http::{Server, get, http1_client, within};

@@ -17,7 +17,11 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use bytes::Bytes;
-use green_tea::http::{App, HttpError, Json, RequestContext, Response, Route, StepFn};
+use green_tea::extract::RequestContext;
+use green_tea::response::Response;
+use green_tea::routing::Route;
+use green_tea::steps::StepFn;
+use green_tea::{App, HttpError, Json};
 use http_body_util::{BodyExt, Full};
 use hyper::Method;
 use hyper::body::Frame;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use green_tea::http::{App, Error};
+use green_tea::{App, Error};
 use http_body_util::{BodyExt, Full};
 use hyper::header::CONTENT_TYPE;
 use hyper::{HeaderMap, Method, Request, StatusCode, Version};

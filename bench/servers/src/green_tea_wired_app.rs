@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use green_tea::ProviderFn;
-use green_tea::http::{App, HttpError, Json, RequestContext, Route, StepFn};
+use green_tea::{App, HttpError, Json};
+use green_tea::extract::RequestContext;
+use green_tea::routing::Route;
+use green_tea::steps::StepFn;
 
 use crate::{Billing, BillingApi, Created, Order, request_id};
 

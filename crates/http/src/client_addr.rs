@@ -23,14 +23,17 @@ use crate::step::Step;
 /// nothing.
 ///
 /// ```
-/// use green_tea::http::{App, ClientAddr, RequestContext, Route, TestClient};
+/// use green_tea::App;
+/// use green_tea::extract::{ClientAddr, RequestContext};
+/// use green_tea::routing::Route;
+/// use green_tea::test::TestClient;
 ///
 /// # #[tokio::main] async fn main() {
 /// let app = App::builder()
 ///     .route(
 ///         Route::get("/whoami", |request: RequestContext| async move {
 ///             let client = request.need::<ClientAddr>(0)?;
-///             Ok::<_, green_tea::http::HttpError>(client.to_string())
+///             Ok::<_, green_tea::HttpError>(client.to_string())
 ///         })
 ///         .needs::<ClientAddr>(ClientAddr::KEY),
 ///     )

@@ -175,7 +175,10 @@ impl RequestContext {
     /// kept past its response, may come after `close()` is done and then holds nothing back.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     ///
     /// # #[tokio::main] async fn main() {
     /// let app = App::builder()

@@ -17,7 +17,7 @@ use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
 /// A step returns one to reject a request; a handler returns one (usually through `?`).
 ///
 /// ```
-/// use green_tea::http::HttpError;
+/// use green_tea::HttpError;
 /// let err = HttpError::new(503, "billing is unavailable").with_header("retry-after", "30");
 /// assert_eq!(err.status().as_u16(), 503);
 /// assert_eq!(err.message(), "billing is unavailable");

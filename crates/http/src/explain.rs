@@ -104,7 +104,9 @@ impl App {
     /// The chain of each method at `path`: a concrete path (`/orders/42`) matches its template.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
     /// let app = App::builder()
     ///     .value("greeting", String::from("hello"))
     ///     .route(Route::get("/hello/{name}", |_: RequestContext| async { "hi" }).needs::<String>("greeting"))

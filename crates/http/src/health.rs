@@ -132,7 +132,9 @@ impl App {
     ///
     /// ```
     /// # #[tokio::main] async fn main() {
-    /// use green_tea::http::{App, RequestContext, Route};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
     /// let app = App::builder()
     ///     .value("db", String::from("postgres://"))
     ///     .critical("db")

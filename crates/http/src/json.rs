@@ -11,7 +11,7 @@ use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
 /// `(StatusCode::CREATED, Json(v))`).
 ///
 /// ```
-/// use green_tea::http::Json;
+/// use green_tea::Json;
 /// use axum_core::response::IntoResponse;
 /// let response = Json(serde_json::json!({ "ok": true })).into_response();
 /// assert_eq!(response.headers()["content-type"], "application/json");

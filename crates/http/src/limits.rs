@@ -20,7 +20,8 @@ use std::time::Duration;
 /// | `http2_keep_alive_timeout` | 20 s | connection closed when the PING is not answered in that time |
 ///
 /// ```
-/// use green_tea::http::{App, Limits};
+/// use green_tea::App;
+/// use green_tea::serve::Limits;
 /// use std::time::Duration;
 /// let mut limits = Limits::default();
 /// limits.body_read_timeout = Duration::from_secs(5);

@@ -17,7 +17,7 @@ use crate::app::AppBuilder;
 ///
 /// ```
 /// use green_tea::prelude::*;
-/// use green_tea::http::Plugin;
+/// use green_tea::Plugin;
 ///
 /// struct Health;
 ///

@@ -22,7 +22,8 @@ pub type Reply = http::Response<ResponseBody>;
 /// (a streamed body may still read a provider after its handler returned).
 ///
 /// ```
-/// use green_tea::http::{HttpError, Reply, ResponseBody};
+/// use green_tea::HttpError;
+/// use green_tea::response::{Reply, ResponseBody};
 /// let reply: Reply = HttpError::not_found("no such order").into();
 /// assert_eq!(reply.status(), 404);
 /// ```

@@ -21,7 +21,10 @@ use crate::future::StepFuture;
 /// [`StepFuture::new`] (its future boxed once per request):
 ///
 /// ```
-/// use green_tea::http::{HttpError, Parts, Step, StepFuture};
+/// use green_tea::HttpError;
+/// use green_tea::future::StepFuture;
+/// use green_tea::http::request::Parts;
+/// use green_tea::steps::Step;
 /// use green_tea::{Descriptor, Needs, Provided};
 ///
 /// struct Tenant;
@@ -60,7 +63,8 @@ pub trait Step: Send + Sync + 'static {
 /// A step from a synchronous closure of the request head and the needs.
 ///
 /// ```
-/// use green_tea::http::{HttpError, StepFn};
+/// use green_tea::HttpError;
+/// use green_tea::steps::StepFn;
 /// let request_id = StepFn::new("requestId", |parts, _needs| {
 ///     parts.headers.get("x-request-id")
 ///         .and_then(|v| v.to_str().ok())
@@ -133,7 +137,8 @@ where
 /// A step that provides nothing: a guard, which only accepts or rejects.
 ///
 /// ```
-/// use green_tea::http::{Guard, HttpError};
+/// use green_tea::HttpError;
+/// use green_tea::steps::Guard;
 /// let require_admin = Guard::new("require_admin", |parts, _needs| {
 ///     match parts.headers.get("x-role") {
 ///         Some(role) if role == "admin" => Ok(()),

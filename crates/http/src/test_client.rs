@@ -14,13 +14,16 @@ use crate::response::ResponseBody;
 /// the real ones; only the socket is missing.
 ///
 /// ```
-/// use green_tea::http::{App, Json, RequestContext, Route, TestClient};
+/// use green_tea::{App, Json};
+/// use green_tea::extract::RequestContext;
+/// use green_tea::routing::Route;
+/// use green_tea::test::TestClient;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let app = App::builder()
 ///     .route(Route::post("/echo", |mut request: RequestContext| async move {
 ///         let value: serde_json::Value = request.json().await?;
-///         Ok::<_, green_tea::http::HttpError>(Json(value))
+///         Ok::<_, green_tea::HttpError>(Json(value))
 ///     }))
 ///     .build()
 ///     .unwrap();
@@ -170,7 +173,10 @@ impl TestRequest {
     /// `TestStream` drops the body, as a client that goes away does.
     ///
     /// ```
-    /// use green_tea::http::{App, Body, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::body::Body;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     ///
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
     /// let app = App::builder()

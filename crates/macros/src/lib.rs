@@ -82,6 +82,7 @@ use root::Root;
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use green_tea::prelude::*;
+/// use std::sync::Arc;
 ///
 /// pub struct Client {
 ///     url: String,
@@ -179,6 +180,7 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use green_tea::prelude::*;
+/// use green_tea::test::TestClient;
 ///
 /// struct User(String);
 ///
@@ -263,6 +265,7 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use green_tea::prelude::*;
+/// use green_tea::test::TestClient;
 ///
 /// struct Orders;
 ///

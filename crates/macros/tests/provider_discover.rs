@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use green_tea::prelude::*;
+use std::sync::Arc;
 
 #[provider(provides = "greeting", needs = ["name", "punctuation"])]
 async fn greeting(name: &String, punctuation: Arc<char>) -> String {

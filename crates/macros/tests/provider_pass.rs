@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use green_tea::prelude::*;
+use std::sync::Arc;
 
 // --- fn form -------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 //! file holds one self-contained app and nothing else.
 
 use green_tea::prelude::*;
+use green_tea::test::TestClient;
 
 #[provider(provides = "greeting")]
 fn greeting() -> String {

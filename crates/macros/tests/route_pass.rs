@@ -5,8 +5,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use green_tea::prelude::*;
+use green_tea::test::TestClient;
 use http::HeaderMap;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 // --- the reference page's Orders example, with a local fake billing ----------------------
 

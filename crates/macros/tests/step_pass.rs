@@ -2,10 +2,13 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use green_tea::http::{Method, Step};
+use green_tea::http::Method;
 use green_tea::prelude::*;
+use green_tea::steps::Step;
+use green_tea::test::TestClient;
 use http::{HeaderMap, HeaderValue, Uri};
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// Tokens and the names they stand for.
 struct Sessions {

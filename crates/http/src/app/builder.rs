@@ -163,7 +163,10 @@ impl AppBuilder {
     /// axum's `Router::layer`, which every tower-http layer meets.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     /// use http::HeaderValue;
     /// use tower_http::set_header::SetResponseHeaderLayer;
     ///
@@ -205,7 +208,9 @@ impl AppBuilder {
     /// span and place in flight, under the app's global layers, and `explain` shows it.
     ///
     /// ```no_run
-    /// use green_tea::http::{App, RequestContext, Route};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
     /// use tower_http::services::ServeDir;
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -238,7 +243,10 @@ impl AppBuilder {
     /// one, an unknown path is green-tea's JSON 404. A second call replaces the first.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     ///
     /// # #[tokio::main] async fn main() {
     /// let app = App::builder()
@@ -354,7 +362,10 @@ impl AppBuilder {
     /// connections during the drain, to answer them. Off by default.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     ///
     /// # #[tokio::main] async fn main() {
     /// let app = App::builder()

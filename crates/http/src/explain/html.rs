@@ -65,7 +65,9 @@ impl AppExplain {
     /// nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves it.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
     /// let app = App::builder()
     ///     .route(Route::get("/a", |_: RequestContext| async { "a" }))
     ///     .route(Route::post("/b", |_: RequestContext| async { "b" }))

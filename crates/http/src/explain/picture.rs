@@ -12,7 +12,9 @@ impl RouteExplain {
     /// handler, and an arrow per need labelled with the key. Every text is escaped for XML.
     ///
     /// ```
-    /// use green_tea::http::{App, RequestContext, Route};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
     /// let app = App::builder()
     ///     .value("greeting", String::from("hello"))
     ///     .route(Route::get("/hello", |_: RequestContext| async { "hi" }).needs::<String>("greeting"))

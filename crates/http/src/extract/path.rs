@@ -22,7 +22,8 @@ use error::PathError;
 /// name) is the route's mistake, not the client's: a 500, with the details in the log.
 ///
 /// ```
-/// use green_tea::http::{Path, RequestContext, Route};
+/// use green_tea::extract::{Path, RequestContext};
+/// use green_tea::routing::Route;
 /// let route = Route::get("/orders/{id}", |mut request: RequestContext| async move {
 ///     let Path(id) = request.extract::<Path<u64>>().await?;
 ///     Ok::<_, axum_core::response::Response>(format!("order {id}"))

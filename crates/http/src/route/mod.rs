@@ -34,9 +34,11 @@ use crate::runtime::Entry;
 ///
 /// ```
 /// use std::future::{Ready, ready};
-/// use green_tea::http::{
-///     App, Handler, IntoResponse, Reply, RequestContext, Route, TestClient, reply_of,
-/// };
+/// use green_tea::App;
+/// use green_tea::extract::RequestContext;
+/// use green_tea::response::{IntoResponse, Reply, reply_of};
+/// use green_tea::routing::{Handler, Route};
+/// use green_tea::test::TestClient;
 ///
 /// struct Version(&'static str);
 ///
@@ -96,14 +98,16 @@ where
 /// A route: method, path, needs, guards and handler. `#[route]` makes these; so can you.
 ///
 /// ```
-/// use green_tea::http::{Json, RequestContext, Route};
+/// use green_tea::Json;
+/// use green_tea::extract::RequestContext;
+/// use green_tea::routing::Route;
 ///
 /// let health = Route::get("/orders/health", |_request: RequestContext| async {
 ///     Json(serde_json::json!({ "ok": true }))
 /// });
 /// let count = Route::get("/orders/count", |request: RequestContext| async move {
 ///     let orders = request.need::<u64>(0)?;
-///     Ok::<_, green_tea::http::HttpError>(Json(*orders))
+///     Ok::<_, green_tea::HttpError>(Json(*orders))
 /// })
 /// .needs::<u64>("orderCount");
 /// # let _ = (health, count);
@@ -223,7 +227,10 @@ impl Route {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use green_tea::http::{App, RequestContext, Route, TestClient};
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
     /// use tower_http::timeout::TimeoutLayer;
     ///
     /// # #[tokio::main] async fn main() {

@@ -37,7 +37,7 @@ impl App {
     /// (a bad certificate, a client speaking plain HTTP) is closed at once, with a debug log.
     ///
     /// ```no_run
-    /// use green_tea::http::rustls;
+    /// use green_tea::serve::rustls;
     /// use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     ///
     /// # async fn run(

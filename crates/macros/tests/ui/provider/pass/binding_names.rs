@@ -5,6 +5,7 @@
 #![deny(warnings)]
 
 use green_tea::prelude::*;
+use std::sync::Arc;
 
 pub struct BillingClient {
     url: String,

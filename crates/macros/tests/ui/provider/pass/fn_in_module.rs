@@ -3,10 +3,12 @@
 #![deny(missing_docs, warnings)]
 
 use green_tea::prelude::*;
+use std::sync::Arc;
 
 /// Billing.
 pub mod billing {
     use green_tea::prelude::*;
+    use std::sync::Arc;
 
     /// The billing service's address.
     #[provider(provides = "billingUrl")]

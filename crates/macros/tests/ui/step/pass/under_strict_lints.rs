@@ -3,12 +3,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, warnings)]
 
-use green_tea::http::Step;
+use green_tea::steps::Step;
 
 /// Authentication.
 pub mod auth {
     use green_tea::http::Method;
     use green_tea::prelude::*;
+    use std::sync::Arc;
 
     /// Who is calling.
     pub struct User(pub String);
