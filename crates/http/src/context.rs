@@ -71,7 +71,7 @@ impl RequestBody {
 // One pointer: the request is boxed once, when it is routed, and then moves between the
 // request's future, the steps and the handler without being copied (its head alone is 224
 // bytes).
-pub struct RequestContext(Box<Held>);
+pub struct RequestContext(Box<RequestState>);
 
 impl std::fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -89,7 +89,7 @@ impl std::fmt::Debug for RequestContext {
 
 /// What a request's context holds. The dispatch runs the steps on it before the handler gets
 /// it.
-pub(crate) struct Held {
+pub(crate) struct RequestState {
     pub(crate) parts: Parts,
     pub(crate) body: Option<RequestBody>,
     /// The values its steps provided.
@@ -101,7 +101,7 @@ pub(crate) struct Held {
     pub(crate) peer: Option<SocketAddr>,
 }
 
-impl Held {
+impl RequestState {
     // Inlined, so that the request's head (224 bytes) is moved into the box from where the
     // dispatch has it rather than copied into this call's arguments first.
     #[inline]
@@ -120,7 +120,7 @@ impl Held {
         } else {
             RequestValues::with_capacity(wanted)
         };
-        Box::new(Held {
+        Box::new(RequestState {
             parts,
             body: Some(body),
             locals,
@@ -132,7 +132,7 @@ impl Held {
 }
 
 impl RequestContext {
-    pub(crate) fn new(held: Box<Held>) -> Self {
+    pub(crate) fn new(held: Box<RequestState>) -> Self {
         RequestContext(held)
     }
 
@@ -146,7 +146,7 @@ impl RequestContext {
     /// The request as it is now: head and body (an empty body if it was taken). The client's
     /// address goes with it, in its extensions.
     pub(crate) fn into_request(self) -> http::Request<Body> {
-        let Held {
+        let RequestState {
             mut parts,
             body,
             peer,

@@ -31,7 +31,7 @@ use green_tea_core::__private::sibling::panic_message;
 use green_tea_core::BoxError;
 
 use crate::client_addr::ClientAddr;
-use crate::context::{Held, RequestBody, RequestContext};
+use crate::context::{RequestBody, RequestContext, RequestState};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
 use crate::runtime::{Entry, RunFuture, Runtime};
@@ -180,7 +180,7 @@ pub(crate) fn route_entry(runtime: Weak<Runtime>, route: RouteId) -> Layered {
 pub(crate) struct LayeredEntry(pub(crate) Layered);
 
 impl Entry for LayeredEntry {
-    fn run(&self, held: Box<Held>) -> RunFuture {
+    fn run(&self, held: Box<RequestState>) -> RunFuture {
         through_route(self.0.clone(), held)
     }
 }
@@ -226,7 +226,7 @@ impl Service<Request<Body>> for RouteEntry {
         };
         let (parts, body) = request.into_parts();
         let peer = ClientAddr::of_extensions(&parts.extensions);
-        let held = Held::new(parts, RequestBody::Boxed(body), runtime, self.route, peer);
+        let held = RequestState::new(parts, RequestBody::Boxed(body), runtime, self.route, peer);
         // The route's steps and handler, its layers passed.
         let runtime = Arc::clone(&held.runtime);
         let run = runtime.routes[self.route].entry.run(held);
@@ -242,7 +242,7 @@ fn gone() -> Response {
 }
 
 /// The routed request through its route's layers (then its steps and handler).
-fn through_route(layered: Layered, held: Box<Held>) -> RunFuture {
+fn through_route(layered: Layered, held: Box<RequestState>) -> RunFuture {
     let request = RequestContext::new(held).into_request();
     Box::pin(through(layered, request))
 }

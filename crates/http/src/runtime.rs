@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 use green_tea_core::__private::sibling::{self, IdVec, RouteId, RoutePlan, Source, StepId};
 use green_tea_core::{Container, Descriptor};
 
-use crate::context::Held;
+use crate::context::RequestState;
 use crate::error::HttpError;
 use crate::in_flight::InFlight;
 use crate::limits::Limits;
@@ -60,14 +60,14 @@ pub(crate) type RunFuture = Pin<Box<dyn Future<Output = Reply> + Send + 'static>
 pub(crate) trait Entry: Send + Sync + 'static {
     /// The request's steps, then the handler, on `held` (under the route's layers, for the
     /// layered entry).
-    fn run(&self, held: Box<Held>) -> RunFuture;
+    fn run(&self, held: Box<RequestState>) -> RunFuture;
 }
 
 impl Runtime {
     /// A routed request's run: through its route's layers if it has any, else its steps and
     /// handler.
     #[inline]
-    pub(crate) fn start(held: Box<Held>) -> RunFuture {
+    pub(crate) fn start(held: Box<RequestState>) -> RunFuture {
         let runtime = Arc::clone(&held.runtime);
         let route = &runtime.routes[held.route];
         match &route.layered {

@@ -14,7 +14,7 @@ use pin_project_lite::pin_project;
 
 use green_tea_core::BoxError;
 
-use crate::app::{Answer, App, Finish, RunFuture};
+use crate::app::{App, DispatchFuture, Finish, RunFuture};
 use crate::client_addr::ClientAddr;
 use crate::in_flight::Entered;
 use crate::response::Reply;
@@ -77,7 +77,7 @@ pin_project! {
 pin_project! {
     #[project = StateProjection]
     enum State {
-        Direct { #[pin] answer: Answer<RunFuture, Answered> },
+        Direct { #[pin] answer: DispatchFuture<RunFuture, Answered> },
         // Through the app's global layers.
         Layered { through: BoxFuture<'static, Result<Reply, Infallible>> },
     }

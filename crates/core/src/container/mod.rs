@@ -28,7 +28,7 @@ use crate::ids::{AppValue, IdLists, IdVec, ProviderId};
 use crate::key::{Key, KeySpec};
 use crate::provider::ErasedProvider;
 use crate::value::{AnyValue, Needs};
-use slot::{Flight, Slot};
+use slot::{PendingBuild, Slot};
 
 /// The built graph of app-scoped providers.
 ///
@@ -262,7 +262,7 @@ impl Inner {
                             // that waited for it has gone away.
                             let task =
                                 tokio::spawn(Arc::clone(&inner).build(id, tx, requester.clone()));
-                            *flight = Some(Flight {
+                            *flight = Some(PendingBuild {
                                 done: rx.clone(),
                                 abort: task.abort_handle(),
                             });

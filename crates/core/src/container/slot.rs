@@ -15,7 +15,7 @@ pub(crate) type Outcome = Option<Result<(), ProvideError>>;
 
 /// A build in flight: who to wait on, and how to stop it if `close()` cannot wait.
 #[derive(Clone)]
-pub(crate) struct Flight {
+pub(crate) struct PendingBuild {
     pub(crate) done: watch::Receiver<Outcome>,
     pub(crate) abort: AbortHandle,
 }
@@ -28,7 +28,7 @@ pub(crate) struct Flight {
 #[derive(Default)]
 pub(crate) struct Slot {
     values: OnceLock<Provided>,
-    flight: Mutex<Option<Flight>>,
+    flight: Mutex<Option<PendingBuild>>,
     build_nanos: AtomicU64,
     disposed: AtomicBool,
     /// The error of the last build, until a build succeeds (for `Container::health`). Boxed:
@@ -46,7 +46,7 @@ impl Slot {
     }
 
     /// The build in flight, under its lock.
-    pub(crate) fn flight(&self) -> MutexGuard<'_, Option<Flight>> {
+    pub(crate) fn flight(&self) -> MutexGuard<'_, Option<PendingBuild>> {
         // Nothing panics while holding it; a poisoned lock still holds a consistent value.
         self.flight.lock().unwrap_or_else(PoisonError::into_inner)
     }

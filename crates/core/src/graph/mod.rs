@@ -2,11 +2,11 @@
 //! the declarations. Wraps petgraph; returns typed ids, never petgraph types.
 //!
 //! The declarations come in three typed lists (providers, steps, routes). Inside, they are
-//! nodes of one graph, numbered by [`NodeId`]; [`Layout`] is the one place that converts
+//! nodes of one graph, numbered by [`NodeId`]; [`Numbering`] is the one place that converts
 //! between a node and the declaration it stands for.
 
 mod adjacency;
-mod layout;
+mod numbering;
 mod suggest;
 
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ use crate::key::Key;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
-pub(crate) use layout::{Declared, Layout, NodeId};
+pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
 
@@ -135,7 +135,7 @@ pub(crate) struct Analysis {
 
 /// Checks `input` completely and orders it, or returns every problem found.
 pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
-    let layout = Layout::new(input.providers.len(), input.steps.len(), input.routes.len());
+    let layout = Numbering::new(input.providers.len(), input.steps.len(), input.routes.len());
     let decls: Vec<Decl<'_>> = input
         .providers
         .iter()
@@ -240,7 +240,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
 /// The analysis in typed ids. Only called on a graph without problems, so every provider's
 /// needs are app values.
 fn typed(
-    layout: &Layout,
+    layout: &Numbering,
     keys: KeyTable,
     needs: &Rows<ValueRef>,
     graph: &Adjacency,
@@ -319,7 +319,7 @@ fn typed(
 /// Which declaration provides each key: providers' keys apart from steps' keys, so that the
 /// providers' map is the container's, handed over as it is.
 pub(crate) struct KeyTable {
-    layout: Layout,
+    layout: Numbering,
     app: KeyMap<AppValue>,
     request: KeyMap<StepValue>,
 }
@@ -374,7 +374,7 @@ impl KeyTable {
 /// Decides which declaration provides each key: the first one, unless an override replaces it.
 /// An override of another type is reported once, and the key stays with the declaration it
 /// would have replaced, so its consumers are not reported too.
-fn route_keys(layout: &Layout, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyTable {
+fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyTable {
     let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
     let (providers, rest) = decls.split_at(layout.providers());
     let mut keys = KeyTable {

@@ -19,10 +19,10 @@ use green_tea_core::__private::sibling::RouteId;
 
 use super::AppInner;
 use super::RunFuture;
-use super::answer::{Answer, Finish};
+use super::future::{DispatchFuture, Finish};
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
-use crate::context::{Held, RequestBody};
+use crate::context::{RequestBody, RequestState};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::in_flight::InFlight;
@@ -44,7 +44,7 @@ impl AppInner {
         request: Request<B>,
         peer: Option<SocketAddr>,
         finish: M,
-    ) -> Answer<RunFuture, M>
+    ) -> DispatchFuture<RunFuture, M>
     where
         B: Into<RequestBody>,
         M: Finish + Send + 'static,
@@ -54,14 +54,14 @@ impl AppInner {
     }
 
     /// The request, split. Enters flight and routes at once, then starts the route's run (see
-    /// [`Answer`] for why the future is written out).
+    /// [`DispatchFuture`] for why the future is written out).
     fn answer<M>(
         self: &Arc<Self>,
         mut parts: Parts,
         body: RequestBody,
         peer: Option<SocketAddr>,
         finish: M,
-    ) -> Answer<RunFuture, M>
+    ) -> DispatchFuture<RunFuture, M>
     where
         M: Finish,
     {
@@ -69,21 +69,21 @@ impl AppInner {
         if !self.built_in.is_empty()
             && let Some(route) = self.built_in.at(parts.uri.path())
         {
-            return Answer::answered(self.answer_built_in(route, &parts), finish);
+            return DispatchFuture::answered(self.answer_built_in(route, &parts), finish);
         }
         let mut measure = Measure::start(self, &parts);
         let Some(in_flight) = InFlight::enter(&self.runtime.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down").into_reply();
             measure.matched(Matched::Unmatched);
             measure.answered(closing.status());
-            return Answer::answered(closing, finish);
+            return DispatchFuture::answered(closing, finish);
         };
         let id = match self.route_of(&mut parts) {
             Ok(id) => id,
             Err((response, matched)) => {
                 measure.matched(matched);
                 measure.answered(response.status());
-                return Answer::answered(response, finish);
+                return DispatchFuture::answered(response, finish);
             }
         };
         measure.matched(Matched::Route(id));
@@ -98,9 +98,9 @@ impl AppInner {
             http.response.status_code = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        let held = Held::new(parts, body, Arc::clone(&self.runtime), id, peer);
+        let held = RequestState::new(parts, body, Arc::clone(&self.runtime), id, peer);
         let meter = measure.into_meter();
-        Answer::running(|| Runtime::start(held), span, in_flight, meter, finish)
+        DispatchFuture::running(|| Runtime::start(held), span, in_flight, meter, finish)
     }
 
     /// The route for `method` and `path`, with the parameters the router matched (none for

@@ -1,10 +1,10 @@
 //! `App`: the container, the steps and the routes, compiled at `build()` into a dispatch table.
 
-pub(crate) mod answer;
 mod builder;
 mod built_in;
 mod close;
 mod dispatch;
+pub(crate) mod future;
 #[cfg(feature = "metrics")]
 mod metered;
 #[cfg(not(feature = "metrics"))]
@@ -21,8 +21,8 @@ use http::{HeaderValue, Method, Request};
 use green_tea_core::__private::sibling::{self, IdVec, RouteId};
 use green_tea_core::{CloseError, Container};
 
-pub(crate) use answer::{Answer, Finish};
 pub use builder::AppBuilder;
+pub(crate) use future::{DispatchFuture, Finish};
 
 use crate::client_addr::ClientAddr;
 use crate::layer::Layered;
@@ -196,7 +196,7 @@ impl App {
         request: Request<B>,
         peer: Option<std::net::SocketAddr>,
         finish: M,
-    ) -> Answer<RunFuture, M>
+    ) -> DispatchFuture<RunFuture, M>
     where
         B: Into<crate::context::RequestBody>,
         M: Finish + Send + 'static,

@@ -14,7 +14,7 @@ use tracing::Instrument;
 use green_tea_core::__private::sibling;
 
 use crate::client_addr::ClientAddr;
-use crate::context::{Held, RequestContext};
+use crate::context::{RequestContext, RequestState};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
 use crate::route::Handler;
@@ -25,9 +25,9 @@ use crate::runtime::{Entry, RunFuture};
 pub(crate) struct HandlerEntry<H>(pub(crate) Arc<H>);
 
 impl<H: Handler> Entry for HandlerEntry<H> {
-    fn run(&self, held: Box<Held>) -> RunFuture {
+    fn run(&self, held: Box<RequestState>) -> RunFuture {
         Box::pin(Run::<_, H>::Steps {
-            steps: Held::run_steps::<H>(held),
+            steps: RequestState::run_steps::<H>(held),
             // The future outlives this borrow of the route: it holds the handler itself.
             handler: Arc::clone(&self.0),
         })
@@ -48,7 +48,7 @@ pin_project! {
 
 impl<S, H> Future for Run<S, H>
 where
-    S: Future<Output = Result<Box<Held>, Box<Reply>>>,
+    S: Future<Output = Result<Box<RequestState>, Box<Reply>>>,
     H: Handler,
 {
     type Output = Reply;
@@ -70,7 +70,7 @@ where
     }
 }
 
-impl Held {
+impl RequestState {
     /// The route's steps, in its plan's order, each value kept for those after it and for
     /// the handler: the request, for its handler; or the response of the first step that
     /// rejects it (boxed: the common answer, the request, is then one word rather than a
@@ -81,8 +81,10 @@ impl Held {
     /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
     /// not reach an `async fn`'s body).
     #[allow(clippy::extra_unused_type_parameters)]
-    pub(crate) async fn run_steps<H>(mut held: Box<Held>) -> Result<Box<Held>, Box<Reply>> {
-        let Held {
+    pub(crate) async fn run_steps<H>(
+        mut held: Box<RequestState>,
+    ) -> Result<Box<RequestState>, Box<Reply>> {
+        let RequestState {
             parts,
             locals,
             runtime,

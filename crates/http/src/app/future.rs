@@ -23,7 +23,7 @@ use crate::response::{IntoReply, Reply};
 pin_project! {
     /// See the module's documentation. `F` is the route's run; `M` makes the caller's output
     /// of the reply and the request's place in flight.
-    pub(crate) struct Answer<F, M> {
+    pub(crate) struct DispatchFuture<F, M> {
         #[pin]
         state: State<F>,
         finish: Option<M>,
@@ -52,10 +52,10 @@ pin_project! {
     }
 }
 
-impl<F, M> Answer<F, M> {
+impl<F, M> DispatchFuture<F, M> {
     /// An answer already made, outside flight.
     pub(crate) fn answered(reply: Reply, finish: M) -> Self {
-        Answer {
+        DispatchFuture {
             state: State::Answered {
                 reply: Some(Box::new(reply)),
             },
@@ -78,7 +78,7 @@ impl<F, M> Answer<F, M> {
             Some((meter, started)) => (Some(meter), Some(started)),
             None => (None, (!span.is_disabled()).then(Instant::now)),
         };
-        Answer {
+        DispatchFuture {
             state: State::Running {
                 run: run(),
                 span,
@@ -112,7 +112,7 @@ where
     }
 }
 
-impl<F, M> Future for Answer<F, M>
+impl<F, M> Future for DispatchFuture<F, M>
 where
     F: Future<Output = Reply>,
     M: Finish,

@@ -1,6 +1,6 @@
 //! Node ids: the graph numbers providers, then steps, then routes, in one sequence. This is the
 //! one place that knows the arithmetic; everywhere else a node is converted with
-//! [`Layout::declared`] into the typed id of what it stands for.
+//! [`Numbering::declared`] into the typed id of what it stands for.
 
 use crate::ids::{ProviderId, RouteId, StepId};
 
@@ -28,15 +28,15 @@ pub(crate) enum Declared {
 
 /// How many declarations of each kind there are, and so where each kind's nodes start.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Layout {
+pub(crate) struct Numbering {
     providers: usize,
     steps: usize,
     routes: usize,
 }
 
-impl Layout {
+impl Numbering {
     pub(crate) fn new(providers: usize, steps: usize, routes: usize) -> Self {
-        Layout {
+        Numbering {
             providers,
             steps,
             routes,
@@ -95,7 +95,7 @@ mod tests {
 
     #[test]
     fn every_node_converts_to_its_declaration_and_back() {
-        let layout = Layout::new(2, 3, 1);
+        let layout = Numbering::new(2, 3, 1);
         let declared: Vec<Declared> = layout.nodes().map(|n| layout.declared(n)).collect();
         assert_eq!(
             declared,
