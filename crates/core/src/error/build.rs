@@ -1,0 +1,235 @@
+//! What `build()` finds: every problem of a graph at once.
+
+use std::fmt;
+
+use crate::key::{Key, Location, TypeInfo};
+
+use super::render::first_name;
+use super::{Origin, Suggestion};
+
+/// Everything wrong with a graph, found at `build()` before anything was constructed.
+///
+/// It holds every [`Problem`] at once, in a deterministic order (by code, then key).
+///
+/// ```
+/// use green_tea::Container;
+/// use green_tea::error::Problem;
+/// let err = Container::builder()
+///     .value("billing_api", 1_u32)
+///     .provider(green_tea::ProviderFn::new("billing", |_| async { Ok(2_u32) }).needs::<u32>("billingApi"))
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(&err.problems()[0], Problem::MissingKey { key, .. } if key.as_str() == "billingApi"));
+/// assert!(err.to_string().contains("did you mean `billing_api`?"));
+/// ```
+#[derive(Clone)]
+pub struct BuildError {
+    problems: Vec<Problem>,
+}
+
+impl BuildError {
+    /// An error of these problems, sorted.
+    pub(crate) fn from_problems(mut problems: Vec<Problem>) -> Self {
+        problems.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        BuildError { problems }
+    }
+
+    /// Every problem found, sorted by code and key.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Takes the problems out.
+    pub fn into_problems(self) -> Vec<Problem> {
+        self.problems
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            writeln!(f, "{problem}")?;
+        }
+        let n = self.problems.len();
+        write!(
+            f,
+            "the graph has {n} problem{}; nothing was built",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// As `Display`: `fn main() -> Result<(), BuildError>` prints the readable report.
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// One thing wrong with a graph. Each class has a code with a page under `docs/errors/`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Problem {
+    /// GT0001: something needs a key that nothing provides.
+    MissingKey {
+        /// The missing key.
+        key: Key,
+        /// Each declaration that needs it, sorted, each followed by who needs that, up to a
+        /// root.
+        needed_by: Vec<Vec<Origin>>,
+        /// The closest existing key, if one is close.
+        suggestion: Option<Suggestion>,
+        /// A `#[provider]` or `#[step]` that provides the key but was not registered.
+        unregistered: Option<Unregistered>,
+    },
+    /// GT0002: declarations that need each other in a ring.
+    Cycle {
+        /// Each declaration with the key it needs from the next one; the last needs the first.
+        ring: Vec<(Origin, Key)>,
+    },
+    /// GT0003: two declarations provide the same key.
+    DuplicateProvider {
+        /// The key provided twice.
+        key: Key,
+        /// The first declaration (by registration order).
+        first: Origin,
+        /// The other one.
+        second: Origin,
+    },
+    /// GT0004: a consumer expects a key's value as another type than its provider declares.
+    TypeMismatch {
+        /// The key.
+        key: Key,
+        /// Who needs it (or the override replacing it).
+        consumer: Origin,
+        /// The type the consumer expects.
+        expected: TypeInfo,
+        /// Who provides it.
+        provider: Origin,
+        /// The type it provides.
+        provided: TypeInfo,
+    },
+    /// GT0004: an override provides a key with another type than the key's provider declares.
+    OverrideTypeMismatch {
+        /// The key.
+        key: Key,
+        /// The override.
+        by: Origin,
+        /// The key's type, as its provider declares it.
+        declared: TypeInfo,
+        /// The provider the override would replace.
+        provider: Origin,
+        /// The override's type.
+        provided: TypeInfo,
+    },
+    /// GT0005: an override for a key that no provider provides.
+    OverrideReplacesNothing {
+        /// The key the override provides.
+        key: Key,
+        /// The override.
+        by: Origin,
+        /// The closest existing key, if one is close.
+        suggestion: Option<Suggestion>,
+    },
+    /// GT0006: an app-scoped provider needs a request-scoped value.
+    ScopeViolation {
+        /// The request-scoped key.
+        key: Key,
+        /// The app-scoped provider that needs it.
+        consumer: Origin,
+        /// The request-scoped declaration (a step) that provides it.
+        provider: Origin,
+    },
+    /// GT0008: two routes for the same method and path, or paths the router cannot tell apart.
+    RouteConflict {
+        /// The route that could not be added.
+        route: Origin,
+        /// Why, as the router puts it.
+        reason: String,
+    },
+    /// GT0009: a health setting (`critical`, `health_check`) names a key that nothing
+    /// provides, or a health check names a key whose type is another one.
+    HealthKey {
+        /// The key as the setting wrote it.
+        key: Key,
+        /// The setting, such as `` `critical("db")` ``.
+        setting: String,
+        /// Where the setting was written.
+        location: Location,
+        /// The key's type when it exists with another type than the health check's; `None`
+        /// when nothing provides the key.
+        found: Option<TypeInfo>,
+        /// The health check's type, for a health check.
+        expected: Option<TypeInfo>,
+        /// The closest existing key, when nothing provides this one.
+        suggestion: Option<Suggestion>,
+    },
+    /// GT0007: a route names a step that does not exist.
+    UnknownStep {
+        /// The step name as the route wrote it.
+        step: String,
+        /// The route.
+        route: Origin,
+        /// The closest existing step name.
+        suggestion: Option<String>,
+    },
+}
+
+impl Problem {
+    /// The error code, such as `"GT0001"`; each has a page `docs/errors/<code>.md`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::MissingKey { .. } => "GT0001",
+            Problem::Cycle { .. } => "GT0002",
+            Problem::DuplicateProvider { .. } => "GT0003",
+            Problem::TypeMismatch { .. } | Problem::OverrideTypeMismatch { .. } => "GT0004",
+            Problem::OverrideReplacesNothing { .. } => "GT0005",
+            Problem::ScopeViolation { .. } => "GT0006",
+            Problem::UnknownStep { .. } => "GT0007",
+            Problem::RouteConflict { .. } => "GT0008",
+            Problem::HealthKey { .. } => "GT0009",
+        }
+    }
+
+    fn sort_key(&self) -> (&'static str, String, String) {
+        let (key, who) = match self {
+            Problem::MissingKey { key, needed_by, .. } => (
+                key.to_string(),
+                needed_by.first().map(|c| first_name(c)).unwrap_or_default(),
+            ),
+            Problem::Cycle { ring } => (
+                ring.first().map(|(_, k)| k.to_string()).unwrap_or_default(),
+                ring.first()
+                    .map(|(o, _)| o.name.clone())
+                    .unwrap_or_default(),
+            ),
+            Problem::DuplicateProvider { key, second, .. } => {
+                (key.to_string(), second.name.clone())
+            }
+            Problem::TypeMismatch { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::OverrideTypeMismatch { key, by, .. } => (key.to_string(), by.name.clone()),
+            Problem::OverrideReplacesNothing { key, by, .. } => (key.to_string(), by.name.clone()),
+            Problem::ScopeViolation { key, consumer, .. } => {
+                (key.to_string(), consumer.name.clone())
+            }
+            Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
+            Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
+            Problem::HealthKey { key, setting, .. } => (key.to_string(), setting.clone()),
+        };
+        (self.code(), key, who)
+    }
+}
+
+/// A macro declaration of a missing key that was never registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unregistered {
+    /// The declaration.
+    pub declared: Origin,
+    /// How to register it, such as `.step(auth::step())`.
+    pub register: String,
+}

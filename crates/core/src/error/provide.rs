@@ -1,0 +1,70 @@
+//! Why a value could not be had from a container.
+
+use std::fmt;
+
+use crate::key::{Key, TypeInfo};
+
+use super::FailureCause;
+
+/// Why a value could not be had from a container.
+#[derive(Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProvideError {
+    /// No provider provides the key.
+    #[error("no provider for `{key}`{}", suggestion_text(.suggestion))]
+    UnknownKey {
+        /// The key asked for.
+        key: Key,
+        /// The closest existing key.
+        suggestion: Option<Key>,
+    },
+    /// The key exists with another type.
+    #[error("`{key}` has type `{provided}`, but was asked for as `{requested}`")]
+    WrongType {
+        /// The key asked for.
+        key: Key,
+        /// Its declared type.
+        provided: TypeInfo,
+        /// The type asked for.
+        requested: TypeInfo,
+    },
+    /// A provider in the key's slice failed to build. Not cached: the next request retries.
+    #[error("provider `{provider}` failed: {cause}{}", needed_by_text(.needed_by))]
+    Failed {
+        /// The provider that failed.
+        provider: String,
+        /// Who needed it, nearest first, ending at the provider that was asked for.
+        needed_by: Vec<String>,
+        /// What went wrong.
+        cause: FailureCause,
+    },
+    /// The container was closed.
+    #[error("the container is closed")]
+    Closed,
+}
+
+/// As `Display`: `fn main() -> Result<(), ProvideError>` prints the readable report.
+impl fmt::Debug for ProvideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl ProvideError {
+    pub(crate) fn needed_by(mut self, dependent: &str) -> Self {
+        if let ProvideError::Failed { needed_by, .. } = &mut self {
+            needed_by.push(dependent.to_owned());
+        }
+        self
+    }
+}
+
+fn suggestion_text(s: &Option<Key>) -> String {
+    s.as_ref()
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default()
+}
+
+fn needed_by_text(chain: &[String]) -> String {
+    chain.iter().map(|p| format!(", needed by `{p}`")).collect()
+}

@@ -1,0 +1,211 @@
+//! How a build problem reads: rustc-style, with the chain that needs a key and "did you mean".
+
+use std::fmt;
+
+use crate::key::TypeInfo;
+
+use super::{Origin, Problem, Suggestion};
+
+pub(super) fn first_name(chain: &[Origin]) -> String {
+    chain.first().map(|o| o.name.clone()).unwrap_or_default()
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let code = self.code();
+        match self {
+            Problem::MissingKey {
+                key,
+                needed_by,
+                suggestion,
+                unregistered,
+            } => {
+                write!(f, "error[{code}]: no provider for `{key}`")?;
+                for chain in needed_by {
+                    let mut chain = chain.iter();
+                    if let Some(consumer) = chain.next() {
+                        write!(f, "\n  needed by {consumer}")?;
+                    }
+                    for origin in chain {
+                        write!(f, "\n    which is needed by {origin}")?;
+                    }
+                }
+                if let Some(unregistered) = unregistered {
+                    write!(
+                        f,
+                        "\n  help: {} provides `{key}`, but it is not registered: register it with `{}`",
+                        unregistered.declared, unregistered.register
+                    )?;
+                }
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::Cycle { ring } => {
+                let names: Vec<String> =
+                    ring.iter().map(|(o, _)| format!("`{}`", o.name)).collect();
+                write!(f, "error[{code}]: dependency cycle: {}", names.join(" -> "))?;
+                if let Some((first, _)) = ring.first() {
+                    write!(f, " -> `{}`", first.name)?;
+                }
+                for (origin, needs) in ring {
+                    write!(f, "\n  {origin} needs `{needs}`")?;
+                }
+                if let Some((first, _)) = ring.first() {
+                    write!(
+                        f,
+                        ", which is provided by `{}`: the ring is closed",
+                        first.name
+                    )?;
+                }
+                Ok(())
+            }
+            Problem::DuplicateProvider { key, first, second } => write!(
+                f,
+                "error[{code}]: `{key}` is provided twice\n  by {first}\n  and by {second}\n  \
+                 help: a key has exactly one provider; in tests, replace it with `.override_value` \
+                 or `.override_provider`"
+            ),
+            Problem::TypeMismatch {
+                key,
+                consumer,
+                expected,
+                provider,
+                provided,
+            } => write!(
+                f,
+                "error[{code}]: `{key}` has type `{provided}`, but {consumer} expects `{expected}`\n  \
+                 `{key}` is provided by {provider} as `{}`\n  expected `{}`",
+                provided.name(),
+                expected.name(),
+            ),
+            Problem::OverrideTypeMismatch {
+                key,
+                by,
+                declared,
+                provider,
+                provided,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {by} provides `{key}` as `{provided}`, but `{key}` has type `{declared}`\n  \
+                     `{key}` is provided by {provider}"
+                )?;
+                match coercion(*declared, *provided) {
+                    Some(target) => write!(
+                        f,
+                        "\n  help: the override must be a `{target}` itself: coerce the value with \
+                         `as {target}`"
+                    ),
+                    None => write!(
+                        f,
+                        "\n  help: an override provides the same type as what it replaces: give \
+                         `{key}` a `{declared}`"
+                    ),
+                }
+            }
+            Problem::OverrideReplacesNothing {
+                key,
+                by,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {by} replaces `{key}`, but nothing provides `{key}`"
+                )?;
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::ScopeViolation {
+                key,
+                consumer,
+                provider,
+            } => write!(
+                f,
+                "error[{code}]: app-scoped {consumer} needs request-scoped `{key}`\n  \
+                 `{key}` is provided by {provider}, which runs on every request\n  \
+                 help: a provider is built once for the whole app, so it cannot hold a value \
+                 of one request; make the consumer a step, or pass the value at call time"
+            ),
+            Problem::RouteConflict { route, reason } => {
+                write!(
+                    f,
+                    "error[{code}]: {route} conflicts with another route: {reason}"
+                )
+            }
+            Problem::HealthKey {
+                key,
+                setting,
+                location,
+                found: Some(found),
+                expected,
+                ..
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {setting} ({location}) checks `{key}`, which has type `{found}`"
+                )?;
+                if let Some(expected) = expected {
+                    write!(
+                        f,
+                        "\n  help: a health check names the key of a value of its own type: `{key}` is not a `{expected}`"
+                    )?;
+                }
+                Ok(())
+            }
+            Problem::HealthKey {
+                key,
+                setting,
+                location,
+                suggestion,
+                ..
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {setting} ({location}) names `{key}`, but nothing provides `{key}`"
+                )?;
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::UnknownStep {
+                step,
+                route,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {route} runs step `{step}`, but there is no such step"
+                )?;
+                if let Some(s) = suggestion {
+                    write!(f, "\n  help: did you mean `{s}`?")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Problem {}
+
+/// `Arc<dyn Clock>` when `provided` (`Arc<SystemClock>`) would coerce to `declared`: the same
+/// pointer around a trait object. Judged on the short names, for a hint only.
+fn coercion(declared: TypeInfo, provided: TypeInfo) -> Option<String> {
+    let declared_name = declared.short_name();
+    let provided_name = provided.short_name();
+    for pointer in ["Arc<", "Box<", "Rc<"] {
+        if declared_name.starts_with(pointer)
+            && declared_name[pointer.len()..].starts_with("dyn ")
+            && provided_name.starts_with(pointer)
+        {
+            return Some(declared_name);
+        }
+    }
+    None
+}
+
+fn write_suggestion(f: &mut fmt::Formatter<'_>, suggestion: Option<&Suggestion>) -> fmt::Result {
+    match suggestion {
+        Some(s) => write!(
+            f,
+            "\n  help: did you mean `{}`? (provided by {})",
+            s.key, s.location
+        ),
+        None => Ok(()),
+    }
+}
