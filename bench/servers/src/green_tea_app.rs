@@ -5,8 +5,8 @@
 //! hand, measured beside it. All of the macro form lives in this one module.
 
 use green_tea::prelude::*;
-use std::sync::Arc;
 use http::HeaderMap;
+use std::sync::Arc;
 
 use crate::{Billing, BillingApi, Created, Order};
 

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use green_tea::ProviderFn;
-use green_tea::{App, HttpError, Json};
 use green_tea::extract::RequestContext;
 use green_tea::routing::Route;
 use green_tea::steps::StepFn;
+use green_tea::{App, HttpError, Json};
 
 use crate::{Billing, BillingApi, Created, Order, request_id};
 
