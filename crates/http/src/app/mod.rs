@@ -4,7 +4,9 @@ mod builder;
 mod built_in;
 mod close;
 mod dispatch;
+mod explain;
 pub(crate) mod future;
+mod health;
 #[cfg(feature = "metrics")]
 mod metered;
 #[cfg(not(feature = "metrics"))]
@@ -39,33 +41,33 @@ use crate::warning::Warning;
 /// `tower::Service`).
 #[derive(Clone)]
 pub struct App {
-    pub(crate) inner: Arc<AppInner>,
+    inner: Arc<AppInner>,
 }
 
 pub(crate) struct AppInner {
     /// What its requests run on: shared with each of them.
-    pub(crate) runtime: Arc<Runtime>,
-    pub(crate) router: matchit::Router<usize>,
-    pub(crate) paths: Vec<PathEntry>,
-    pub(crate) routes: IdVec<RouteId, CompiledRoute>,
-    pub(crate) plugins: Vec<Arc<dyn ErasedPlugin>>,
-    pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
-    pub(crate) drain_timeout: Duration,
-    pub(crate) dispose_timeout: Duration,
-    pub(crate) warnings: Vec<Warning>,
+    runtime: Arc<Runtime>,
+    router: matchit::Router<usize>,
+    paths: Vec<PathEntry>,
+    routes: IdVec<RouteId, CompiledRoute>,
+    plugins: Vec<Arc<dyn ErasedPlugin>>,
+    close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
+    drain_timeout: Duration,
+    dispose_timeout: Duration,
+    warnings: Vec<Warning>,
     /// The route that answers when no path matches (`AppBuilder::fallback`).
-    pub(crate) fallback: Option<RouteId>,
+    fallback: Option<RouteId>,
     /// The app under its global layers, if it has any.
-    pub(crate) layered: Option<Layered>,
+    layered: Option<Layered>,
     /// The health routes and the explain page, if asked for.
-    pub(crate) built_in: built_in::BuiltIn,
+    built_in: built_in::BuiltIn,
     /// The critical keys and the health checks, resolved.
-    pub(crate) health: crate::health::CompiledHealth,
+    health: crate::health::CompiledHealth,
     /// `start()` has succeeded or the app is being served (readiness).
-    pub(crate) started: AtomicBool,
+    started: AtomicBool,
     /// The request metrics' handles (feature `metrics`).
     #[cfg(feature = "metrics")]
-    pub(crate) metrics: Arc<metered::AppMetrics>,
+    metrics: Arc<metered::AppMetrics>,
 }
 
 /// One path template and the routes at it, one per method.

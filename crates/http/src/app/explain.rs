@@ -1,0 +1,133 @@
+//! `App::explain` and `App::explain_all`: the explain model (`crate::explain`) of the app's
+//! routes, read from its router, its routes and its runtime.
+
+use green_tea_core::__private::sibling::{self, RouteId, closest};
+
+use super::App;
+use crate::explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};
+use crate::route::FALLBACK;
+
+impl App {
+    /// The chain of each method at `path`: a concrete path (`/orders/42`) matches its template.
+    ///
+    /// ```
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// let app = App::builder()
+    ///     .value("greeting", String::from("hello"))
+    ///     .route(Route::get("/hello/{name}", |_: RequestContext| async { "hi" }).needs::<String>("greeting"))
+    ///     .build()
+    ///     .unwrap();
+    /// let explain = app.explain("/hello/tea").unwrap();
+    /// assert_eq!(explain.template, "/hello/{name}");
+    /// assert_eq!(explain.routes[0].providers.nodes[0].name, "value `greeting`");
+    /// assert!(app.explain("/nope").is_err());
+    /// ```
+    pub fn explain(&self, path: &str) -> Result<PathExplain, NoRoute> {
+        let inner = &self.inner;
+        match inner.router.at(path) {
+            Ok(matched) => Ok(self.explain_entry(path, *matched.value)),
+            Err(_) if inner.fallback.is_some() => {
+                Ok(self.explain_fallback(path).expect("the app has a fallback"))
+            }
+            Err(_) => {
+                let mut templates: Vec<&String> = inner.paths.iter().map(|p| &p.template).collect();
+                templates.sort();
+                let best = closest(path, templates.iter().copied(), |t| t.as_str()).cloned();
+                let rest = templates
+                    .into_iter()
+                    .filter(|t| Some(*t) != best.as_ref())
+                    .cloned();
+                let routes: Vec<String> = best.clone().into_iter().chain(rest).collect();
+                Err(NoRoute {
+                    path: path.to_owned(),
+                    routes,
+                })
+            }
+        }
+    }
+
+    /// Every path of the app, sorted by template.
+    pub fn explain_all(&self) -> AppExplain {
+        let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
+        entries.sort_by(|&a, &b| {
+            self.inner.paths[a]
+                .template
+                .cmp(&self.inner.paths[b].template)
+        });
+        AppExplain {
+            paths: entries
+                .into_iter()
+                .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
+                .chain(self.explain_fallback(FALLBACK))
+                .collect(),
+        }
+    }
+
+    /// The fallback's chain, shown at the template `(fallback)`.
+    fn explain_fallback(&self, path: &str) -> Option<PathExplain> {
+        let fallback = self.inner.fallback?;
+        Some(PathExplain {
+            path: path.to_owned(),
+            template: FALLBACK.to_owned(),
+            routes: vec![self.explain_route(fallback)],
+        })
+    }
+
+    fn explain_entry(&self, path: &str, entry: usize) -> PathExplain {
+        let entry = &self.inner.paths[entry];
+        PathExplain {
+            path: path.to_owned(),
+            template: entry.template.clone(),
+            routes: entry
+                .methods
+                .iter()
+                .map(|&(_, route)| self.explain_route(route))
+                .collect(),
+        }
+    }
+
+    fn explain_route(&self, id: RouteId) -> RouteExplain {
+        let runtime = &self.inner.runtime;
+        let (route, run) = (&self.inner.routes[id], &runtime.routes[id]);
+        let steps = run
+            .plan
+            .steps
+            .iter()
+            .map(|planned| {
+                let step = &runtime.steps[planned.step].descriptor;
+                StepExplain {
+                    name: step.name.to_string(),
+                    provides: step
+                        .provides
+                        .iter()
+                        .map(|s| format!("{}: {}", s.key, s.ty))
+                        .collect(),
+                    needs: step.needs.iter().map(|s| s.key.to_string()).collect(),
+                    location: step.location.to_string(),
+                }
+            })
+            .collect();
+        let handler = route.name.to_string();
+        RouteExplain {
+            method: route.method.to_string(),
+            template: route.template.clone(),
+            location: run.descriptor.location.to_string(),
+            needs: run
+                .descriptor
+                .needs
+                .iter()
+                .map(|s| s.key.to_string())
+                .collect(),
+            layers: route.layer_names.clone(),
+            steps,
+            providers: sibling::explain_values(
+                &runtime.container,
+                handler.clone(),
+                &run.plan.app_values,
+            ),
+            handler,
+        }
+    }
+}

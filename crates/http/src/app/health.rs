@@ -1,0 +1,102 @@
+//! `App::health()`: the health model (`crate::health`) of the app, from its container, its
+//! close and its compiled checks.
+
+use std::sync::atomic::Ordering;
+
+use green_tea_core::__private::sibling;
+use green_tea_core::ProviderHealth;
+
+use super::{App, AppInner};
+use crate::health::{AppHealth, CheckReport};
+
+impl App {
+    /// The app's health now, as data (`serde::Serialize`): each provider built, failed (with
+    /// its last build error) or never needed, the registered health checks, and whether the
+    /// app is live and ready. Builds nothing.
+    ///
+    /// Ready means: [`start()`](App::start) has succeeded (or the app is being served), the
+    /// app is not closing, and no provider of a key marked
+    /// [`critical`](crate::AppBuilder::critical) has its last build failed.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// let app = App::builder()
+    ///     .value("db", String::from("postgres://"))
+    ///     .critical("db")
+    ///     .route(Route::get("/", |_: RequestContext| async { "hi" }).needs::<String>("db"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(!app.health().ready); // not started
+    /// app.start().await.unwrap();
+    /// let health = app.health();
+    /// assert!(health.live && health.ready);
+    /// assert_eq!(health.providers[0].state.to_string(), "built");
+    /// app.close().await.unwrap();
+    /// assert!(!app.health().live);
+    /// # }
+    /// ```
+    pub fn health(&self) -> AppHealth {
+        self.inner.health()
+    }
+}
+
+impl AppInner {
+    pub(crate) fn health(&self) -> AppHealth {
+        let container = self.runtime.container.health();
+        let closed = self.close_outcome.initialized();
+        let draining = *self.runtime.shutdown.borrow() && !closed;
+        let started = self.started.load(Ordering::Acquire);
+        let mut reasons = Vec::new();
+        if closed {
+            reasons.push("the app is closed".to_owned());
+        } else if draining {
+            reasons.push("the app is draining (close() has begun)".to_owned());
+        } else if container.closed {
+            reasons.push("the app's container is closed".to_owned());
+        }
+        if !started {
+            reasons.push(
+                "not started: start() has not succeeded and the app is not served".to_owned(),
+            );
+        }
+        for key in &self.health.critical {
+            let failed = container
+                .providers
+                .iter()
+                .find(|p| p.keys.iter().any(|k| k == key.as_str()));
+            if let Some(ProviderHealth {
+                name,
+                error: Some(error),
+                ..
+            }) = failed
+            {
+                reasons.push(format!(
+                    "critical `{key}`: the last build of `{name}` failed: {error}"
+                ));
+            }
+        }
+        let checks = self
+            .health
+            .checks
+            .iter()
+            .map(|(key, at, ask)| CheckReport {
+                key: key.to_string(),
+                check: sibling::value(&self.runtime.container, *at).map(ask),
+            })
+            .collect();
+        AppHealth {
+            live: !closed,
+            ready: reasons.is_empty(),
+            reasons,
+            started,
+            draining,
+            closed,
+            providers: container.providers,
+            critical: self.health.critical.iter().map(|k| k.to_string()).collect(),
+            checks,
+        }
+    }
+}
