@@ -6,7 +6,7 @@ use serde::Serialize;
 use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
 use green_tea_core::{Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo};
 
-/// The app's health now; see [`App::health`].
+/// The app's health now; see [`App::health`](crate::App::health).
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct AppHealth {
