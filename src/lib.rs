@@ -49,7 +49,7 @@ pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{Explain, ExplainKey, ExplainNeed, ExplainNode};
     #[doc(inline)]
-    pub use green_tea_http::{AppExplain, PathExplain, RouteExplain, StepExplain};
+    pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep};
 }
 
 /// What a handler reads: the [`RequestContext`](extract::RequestContext) (the request's head,

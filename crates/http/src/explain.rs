@@ -14,19 +14,19 @@ use green_tea_core::Explain;
 /// Everything served at one path template.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct PathExplain {
+pub struct ExplainPath {
     /// The path asked about.
     pub path: String,
     /// The template it matched, such as `/orders/{id}`.
     pub template: String,
     /// One entry per method.
-    pub routes: Vec<RouteExplain>,
+    pub routes: Vec<ExplainRoute>,
 }
 
 /// One route's chain.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct RouteExplain {
+pub struct ExplainRoute {
     /// `GET`, `POST`...
     pub method: String,
     /// The path template.
@@ -41,7 +41,7 @@ pub struct RouteExplain {
     /// `(app)`), then the route's own.
     pub layers: Vec<String>,
     /// The request-scoped steps, in run order.
-    pub steps: Vec<StepExplain>,
+    pub steps: Vec<ExplainStep>,
     /// The providers the route builds, in build order, with their state now.
     pub providers: Explain,
 }
@@ -49,7 +49,7 @@ pub struct RouteExplain {
 /// A step in a route's chain.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct StepExplain {
+pub struct ExplainStep {
     /// The step's name.
     pub name: String,
     /// `key: Type` for each value it provides per request (none for a guard).
@@ -63,9 +63,9 @@ pub struct StepExplain {
 /// The whole app: every path, sorted.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
-pub struct AppExplain {
+pub struct ExplainApp {
     /// Every path template with its routes.
-    pub paths: Vec<PathExplain>,
+    pub paths: Vec<ExplainPath>,
 }
 
 /// `explain` was asked about a path no route serves.
@@ -97,7 +97,7 @@ fn no_route_text(path: &str, routes: &[String]) -> String {
     format!("no route matches `{path}`; routes: {}", routes.join(", "))
 }
 
-impl PathExplain {
+impl ExplainPath {
     /// As JSON.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("the explain model is plain data")
@@ -140,7 +140,7 @@ impl PathExplain {
     }
 }
 
-impl RouteExplain {
+impl ExplainRoute {
     /// (id, label, style) of every node of route number `r`: providers `r{r}p{i}`, steps
     /// `r{r}s{i}`, the handler `r{r}h`.
     fn graph_nodes(&self, r: usize) -> Vec<(String, String, &'static str)> {
@@ -214,7 +214,7 @@ impl RouteExplain {
     }
 }
 
-impl fmt::Display for PathExplain {
+impl fmt::Display for ExplainPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.path)?;
         if self.template != self.path {
@@ -227,7 +227,7 @@ impl fmt::Display for PathExplain {
     }
 }
 
-impl fmt::Display for RouteExplain {
+impl fmt::Display for ExplainRoute {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let head = format!("{} {}", self.method, self.template);
         if self.handler == head {
@@ -272,7 +272,7 @@ impl fmt::Display for RouteExplain {
     }
 }
 
-impl fmt::Display for AppExplain {
+impl fmt::Display for ExplainApp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, path) in self.paths.iter().enumerate() {
             if i > 0 {

@@ -427,7 +427,7 @@ impl AppBuilder {
         self
     }
 
-    /// Serves [`explain_all().to_html()`](crate::AppExplain::to_html) at `path`: a page of
+    /// Serves [`explain_all().to_html()`](crate::ExplainApp::to_html) at `path`: a page of
     /// every route with its chain as a picture, searchable, self-contained (no network).
     /// It shows the app's inside (keys, types, source locations): off by default, and best
     /// kept off a public listener. A route at `path` is a build error (GT0008).

@@ -4,7 +4,7 @@
 use green_tea_core::__private::sibling::{self, RouteId, closest};
 
 use super::App;
-use crate::explain::{AppExplain, NoRoute, PathExplain, RouteExplain, StepExplain};
+use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NoRoute};
 use crate::route::FALLBACK;
 
 impl App {
@@ -24,7 +24,7 @@ impl App {
     /// assert_eq!(explain.routes[0].providers.nodes[0].name, "value `greeting`");
     /// assert!(app.explain("/nope").is_err());
     /// ```
-    pub fn explain(&self, path: &str) -> Result<PathExplain, NoRoute> {
+    pub fn explain(&self, path: &str) -> Result<ExplainPath, NoRoute> {
         let inner = &self.inner;
         match inner.router.at(path) {
             Ok(matched) => Ok(self.explain_entry(path, *matched.value)),
@@ -49,14 +49,14 @@ impl App {
     }
 
     /// Every path of the app, sorted by template.
-    pub fn explain_all(&self) -> AppExplain {
+    pub fn explain_all(&self) -> ExplainApp {
         let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
         entries.sort_by(|&a, &b| {
             self.inner.paths[a]
                 .template
                 .cmp(&self.inner.paths[b].template)
         });
-        AppExplain {
+        ExplainApp {
             paths: entries
                 .into_iter()
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
@@ -66,18 +66,18 @@ impl App {
     }
 
     /// The fallback's chain, shown at the template `(fallback)`.
-    fn explain_fallback(&self, path: &str) -> Option<PathExplain> {
+    fn explain_fallback(&self, path: &str) -> Option<ExplainPath> {
         let fallback = self.inner.fallback?;
-        Some(PathExplain {
+        Some(ExplainPath {
             path: path.to_owned(),
             template: FALLBACK.to_owned(),
             routes: vec![self.explain_route(fallback)],
         })
     }
 
-    fn explain_entry(&self, path: &str, entry: usize) -> PathExplain {
+    fn explain_entry(&self, path: &str, entry: usize) -> ExplainPath {
         let entry = &self.inner.paths[entry];
-        PathExplain {
+        ExplainPath {
             path: path.to_owned(),
             template: entry.template.clone(),
             routes: entry
@@ -88,7 +88,7 @@ impl App {
         }
     }
 
-    fn explain_route(&self, id: RouteId) -> RouteExplain {
+    fn explain_route(&self, id: RouteId) -> ExplainRoute {
         let runtime = &self.inner.runtime;
         let (route, run) = (&self.inner.routes[id], &runtime.routes[id]);
         let steps = run
@@ -97,7 +97,7 @@ impl App {
             .iter()
             .map(|planned| {
                 let step = &runtime.steps[planned.step].descriptor;
-                StepExplain {
+                ExplainStep {
                     name: step.name.to_string(),
                     provides: step
                         .provides
@@ -110,7 +110,7 @@ impl App {
             })
             .collect();
         let handler = route.name.to_string();
-        RouteExplain {
+        ExplainRoute {
             method: route.method.to_string(),
             template: route.template.clone(),
             location: run.descriptor.location.to_string(),

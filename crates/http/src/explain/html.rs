@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use green_tea_core::__private::sibling::{self, xml_escape as escape};
 
-use super::{AppExplain, RouteExplain};
+use super::{ExplainApp, ExplainRoute};
 
 const STYLE: &str = r#"
 :root { color-scheme: light; }
@@ -57,9 +57,9 @@ const SCRIPT: &str = r#"
 })();
 "#;
 
-impl AppExplain {
+impl ExplainApp {
     /// A self-contained HTML page of the whole app: every route with its chain as an SVG
-    /// picture (see [`RouteExplain::to_svg`]) and as text, and a filter box that keeps the
+    /// picture (see [`ExplainRoute::to_svg`]) and as text, and a filter box that keeps the
     /// routes whose method, path, handler, steps, providers, keys or types contain every word
     /// typed (`?q=words` in the page's address fills it in). Inline CSS and script; it fetches
     /// nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves it.
@@ -78,7 +78,7 @@ impl AppExplain {
     /// assert_eq!(html.matches("<svg").count(), 2);
     /// ```
     pub fn to_html(&self) -> String {
-        let routes: Vec<&RouteExplain> = self.paths.iter().flat_map(|p| &p.routes).collect();
+        let routes: Vec<&ExplainRoute> = self.paths.iter().flat_map(|p| &p.routes).collect();
         let built = routes
             .iter()
             .flat_map(|r| &r.providers.nodes)
@@ -143,7 +143,7 @@ impl AppExplain {
 }
 
 /// Everything the filter matches on, lowercased.
-fn search_text(route: &RouteExplain) -> String {
+fn search_text(route: &ExplainRoute) -> String {
     let mut text = format!(
         "{} {} {} {} {}",
         route.method,

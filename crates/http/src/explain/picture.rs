@@ -3,9 +3,9 @@
 
 use green_tea_core::__private::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
 
-use super::{AppExplain, PathExplain, RouteExplain};
+use super::{ExplainApp, ExplainPath, ExplainRoute};
 
-impl RouteExplain {
+impl ExplainRoute {
     /// The route's chain as an SVG picture, drawn in process (no external program): its
     /// providers in build order (keys and types, kind and name, scope, built or not and the
     /// build time, overrides; dashed while not built), its steps (rounded, request scope), its
@@ -114,24 +114,24 @@ impl RouteExplain {
     }
 }
 
-impl PathExplain {
+impl ExplainPath {
     /// Every route at the path as one SVG picture, one chain under the other; see
-    /// [`RouteExplain::to_svg`].
+    /// [`ExplainRoute::to_svg`].
     pub fn to_svg(&self) -> String {
-        let pictures: Vec<Picture> = self.routes.iter().map(RouteExplain::picture).collect();
+        let pictures: Vec<Picture> = self.routes.iter().map(ExplainRoute::picture).collect();
         sibling::render_svg_stack(&pictures)
     }
 }
 
-impl AppExplain {
+impl ExplainApp {
     /// Every route of the app as one SVG picture, one chain under the other; see
-    /// [`RouteExplain::to_svg`], and [`to_html`](Self::to_html) for a page with one picture
+    /// [`ExplainRoute::to_svg`], and [`to_html`](Self::to_html) for a page with one picture
     /// per route and a search box.
     pub fn to_svg(&self) -> String {
         let pictures: Vec<Picture> = self
             .paths
             .iter()
-            .flat_map(|p| p.routes.iter().map(RouteExplain::picture))
+            .flat_map(|p| p.routes.iter().map(ExplainRoute::picture))
             .collect();
         sibling::render_svg_stack(&pictures)
     }
