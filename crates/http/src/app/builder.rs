@@ -1,57 +1,50 @@
 //! `AppBuilder`: declare providers, steps, routes and plugins; `build()` checks everything and
 //! compiles each route into its plan.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum_core::body::Body;
 use axum_core::response::IntoResponse;
-use http::{HeaderValue, Request};
+use http::Request;
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::__private::sibling::{self, IdVec, RequestScope, RouteId};
-use green_tea_core::{
-    BuildError, ContainerBuilder, Descriptor, HealthCheck, Key, KeySpec, Location, NodeKind,
-    Origin, Problem, Provider, TypeInfo,
-};
+use green_tea_core::__private::sibling::{self};
+use green_tea_core::{ContainerBuilder, HealthCheck, Key, Location, Provider, TypeInfo};
 
 use super::built_in::{BuiltIn, HealthPaths};
-use super::{App, AppInner, CompiledRoute, PathEntry};
-use crate::client_addr::{ClientAddr, FromConnection};
+use super::compile::Mount;
 use crate::health::{CheckSetting, HealthSettings};
-use crate::layer::{self as layers, ApplyLayer, Dispatch, Layered, LayeredEntry};
+use crate::layer::{self as layers, ApplyLayer, Layered};
 use crate::limits::Limits;
 use crate::plugin::{ErasedPlugin, Plugin};
-use crate::route::{Mounted, Route, RouteRegistration, any_method};
-use crate::runtime::{CompiledStep, Entry, RouteRun, Runtime};
+use crate::route::{Route, RouteRegistration};
 use crate::step::{Step, StepRegistration};
-use crate::warning::Warning;
 
 /// Declares an app. [`build`](Self::build) checks the whole graph (providers, steps and routes
 /// together) and constructs nothing.
 #[must_use = "a builder does nothing until `build()`"]
 pub struct AppBuilder {
-    container: ContainerBuilder,
-    steps: Vec<Arc<dyn Step>>,
-    routes: Vec<Route>,
-    plugins: Vec<Arc<dyn ErasedPlugin>>,
-    limits: Limits,
-    drain_timeout: Duration,
-    dispose_timeout: Duration,
-    layers: Vec<ApplyLayer>,
+    pub(super) container: ContainerBuilder,
+    pub(super) steps: Vec<Arc<dyn Step>>,
+    pub(super) routes: Vec<Route>,
+    pub(super) plugins: Vec<Arc<dyn ErasedPlugin>>,
+    pub(super) limits: Limits,
+    pub(super) drain_timeout: Duration,
+    pub(super) dispose_timeout: Duration,
+    pub(super) layers: Vec<ApplyLayer>,
     /// The mounted services: checked against the routes at `build()`, then routed.
-    mounts: Vec<Mount>,
-    fallback: Option<Route>,
+    pub(super) mounts: Vec<Mount>,
+    pub(super) fallback: Option<Route>,
     /// Each `discover` call: the modules it was limited to, and how many steps and routes it
     /// found (the container counts the providers).
-    discovered: Vec<(Option<Vec<String>>, usize)>,
+    pub(super) discovered: Vec<(Option<Vec<String>>, usize)>,
     /// The critical keys and health checks, checked at `build()`.
-    health: HealthSettings,
+    pub(super) health: HealthSettings,
     /// The health routes and the explain page, if asked for.
-    built_in: BuiltIn,
+    pub(super) built_in: BuiltIn,
 }
 
 impl std::fmt::Debug for AppBuilder {
@@ -435,397 +428,5 @@ impl AppBuilder {
     pub fn explain_page(mut self, path: &str) -> Self {
         self.built_in.explain_page = Some((path.to_owned(), Location::caller()));
         self
-    }
-
-    /// Checks everything at once (the graph with its steps and routes, unknown guard steps,
-    /// conflicting routes) and compiles each route into its plan. Constructs nothing.
-    pub fn build(self) -> Result<App, BuildError> {
-        let warnings = self.warnings();
-        for warning in &warnings {
-            tracing::warn!("{warning}");
-        }
-        let mut problems = self.health.problems(&self.container);
-        let mut scope = RequestScope::new();
-        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
-        let from_connection = self
-            .needs_client_addr(&descriptors)
-            .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
-        for (descriptor, step) in descriptors.into_iter().zip(self.steps) {
-            scope.add_step(descriptor, step);
-        }
-        let mut table = RouteTable::default();
-        mount_problems(&self.mounts, &self.routes, &mut problems);
-        let mut routes = self.routes;
-        routes.extend(self.mounts.iter().flat_map(Mount::routes));
-        let fallback = self.fallback.map(|route| {
-            let (descriptor, guards) = (route.descriptor(), route.steps.clone());
-            scope.add_route(descriptor, guards, route)
-        });
-        for route in routes {
-            let (descriptor, guards) = (route.descriptor(), route.steps.clone());
-            let (method, path, origin) = (
-                route.method.clone(),
-                route.path.clone(),
-                route_origin(&route),
-            );
-            let id = scope.add_route(descriptor, guards, route);
-            table.add(id, method, path, origin, &mut problems);
-        }
-        let (router, paths) = table.finish();
-        built_in_problems(&self.built_in, &router, &mut problems);
-        let container = self.container.dispose_timeout(self.dispose_timeout);
-        let wired = match sibling::build_scope(container, scope) {
-            Ok(wired) if problems.is_empty() => wired,
-            Ok(_) => return Err(sibling::build_error(problems)),
-            Err(error) => {
-                problems.extend(error.into_problems());
-                return Err(sibling::build_error(problems));
-            }
-        };
-
-        let health = self.health.compile(&wired.container);
-        let steps = wired.steps.map(|id, s| CompiledStep {
-            from_connection: Some(id) == from_connection,
-            step: s.step,
-            descriptor: s.descriptor,
-        });
-        let app_body_limit = self.limits.body_bytes;
-        let (shutdown, _) = tokio::sync::watch::channel(false);
-        // Outermost first: the last one added.
-        let app_layer_names: Vec<String> =
-            self.layers.iter().rev().map(|l| l.name.clone()).collect();
-        #[cfg(feature = "metrics")]
-        let metrics = Arc::new(super::metered::AppMetrics::register(
-            wired.routes.iter().map(|r| r.route.path.as_str()),
-            paths.iter().map(|p| p.template.as_str()),
-            &self.built_in,
-        ));
-        // Layers are applied here, once: their innermost services reach the app (or the
-        // route's runtime) through a weak reference (the app holds its layers).
-        let mut compiled = IdVec::with_capacity(wired.routes.len());
-        let runtime = Arc::new_cyclic(|runtime: &Weak<Runtime>| {
-            let routes = wired.routes.map(|id, mut r| {
-                let route_layers = std::mem::take(&mut r.route.layers);
-                let layer_names = app_layer_names
-                    .iter()
-                    .map(|name| format!("{name} (app)"))
-                    .chain(route_layers.iter().rev().map(|l| l.name.clone()))
-                    .collect();
-                compiled.push(CompiledRoute {
-                    layer_names,
-                    method: r.route.method,
-                    template: r.route.path,
-                    name: r.route.name,
-                });
-                let layered = (!route_layers.is_empty()).then(|| {
-                    let inner = layers::route_entry(runtime.clone(), id);
-                    let layered = layers::stack(inner, route_layers);
-                    Arc::new(LayeredEntry(layered)) as Arc<dyn Entry>
-                });
-                RouteRun {
-                    descriptor: r.descriptor,
-                    entry: r.route.entry,
-                    layered,
-                    plan: r.plan,
-                    ready: Default::default(),
-                    body_limit: r.route.body_limit.unwrap_or(app_body_limit),
-                }
-            });
-            Runtime {
-                container: wired.container,
-                routes,
-                steps,
-                in_flight: Default::default(),
-                shutdown,
-                limits: self.limits,
-            }
-        });
-        let inner = Arc::new_cyclic(|app: &Weak<AppInner>| AppInner {
-            runtime,
-            router,
-            paths,
-            routes: compiled,
-            plugins: self.plugins,
-            close_outcome: Default::default(),
-            drain_timeout: self.drain_timeout,
-            dispose_timeout: self.dispose_timeout,
-            warnings,
-            fallback,
-            layered: (!self.layers.is_empty()).then(|| {
-                let app: Weak<dyn Dispatch> = app.clone();
-                layers::stack(layers::app_entry(app), self.layers)
-            }),
-            health,
-            built_in: self.built_in,
-            started: Default::default(),
-            #[cfg(feature = "metrics")]
-            metrics,
-        });
-        Ok(App { inner })
-    }
-
-    /// Whether a step, a route or the fallback needs `clientAddr` and no step of the user's
-    /// provides it: then the app gets the step that provides it from the connection.
-    fn needs_client_addr(&self, descriptors: &[Descriptor]) -> bool {
-        let key = |spec: &KeySpec| spec.key.as_str() == ClientAddr::KEY;
-        let needed = descriptors.iter().any(|d| d.needs.iter().any(key))
-            || self
-                .routes
-                .iter()
-                .chain(self.fallback.as_ref())
-                .any(|r| r.needs.iter().any(key));
-        needed && !descriptors.iter().any(|d| d.provides.iter().any(key))
-    }
-
-    fn warnings(&self) -> Vec<Warning> {
-        let mut warnings = Vec::new();
-        let providers = sibling::discovered(&self.container);
-        for ((modules, found), providers) in self.discovered.iter().zip(providers) {
-            if found + providers == 0 {
-                warnings.push(Warning::DiscoveredNothing {
-                    modules: modules.clone(),
-                });
-            }
-        }
-        if self.routes.is_empty() && self.mounts.is_empty() && self.fallback.is_none() {
-            warnings.push(Warning::NoRoutes);
-        }
-        warnings
-    }
-}
-
-/// A built-in route (health, explain page) whose path is not a plain absolute path, is
-/// another built-in's, or is a route's (GT0008).
-fn built_in_problems(
-    built_in: &BuiltIn,
-    router: &matchit::Router<usize>,
-    problems: &mut Vec<Problem>,
-) {
-    let paths = built_in.paths();
-    for (i, (path, name, location)) in paths.iter().enumerate() {
-        let origin = Origin {
-            kind: NodeKind::Route,
-            name: name.clone(),
-            location: *location,
-        };
-        let reason = if !path.starts_with('/') || path.contains(['{', '}', '?', '#']) {
-            format!("a built-in route's path is a plain path starting with `/`: `{path}`")
-        } else if let Some((_, other, _)) = paths[..i].iter().find(|(p, ..)| p == path) {
-            format!("{other} is at the same path")
-        } else if router.at(path).is_ok() {
-            format!("a route already serves {path}")
-        } else {
-            continue;
-        };
-        problems.push(Problem::RouteConflict {
-            route: origin,
-            reason,
-        });
-    }
-}
-
-/// A mount whose prefix has parameters, and every route at or under a mount's prefix
-/// (matchit would let the more specific route win; green-tea refuses the ambiguity).
-fn mount_problems(mounts: &[Mount], routes: &[Route], problems: &mut Vec<Problem>) {
-    for Mount {
-        prefix, location, ..
-    } in mounts
-    {
-        let mount = Origin {
-            kind: NodeKind::Route,
-            name: format!("the service mounted at {}", display_prefix(prefix)),
-            location: *location,
-        };
-        if prefix.is_empty() {
-            problems.push(Problem::RouteConflict {
-                route: mount.clone(),
-                reason: "a service mounted at `/` would take every path: answer the paths no \
-                         route matches with `AppBuilder::fallback` instead"
-                    .to_owned(),
-            });
-            continue;
-        }
-        if prefix.contains(['{', '}']) || !prefix.starts_with('/') {
-            problems.push(Problem::RouteConflict {
-                route: mount.clone(),
-                reason: format!(
-                    "a mount's prefix is a plain path starting with `/`, without parameters: `{prefix}`"
-                ),
-            });
-            continue;
-        }
-        let under = |path: &str| {
-            path == prefix
-                || path
-                    .strip_prefix(prefix.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        };
-        for route in routes {
-            if under(&route.path) {
-                problems.push(Problem::RouteConflict {
-                    route: route_origin(route),
-                    reason: format!(
-                        "{} is under {}, mounted at {}",
-                        route.path, mount.name, location
-                    ),
-                });
-            }
-        }
-        for other in mounts.iter().map(|m| &m.prefix) {
-            if other != prefix && under(other) {
-                problems.push(Problem::RouteConflict {
-                    route: mount.clone(),
-                    reason: format!(
-                        "the service mounted at {} is under it",
-                        display_prefix(other)
-                    ),
-                });
-            }
-        }
-    }
-}
-
-/// A tower service mounted under a prefix (without its trailing `/`).
-struct Mount {
-    prefix: String,
-    location: Location,
-    name: String,
-    service: Layered,
-}
-
-impl Mount {
-    /// The routes it answers: for every method, the prefix itself, the prefix with a trailing
-    /// `/` (what a browser asks for a directory; matchit's `{*rest}` needs at least one
-    /// character after it) and everything under it. Both of the first two reach the service
-    /// as `/`, as under axum's `nest_service`.
-    fn routes(&self) -> impl Iterator<Item = Route> + '_ {
-        let at = |path: String| {
-            Route::any(
-                path,
-                Mounted {
-                    prefix: self.prefix.clone(),
-                    service: self.service.clone(),
-                },
-            )
-            .named(self.name.clone())
-            .at(self.location)
-        };
-        [
-            self.prefix.clone(),
-            format!("{}/", self.prefix),
-            format!("{}/{{*rest}}", self.prefix),
-        ]
-        .into_iter()
-        .filter(|path| !path.is_empty()) // a mount at `/` is an error of its own
-        .map(at)
-    }
-}
-
-fn display_prefix(prefix: &str) -> &str {
-    if prefix.is_empty() { "/" } else { prefix }
-}
-
-fn route_origin(route: &Route) -> Origin {
-    Origin {
-        kind: NodeKind::Route,
-        name: route.title(),
-        location: route.location,
-    }
-}
-
-/// The matchit router over path templates, and per template the routes by method. Two routes
-/// with one method and path, or templates matchit cannot tell apart, are GT0008.
-#[derive(Default)]
-struct RouteTable {
-    router: matchit::Router<usize>,
-    paths: Vec<PathEntry>,
-    by_template: HashMap<String, usize>,
-    origins: HashMap<RouteId, Origin>,
-}
-
-impl RouteTable {
-    fn add(
-        &mut self,
-        id: RouteId,
-        method: http::Method,
-        path: String,
-        origin: Origin,
-        problems: &mut Vec<Problem>,
-    ) {
-        let entry = match self.by_template.get(&path) {
-            Some(&entry) => entry,
-            None => {
-                if let Err(error) = self.router.insert(path.clone(), self.paths.len()) {
-                    problems.push(Problem::RouteConflict {
-                        route: origin,
-                        reason: error.to_string(),
-                    });
-                    return;
-                }
-                self.by_template.insert(path.clone(), self.paths.len());
-                self.paths.push(PathEntry {
-                    template: path.clone(),
-                    methods: Vec::new(),
-                    allow: HeaderValue::from_static(""),
-                    any: None,
-                });
-                self.paths.len() - 1
-            }
-        };
-        let methods = &mut self.paths[entry].methods;
-        if let Some(&(_, first)) = methods.iter().find(|(m, _)| *m == method) {
-            let first = &self.origins[&first];
-            problems.push(Problem::RouteConflict {
-                reason: format!(
-                    "{method} {path} is already routed to {} ({})",
-                    first.name, first.location
-                ),
-                route: origin,
-            });
-            return;
-        }
-        if method == any_method() {
-            self.paths[entry].any = Some(id);
-        }
-        self.paths[entry].methods.push((method, id));
-        self.origins.insert(id, origin);
-    }
-
-    fn finish(mut self) -> (matchit::Router<usize>, Vec<PathEntry>) {
-        for path in &mut self.paths {
-            let mut allow: Vec<&str> = path
-                .methods
-                .iter()
-                .map(|(m, _)| m.as_str())
-                .filter(|m| *m != "ANY")
-                .collect();
-            // A GET route also serves HEAD (see `PathEntry::route_for`).
-            if allow.contains(&"GET") && !allow.contains(&"HEAD") {
-                allow.push("HEAD");
-            }
-            path.allow = HeaderValue::from_str(&allow.join(", "))
-                .expect("method names are valid header text");
-        }
-        (self.router, self.paths)
-    }
-}
-
-impl Route {
-    /// `POST /orders -> Orders::create`, or just `POST /orders` when the route has no other
-    /// name.
-    pub(crate) fn title(&self) -> String {
-        let head = format!("{} {}", self.method, self.path);
-        if self.name == head {
-            head
-        } else {
-            format!("{head} -> {}", self.name)
-        }
-    }
-
-    /// The handler's declaration: its name, its needs, where it was declared.
-    fn descriptor(&self) -> Descriptor {
-        let mut descriptor = Descriptor::new(self.title()).at(self.location);
-        descriptor.needs = self.needs.clone();
-        descriptor
     }
 }

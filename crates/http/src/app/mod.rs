@@ -3,6 +3,7 @@
 mod builder;
 mod built_in;
 mod close;
+mod compile;
 mod dispatch;
 mod explain;
 pub(crate) mod future;
