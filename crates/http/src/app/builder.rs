@@ -273,7 +273,7 @@ impl AppBuilder {
     /// Discovery finds what is linked into the binary: Rust does not link a library crate the
     /// binary never names, so declarations in a library are found only if the binary names
     /// it (`use my_lib as _;`, or a call to one of its functions). Discovery that finds
-    /// nothing is a warning (see [`App::warnings`]); the guide's "Project layout" shows the
+    /// nothing is a warning (see [`App::warnings`](crate::App::warnings)); the guide's "Project layout" shows the
     /// ways to lay out a library, a binary and tests.
     pub fn discover(self) -> Self {
         self.add_discovered(None)
@@ -348,7 +348,7 @@ impl AppBuilder {
     /// `ready` (readiness) is 200 while
     /// the app is [ready](crate::AppHealth::ready) and 503 otherwise (while it drains, before
     /// `start()` has succeeded or serving has begun, or while a [critical](Self::critical)
-    /// provider's last build failed), with the whole [`App::health`] as its body.
+    /// provider's last build failed), with the whole [`App::health`](crate::App::health) as its body.
     ///
     /// The paths are answered before routing and before the app's layers' routes: a route at
     /// either path is a build error (GT0008). While they are set, a server keeps accepting
@@ -405,7 +405,7 @@ impl AppBuilder {
         self
     }
 
-    /// Asks the value under `key`, of type `T`, for its own state in [`App::health`] (a
+    /// Asks the value under `key`, of type `T`, for its own state in [`App::health`](crate::App::health) (a
     /// circuit breaker's, for instance): see [`HealthCheck`]. The value is asked only while
     /// it is built, never built to be asked. A key nothing provides, or one of another type,
     /// is a build error (GT0009).
