@@ -8,7 +8,7 @@ mod support;
 
 use std::process::{Command, Stdio};
 
-use support::examples::{Example, binary};
+use support::examples::{Example, binary, orders_after_a_trip};
 use support::http::{get, http1_client};
 
 #[tokio::test]
@@ -84,25 +84,8 @@ async fn billing_upstream_charges_fails_in_its_mode_and_stops_on_sigterm() {
 async fn orders_metrics_show_the_requests_and_the_breakers_trip() {
     use prom_text_format_parser::{Scrape, Type, ValueType};
 
-    let upstream = Example::start("billing_upstream", &["--mode", "down"], &[]);
-    let billing_url = upstream.base();
-    let orders = Example::start(
-        "orders",
-        &[],
-        &[
-            ("BILLING_URL", billing_url.as_str()),
-            ("BREAKER_THRESHOLD", "2"),
-        ],
-    );
+    let (_upstream, orders) = orders_after_a_trip().await;
     let client = http1_client();
-    let order = serde_json::json!({ "userId": "u1", "amount": 5 });
-    for _ in 0..3 {
-        // Two failures reach billing and open the breaker; the third fails fast.
-        let reply = support::http::post(&client, &format!("{}/orders", orders.base()), &order)
-            .await
-            .expect("a response");
-        assert_eq!(reply.status, 503, "{}", reply.text());
-    }
     let page = get(&client, &format!("{}/metrics", orders.base()))
         .await
         .expect("a response");

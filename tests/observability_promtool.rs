@@ -13,7 +13,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use support::examples::Example;
+use support::examples::orders_after_a_trip;
 use support::http::{get, http1_client};
 
 /// Prometheus's linter, or `None` (with a note) when the test should skip.
@@ -65,25 +65,8 @@ async fn the_orders_scrape_after_a_breaker_trip_passes_promtool() {
         "{printed}"
     );
 
-    let upstream = Example::start("billing_upstream", &["--mode", "down"], &[]);
-    let billing_url = upstream.base();
-    let orders = Example::start(
-        "orders",
-        &[],
-        &[
-            ("BILLING_URL", billing_url.as_str()),
-            ("BREAKER_THRESHOLD", "2"),
-        ],
-    );
+    let (_upstream, orders) = orders_after_a_trip().await;
     let client = http1_client();
-    let order = serde_json::json!({ "userId": "u1", "amount": 5 });
-    for _ in 0..3 {
-        // Two failures reach billing and open the breaker; the third is not permitted.
-        let reply = support::http::post(&client, &format!("{}/orders", orders.base()), &order)
-            .await
-            .expect("a response");
-        assert_eq!(reply.status, 503, "{}", reply.text());
-    }
     let unknown = get(&client, &format!("{}/nowhere", orders.base()))
         .await
         .expect("a response");

@@ -123,3 +123,28 @@ impl Drop for Example {
         let _ = self.child.wait();
     }
 }
+
+/// `orders` in front of a `billing_upstream` that is down, with a breaker threshold of 2, after
+/// three orders: two failures reached billing and opened the breaker, the third was refused.
+/// Both processes, which stop when dropped.
+pub async fn orders_after_a_trip() -> (Example, Example) {
+    let upstream = Example::start("billing_upstream", &["--mode", "down"], &[]);
+    let billing_url = upstream.base();
+    let orders = Example::start(
+        "orders",
+        &[],
+        &[
+            ("BILLING_URL", billing_url.as_str()),
+            ("BREAKER_THRESHOLD", "2"),
+        ],
+    );
+    let client = super::http::http1_client();
+    let order = serde_json::json!({ "userId": "u1", "amount": 5 });
+    for _ in 0..3 {
+        let reply = super::http::post(&client, &format!("{}/orders", orders.base()), &order)
+            .await
+            .expect("a response");
+        assert_eq!(reply.status, 503, "{}", reply.text());
+    }
+    (upstream, orders)
+}
