@@ -1,0 +1,238 @@
+//! `RequestContext`: what a handler gets: the request head, its body (read once, within the
+//! limit), the values it needs, and axum-core extractors.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum_core::body::Body;
+use axum_core::extract::FromRequestParts;
+use axum_core::response::{IntoResponse, Response};
+use http::request::Parts;
+use smallvec::SmallVec;
+
+use green_tea_core::__private::sibling::RouteId;
+use green_tea_core::__private::sibling::{self, AnyValue};
+
+use crate::client_addr::ClientAddr;
+use crate::error::HttpError;
+use crate::in_flight::InFlightGuard;
+use crate::runtime::{RouteRun, Runtime};
+
+mod body;
+
+pub(crate) use body::RequestBody;
+
+/// One request's values: its steps' outputs, in run order. Inline up to four (the common
+/// case), so that holding them costs no allocation per request.
+pub(crate) type RequestValues = SmallVec<[AnyValue; 4]>;
+
+/// One request as a handler sees it.
+// One pointer: the request is boxed once, when it is routed, and then moves between the
+// request's future, the steps and the handler without being copied (its head alone is 224
+// bytes).
+pub struct RequestContext(Box<RequestState>);
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = &self.0;
+        f.debug_struct("RequestContext")
+            .field("method", &held.parts.method)
+            .field("uri", &held.parts.uri)
+            .field("version", &held.parts.version)
+            .field("route", &held.route)
+            .field("peer", &held.peer)
+            .field("body_taken", &held.body.is_none())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a request's context holds. The dispatch runs the steps on it before the handler gets
+/// it.
+pub(crate) struct RequestState {
+    pub(crate) parts: Parts,
+    pub(crate) body: Option<RequestBody>,
+    /// The values its steps provided.
+    pub(crate) locals: RequestValues,
+    /// What it runs on: the limits, the route's plan, the container, the drain.
+    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) route: RouteId,
+    /// The client's address, from the connection.
+    pub(crate) peer: Option<SocketAddr>,
+}
+
+impl RequestState {
+    // Inlined, so that the request's head (224 bytes) is moved into the box from where the
+    // dispatch has it rather than copied into this call's arguments first.
+    #[inline]
+    pub(crate) fn new(
+        parts: Parts,
+        body: RequestBody,
+        runtime: Arc<Runtime>,
+        route: RouteId,
+        peer: Option<SocketAddr>,
+    ) -> Box<Self> {
+        // Sized for the route's values only past what fits inline: `with_capacity` of an
+        // inline size still goes through `SmallVec`'s reserve.
+        let wanted = runtime.routes[route].plan.locals;
+        let locals = if wanted <= RequestValues::new().inline_size() {
+            RequestValues::new()
+        } else {
+            RequestValues::with_capacity(wanted)
+        };
+        Box::new(RequestState {
+            parts,
+            body: Some(body),
+            locals,
+            runtime,
+            route,
+            peer,
+        })
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(held: Box<RequestState>) -> Self {
+        RequestContext(held)
+    }
+
+    /// The address of the client at the other end of the connection, if it has one (see
+    /// [`ClientAddr`]: steps and handlers can also need it as the request value
+    /// `clientAddr`).
+    pub fn client_addr(&self) -> Option<SocketAddr> {
+        self.0.peer
+    }
+
+    /// The request as it is now: head and body (an empty body if it was taken). The client's
+    /// address goes with it, in its extensions.
+    pub(crate) fn into_request(self) -> http::Request<Body> {
+        let RequestState {
+            mut parts,
+            body,
+            peer,
+            ..
+        } = *self.0;
+        if peer.is_some() {
+            parts.extensions.insert(ClientAddr(peer));
+        }
+        let body = body.map_or_else(Body::empty, RequestBody::into_body);
+        http::Request::from_parts(parts, body)
+    }
+
+    #[inline]
+    fn route(&self) -> &RouteRun {
+        &self.0.runtime.routes[self.0.route]
+    }
+
+    /// Keeps this request in flight after its response has gone, until the guard is dropped:
+    /// `close()` waits for it (up to the drain timeout) before it disposes any provider. For
+    /// work that outlives the response and uses the app's providers: an upgraded connection
+    /// (a WebSocket session), a task the handler spawns. The guard also says when `close()`
+    /// has begun, so that such work can wind down.
+    ///
+    /// Take it in the handler, before its response is returned: the request is in flight
+    /// then, so `close()` cannot have finished draining. A guard taken later, from a context
+    /// kept past its response, may come after `close()` is done and then holds nothing back.
+    ///
+    /// ```
+    /// use green_tea::App;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::test::TestClient;
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .route(Route::post("/jobs", |request: RequestContext| {
+    ///         let guard = request.keep_in_flight();
+    ///         async move {
+    ///             tokio::spawn(async move {
+    ///                 guard.closing().await; // or the work's own end, whichever comes first
+    ///                 // ... finish with the providers, then drop the guard
+    ///             });
+    ///             "accepted"
+    ///         }
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(app.clone());
+    /// assert_eq!(client.post("/jobs").send().await.text(), "accepted");
+    /// app.close().await.unwrap(); // waits for the spawned task
+    /// # }
+    /// ```
+    pub fn keep_in_flight(&self) -> InFlightGuard {
+        InFlightGuard::new(&self.0.runtime.in_flight, &self.0.runtime.shutdown)
+    }
+
+    /// The `index`-th key the route declared in its needs, as a `T`. Types were checked at
+    /// build, so this fails only if the handler asks with another type than it declared.
+    pub fn need<T: Send + Sync + 'static>(&self, index: usize) -> Result<Arc<T>, HttpError> {
+        let value = self.need_value(index)?;
+        Arc::clone(value)
+            .downcast::<T>()
+            .map_err(|_| self.wrong_need_type::<T>(index))
+    }
+
+    /// The same, borrowed from the request: no `Arc` to count up and down.
+    pub fn need_ref<T: Send + Sync + 'static>(&self, index: usize) -> Result<&T, HttpError> {
+        let value = self.need_value(index)?;
+        (**value)
+            .downcast_ref::<T>()
+            .ok_or_else(|| self.wrong_need_type::<T>(index))
+    }
+
+    // Inlined into `need` and `need_ref`, which the handler's crate compiles: its errors are
+    // out of line.
+    #[inline]
+    fn need_value(&self, index: usize) -> Result<&AnyValue, HttpError> {
+        let route = self.route();
+        let Some(source) = route.plan.needs.get(index) else {
+            return Err(self.undeclared_need(index));
+        };
+        sibling::source_value(&self.0.runtime.container, &self.0.locals, *source)
+            .ok_or_else(|| self.unavailable_need(index))
+    }
+
+    #[cold]
+    fn undeclared_need(&self, index: usize) -> HttpError {
+        tracing::error!(
+            index,
+            declared = self.route().plan.needs.len(),
+            "a handler asked for an undeclared need"
+        );
+        HttpError::internal()
+    }
+
+    #[cold]
+    fn unavailable_need(&self, index: usize) -> HttpError {
+        tracing::error!(key = %self.route().descriptor.needs[index].key, "a need is not available");
+        HttpError::internal()
+    }
+
+    #[cold]
+    fn wrong_need_type<T: 'static>(&self, index: usize) -> HttpError {
+        let spec = &self.route().descriptor.needs[index];
+        tracing::error!(
+            key = %spec.key,
+            declared = %spec.ty,
+            requested = std::any::type_name::<T>(),
+            "a handler asked for a need with the wrong type"
+        );
+        HttpError::internal()
+    }
+
+    /// The request head: method, URI, headers, extensions.
+    pub fn parts(&self) -> &Parts {
+        &self.0.parts
+    }
+
+    /// The request head, mutably.
+    pub fn parts_mut(&mut self) -> &mut Parts {
+        &mut self.0.parts
+    }
+
+    /// Runs any axum-core extractor on the request head. Its rejection is a response.
+    pub async fn extract<E: FromRequestParts<()>>(&mut self) -> Result<E, Response> {
+        E::from_request_parts(&mut self.0.parts, &())
+            .await
+            .map_err(IntoResponse::into_response)
+    }
+}
