@@ -23,9 +23,9 @@
 
 #[doc(inline)]
 pub use green_tea_core::{
-    BoxError, BuildError, CloseError, Container, ContainerBuilder, Descriptor, Key, KeySpec,
-    Location, NeedError, Needs, ProvideError, Provided, Provider, ProviderFn, Resolver, Scope,
-    TypeInfo,
+    All, BoxError, BuildError, ByName, CloseError, Container, ContainerBuilder, Descriptor, Key,
+    KeySpec, Location, NeedError, Needs, ProvideError, Provided, Provider, ProviderFn, Resolver,
+    Scope, Spelling, TypeInfo,
 };
 #[doc(inline)]
 pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, Plugin, Warning};
@@ -452,9 +452,9 @@ pub mod prelude {
     pub use crate::routing::Route;
     #[doc(no_inline)]
     pub use crate::{
-        App, AppBuilder, BoxError, BuildError, CloseError, Container, Descriptor, HttpError, Json,
-        Needs, ProvideError, Provided, Provider, delete, get, patch, post, provider, put, route,
-        step,
+        All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,
+        HttpError, Json, Needs, ProvideError, Provided, Provider, delete, get, patch, post,
+        provider, put, route, step,
     };
 }
 

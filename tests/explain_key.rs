@@ -52,7 +52,7 @@ async fn the_slice_is_in_build_order_with_what_is_built() {
     let from: Vec<&str> = top
         .needs
         .iter()
-        .map(|n| after.nodes[n.from].name.as_str())
+        .map(|n| after.nodes[n.from.unwrap()].name.as_str())
         .collect();
     assert_eq!(from, ["left", "right"]);
 
@@ -98,7 +98,7 @@ async fn it_renders_as_text_json_dot_and_mermaid() {
     assert!(dot.contains("n0 -> n1 [label=\"base\"];"), "{dot}");
     let mermaid = explain.to_mermaid();
     assert!(mermaid.starts_with("flowchart LR\n"), "{mermaid}");
-    assert!(mermaid.contains("n0 -->|base| n1"), "{mermaid}");
+    assert!(mermaid.contains("n0 -->|\"base\"| n1"), "{mermaid}");
     container.close().await.unwrap();
 }
 

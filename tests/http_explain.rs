@@ -154,7 +154,8 @@ async fn a_concrete_path_shows_every_method_with_its_chain() {
     assert!(nodes.iter().all(|n| n.scope == Scope::App));
     assert_eq!(nodes[billing].needs[0].key, "billingApi");
     assert_eq!(
-        nodes[billing].needs[0].from, api,
+        nodes[billing].needs[0].from,
+        Some(api),
         "billing's need points at billingApi's node"
     );
 

@@ -118,6 +118,7 @@ async fn a_failed_build_is_not_cached_and_names_the_chain() {
         provider,
         needed_by,
         cause,
+        ..
     } = &err
     else {
         panic!("{err}")

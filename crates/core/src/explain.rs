@@ -81,10 +81,27 @@ pub struct ExplainKey {
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ExplainNeed {
-    /// The key.
+    /// The key, as the consumer wrote it (`cache?` for an optional need, `notifiers[]` for a
+    /// list).
     pub key: String,
-    /// The position in [`Explain::nodes`] of its provider.
-    pub from: usize,
+    /// The position in [`Explain::nodes`] of its provider; `None` for an optional need that
+    /// nothing provides (absent).
+    pub from: Option<usize>,
+}
+
+impl ExplainNeed {
+    /// Whether it is an optional need (`cache?`).
+    pub fn is_optional(&self) -> bool {
+        self.key.ends_with('?')
+    }
+
+    /// The key with `(absent)` after an optional need that nothing provides.
+    pub(crate) fn label(&self) -> String {
+        match self.from {
+            Some(_) => self.key.clone(),
+            None => format!("{} (absent)", self.key),
+        }
+    }
 }
 
 impl Container {
@@ -124,7 +141,7 @@ impl Container {
                         .zip(inner.needs[id].iter())
                         .map(|(spec, at)| ExplainNeed {
                             key: spec.key.to_string(),
-                            from: index_in_slice[at.provider],
+                            from: at.map(|at| index_in_slice[at.provider]),
                         })
                         .collect(),
                     location: d.location.to_string(),
@@ -156,15 +173,31 @@ impl Explain {
         );
         for (i, node) in self.nodes.iter().enumerate() {
             let style = if node.built { "solid" } else { "dashed" };
-            let label = format!("{}\n{} {}", node.heading(), node.kind, node.name);
+            let label = format!("{}\n{}", node.heading(), node.who());
             let _ = writeln!(out, "  n{i} [label={} style={style}];", dot_quote(&label));
         }
         for (i, node) in self.nodes.iter().enumerate() {
-            for need in &node.needs {
+            for (j, need) in node.needs.iter().enumerate() {
+                // An optional need's edge is dashed; an absent one comes from a dotted box.
+                let style = if need.is_optional() {
+                    " style=dashed"
+                } else {
+                    ""
+                };
+                let from = match need.from {
+                    Some(from) => format!("n{from}"),
+                    None => {
+                        let _ = writeln!(
+                            out,
+                            "  n{i}a{j} [label={} style=dotted];",
+                            dot_quote(&format!("{}\nabsent", need.key))
+                        );
+                        format!("n{i}a{j}")
+                    }
+                };
                 let _ = writeln!(
                     out,
-                    "  n{} -> n{i} [label={}];",
-                    need.from,
+                    "  {from} -> n{i} [label={}{style}];",
                     dot_quote(&need.key)
                 );
             }
@@ -177,12 +210,22 @@ impl Explain {
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
         for (i, node) in self.nodes.iter().enumerate() {
-            let label = format!("{}<br/>{} {}", node.heading(), node.kind, node.name);
+            let label = format!("{}<br/>{}", node.heading(), node.who());
             let _ = writeln!(out, "  n{i}[\"{}\"]", label.replace('"', "#quot;"));
         }
         for (i, node) in self.nodes.iter().enumerate() {
-            for need in &node.needs {
-                let _ = writeln!(out, "  n{} -->|{}| n{i}", need.from, need.key);
+            for (j, need) in node.needs.iter().enumerate() {
+                let key = need.key.replace('"', "#quot;");
+                // An optional need's link is dotted; an absent one comes from a box of its own.
+                let arrow = if need.is_optional() { "-.->" } else { "-->" };
+                let from = match need.from {
+                    Some(from) => format!("n{from}"),
+                    None => {
+                        let _ = writeln!(out, "  n{i}a{j}[\"{key}<br/>absent\"]");
+                        format!("n{i}a{j}")
+                    }
+                };
+                let _ = writeln!(out, "  {from} {arrow}|\"{key}\"| n{i}");
             }
         }
         out
@@ -216,10 +259,12 @@ impl Explain {
                 .iter()
                 .enumerate()
                 .flat_map(|(i, node)| {
-                    node.needs.iter().map(move |need| Edge {
-                        from: need.from,
-                        to: i,
-                        label: need.key.clone(),
+                    node.needs.iter().filter_map(move |need| {
+                        Some(Edge {
+                            from: need.from?,
+                            to: i,
+                            label: need.key.clone(),
+                        })
                     })
                 })
                 .collect(),
@@ -231,15 +276,17 @@ impl ExplainNode {
     /// This declaration's box in a picture.
     pub(crate) fn picture_node(&self) -> Node {
         let heading = self.heading();
-        // A value's name already says what it is: "value `clock`".
-        let who = match self.kind {
-            NodeKind::Value => format!("{}, {} scope", self.name, self.scope),
-            NodeKind::Override if self.name.starts_with("value `") => {
-                format!("override {}, {} scope", self.name, self.scope)
-            }
-            kind => format!("{kind} `{}`, {} scope", self.name, self.scope),
-        };
-        let state = self.state();
+        let who = format!("{}, {} scope", self.who(), self.scope);
+        let mut state = self.state();
+        let absent: Vec<&str> = self
+            .needs
+            .iter()
+            .filter(|n| n.from.is_none())
+            .map(|n| n.key.as_str())
+            .collect();
+        if !absent.is_empty() {
+            state = format!("{state}; absent: {}", absent.join(", "));
+        }
         let lines = if heading.is_empty() {
             vec![who, state]
         } else {
@@ -253,6 +300,19 @@ impl ExplainNode {
                 Shape::Provider
             },
             built: self.built,
+        }
+    }
+
+    /// What it is and its name: `provider `billing``, `value `port`` (a value's name already
+    /// says what it is), `override value `clock``, `collection `notifiers[]``.
+    pub(crate) fn who(&self) -> String {
+        match self.kind {
+            NodeKind::Value => self.name.clone(),
+            NodeKind::Override if self.name.starts_with("value `") => {
+                format!("override {}", self.name)
+            }
+            NodeKind::Collection => format!("collection `{}`", self.name),
+            kind => format!("{kind} `{}`", self.name),
         }
     }
 
@@ -287,14 +347,23 @@ impl fmt::Display for Explain {
         for (i, node) in self.nodes.iter().enumerate() {
             write!(f, "\n  {}. {}", i + 1, node.heading())?;
             if !node.needs.is_empty() {
-                let needs: Vec<&str> = node.needs.iter().map(|n| n.key.as_str()).collect();
-                write!(f, "  <- needs {}", needs.join(", "))?;
+                // A collection's needs are its contributions: named by their contributors.
+                let (verb, needs): (_, Vec<String>) = match node.kind {
+                    NodeKind::Collection => (
+                        "holds",
+                        node.needs
+                            .iter()
+                            .filter_map(|n| Some(self.nodes[n.from?].who()))
+                            .collect(),
+                    ),
+                    _ => ("needs", node.needs.iter().map(ExplainNeed::label).collect()),
+                };
+                write!(f, "  <- {verb} {}", needs.join(", "))?;
             }
             write!(
                 f,
-                "\n     {} `{}` at {}, {} scope, {}",
-                node.kind,
-                node.name,
+                "\n     {} at {}, {} scope, {}",
+                node.who(),
                 node.location,
                 node.scope,
                 node.state()

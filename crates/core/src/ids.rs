@@ -104,6 +104,8 @@ pub enum Source {
     App(AppValue),
     /// One of the request's own values.
     Local(LocalId),
+    /// An optional need (`cache?`) that nothing provides: it reads as `None`.
+    Absent,
 }
 
 /// A vector indexed by a typed id: `IdVec<StepId, T>` can be indexed by a `StepId` only.

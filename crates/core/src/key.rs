@@ -40,6 +40,104 @@ impl Key {
     }
 }
 
+/// What a key's spelling asks of the graph: one value, a need that may be absent, or a
+/// collection (a list, or a map by name) that contributors add to from anywhere.
+///
+/// ```
+/// use green_tea::{Key, Spelling};
+/// assert_eq!(Key::from("cache").spelling(), Ok(Spelling::One("cache")));
+/// assert_eq!(Key::from("cache?").spelling(), Ok(Spelling::Optional("cache")));
+/// assert_eq!(Key::from("notifiers[]").spelling(), Ok(Spelling::List("notifiers")));
+/// assert_eq!(Key::from("stores{}").spelling(), Ok(Spelling::Map("stores")));
+/// assert_eq!(
+///     Key::from("stores{eu}").spelling(),
+///     Ok(Spelling::Entry { map: "stores", name: "eu" })
+/// );
+/// assert!(Key::from("billing::client").spelling().is_err()); // `::` is reserved
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Spelling<'a> {
+    /// `cache`: one value, from one provider.
+    One(&'a str),
+    /// `cache?`: a need that is `None` when nothing provides `cache` (needs only).
+    Optional(&'a str),
+    /// `notifiers[]`: a list. Provided, it is one contribution to it; needed, the whole list,
+    /// in registration order.
+    List(&'a str),
+    /// `stores{}`: a map by name, whole (needs only).
+    Map(&'a str),
+    /// `stores{eu}`: the entry `eu` of the map `stores`. Provided, it is a contribution under
+    /// that name; needed, that one entry.
+    Entry {
+        /// The map's name (`stores`).
+        map: &'a str,
+        /// The entry's name (`eu`).
+        name: &'a str,
+    },
+}
+
+/// The characters a key's name may not hold: they spell optional needs (`?`), lists (`[]`)
+/// and maps (`{}`). `::` is reserved too, for modules.
+pub(crate) const RESERVED: &[char] = &['?', '[', ']', '{', '}'];
+
+impl Key {
+    /// How the key is spelled, or why the spelling is not one: a name holding a reserved
+    /// character (`?`, `[`, `]`, `{`, `}`) or `::` outside the forms of [`Spelling`], or an
+    /// empty name.
+    pub fn spelling(&self) -> Result<Spelling<'_>, String> {
+        let text = self.as_str();
+        let (spelling, name) = if let Some(name) = text.strip_suffix('?') {
+            (Spelling::Optional(name), name)
+        } else if let Some(name) = text.strip_suffix("[]") {
+            (Spelling::List(name), name)
+        } else if let Some(name) = text.strip_suffix("{}") {
+            (Spelling::Map(name), name)
+        } else if let Some(open) = text.strip_suffix('}').and_then(|t| t.find('{')) {
+            let (map, entry) = (&text[..open], &text[open + 1..text.len() - 1]);
+            check_name(entry, "an entry's name")?;
+            (Spelling::Entry { map, name: entry }, map)
+        } else {
+            (Spelling::One(text), text)
+        };
+        check_name(name, "a key's name")?;
+        Ok(spelling)
+    }
+
+    /// The name the spelling is about: `cache` for `cache?`, `notifiers` for `notifiers[]`,
+    /// `stores` for `stores{eu}`; the key itself when it is not well spelled.
+    pub fn name(&self) -> &str {
+        match self.spelling() {
+            Ok(
+                Spelling::One(name)
+                | Spelling::Optional(name)
+                | Spelling::List(name)
+                | Spelling::Map(name)
+                | Spelling::Entry { map: name, .. },
+            ) => name,
+            Err(_) => self.as_str(),
+        }
+    }
+}
+
+fn check_name(name: &str, what: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if let Some(c) = name.chars().find(|c| RESERVED.contains(c)) {
+        return Err(format!(
+            "{what} `{name}` holds `{c}`, which is reserved: `?` marks an optional need \
+             (`cache?`), `[]` a list (`notifiers[]`), `{{}}` a map (`stores{{}}`, `stores{{eu}}`)"
+        ));
+    }
+    if name.contains("::") {
+        return Err(format!(
+            "{what} `{name}` holds `::`, which is reserved for modules"
+        ));
+    }
+    Ok(())
+}
+
 impl From<&'static str> for Key {
     fn from(name: &'static str) -> Self {
         Key(Name::Static(name))

@@ -6,6 +6,7 @@
 //! alone, and declare them with [`provider`](macro@provider). Applications use the `green-tea`
 //! facade, which re-exports what they write.
 
+mod collection;
 mod container;
 mod descriptor;
 mod error;
@@ -26,6 +27,7 @@ mod value;
 #[path = "private/mod.rs"]
 pub mod __private;
 
+pub use collection::{All, ByName};
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;
 pub use error::{
@@ -35,7 +37,7 @@ pub use error::{
 pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
 pub use graph::Scope;
 pub use health::{Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState};
-pub use key::{Key, KeySpec, Location, TypeInfo};
+pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 use crate::descriptor::Descriptor;
-use crate::error::BoxError;
+use crate::error::{BoxError, NodeKind};
 use crate::key::{Key, KeySpec, Location};
 use crate::value::{Needs, Provided};
 
@@ -151,7 +151,7 @@ impl std::fmt::Debug for Registration {
 
 /// A provider found by discovery, ready to register.
 #[doc(hidden)]
-pub struct Discovered(pub(crate) Registered);
+pub struct Discovered(pub(crate) Registered, pub(crate) NodeKind);
 
 impl std::fmt::Debug for Discovered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -164,7 +164,12 @@ impl std::fmt::Debug for Discovered {
 impl Discovered {
     /// Wraps what a `#[provider]` declaration makes.
     pub fn new(provider: impl Provider) -> Self {
-        Discovered(Registered::new(provider))
+        Discovered(Registered::new(provider), NodeKind::Provider)
+    }
+
+    /// Wraps what a `#[decorator]` declaration makes.
+    pub fn decorator(provider: impl Provider) -> Self {
+        Discovered(Registered::new(provider), NodeKind::Decorator)
     }
 }
 
@@ -172,13 +177,18 @@ inventory::collect!(Registration);
 
 /// Every registered provider in `modules` (all, if `None`), sorted by module path and name
 /// (inventory's order is unspecified).
-pub(crate) fn discovered(modules: Option<&[&str]>) -> Vec<Registered> {
+pub(crate) fn discovered(modules: Option<&[&str]>) -> Vec<(Registered, NodeKind)> {
     let mut regs: Vec<&Registration> = inventory::iter::<Registration>
         .into_iter()
         .filter(|r| modules.is_none_or(|m| in_modules(r.module, m)))
         .collect();
     regs.sort_by_key(|r| (r.module, r.name));
-    regs.into_iter().map(|r| (r.make)().0).collect()
+    regs.into_iter()
+        .map(|r| {
+            let Discovered(registered, kind) = (r.make)();
+            (registered, kind)
+        })
+        .collect()
 }
 
 /// Whether `module` (a `module_path!()`) is one of `modules` or inside one of them.

@@ -154,9 +154,16 @@ impl ContainerBuilder {
     /// no cycle, no provider needing a request's value, every guard a step. Constructs
     /// nothing.
     pub(crate) fn build_scope<S, R>(
-        self,
+        mut self,
         scope: RequestScope<S, R>,
     ) -> Result<Wired<S, R>, BuildError> {
+        let mut problems = self.prepare(
+            scope
+                .steps
+                .iter()
+                .map(|(d, _)| d)
+                .chain(scope.routes.iter().map(|r| &r.descriptor)),
+        );
         let input = Input {
             providers: self.provider_decls(),
             steps: scope
@@ -179,8 +186,10 @@ impl ContainerBuilder {
                 })
                 .collect(),
         };
-        let analysis = graph::analyze(&input).map_err(BuildError::from_problems)?;
+        let analysis = graph::analyze(&input);
         drop(input);
+        let analysis =
+            graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
         let plans: IdVec<RouteId, RoutePlan> = analysis
             .route_needs
             .ids()
@@ -221,7 +230,7 @@ fn plan<S>(
             .iter()
             .filter_map(|v| match v {
                 Value::Step(at) => Some(at.step),
-                Value::App(_) => None,
+                Value::App(_) | Value::Absent => None,
             })
             .collect()
     };
@@ -253,6 +262,7 @@ fn plan<S>(
             let first = first_local[at.step].expect("a needed step runs before its consumer");
             Source::Local(LocalId::at(first + at.index as usize))
         }
+        Value::Absent => Source::Absent,
     };
     let planned: Box<[PlannedStep]> = order
         .iter()

@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use crate::collection::{All, ByName, Members};
 use crate::container::Inner;
 use crate::ids::{AppValue, Source};
 use crate::key::{Key, KeySpec, TypeInfo};
@@ -183,7 +184,7 @@ enum NeedValues<'a> {
     /// A provider's needs: other providers' values, built before it.
     App {
         specs: &'a [KeySpec],
-        values: &'a [AppValue],
+        values: &'a [Option<AppValue>],
         container: &'a Inner,
     },
     /// A request's: providers' values (built before its steps run) or its own.
@@ -193,14 +194,15 @@ enum NeedValues<'a> {
         locals: &'a [AnyValue],
         container: &'a Inner,
     },
-    /// Taken out of the app.
-    Owned(Arc<(Vec<KeySpec>, Vec<AnyValue>)>),
+    /// Taken out of the app: the specs, each need's value (`None` for an absent optional
+    /// need).
+    Owned(Arc<(Vec<KeySpec>, Vec<Option<AnyValue>>)>),
 }
 
 impl<'a> Needs<'a> {
     pub(crate) fn of_provider(
         specs: &'a [KeySpec],
-        values: &'a [AppValue],
+        values: &'a [Option<AppValue>],
         container: &'a Inner,
     ) -> Self {
         Needs {
@@ -242,6 +244,74 @@ impl<'a> Needs<'a> {
             .ok_or_else(|| self.wrong_type::<T>(index))
     }
 
+    /// The `index`-th need, an optional one (`cache?`): `None` when nothing provides it.
+    ///
+    /// ```
+    /// use green_tea::{Container, ProviderFn};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let container = Container::builder()
+    ///     .provider(
+    ///         ProviderFn::new("greeting", |needs| async move {
+    ///             Ok(match needs.optional::<String>(0)? {
+    ///                 Some(name) => format!("hello, {name}"),
+    ///                 None => "hello".to_owned(),
+    ///             })
+    ///         })
+    ///         .needs::<String>("name?"),
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "hello");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    pub fn optional<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<Option<Arc<T>>, NeedError> {
+        match self.value(index) {
+            Ok(value) => downcast(value)
+                .map(Some)
+                .ok_or_else(|| self.wrong_type::<T>(index)),
+            Err(NeedError::Absent { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The same, borrowed.
+    pub fn optional_ref<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<Option<&T>, NeedError> {
+        match self.value(index) {
+            Ok(value) => (**value)
+                .downcast_ref::<T>()
+                .map(Some)
+                .ok_or_else(|| self.wrong_type::<T>(index)),
+            Err(NeedError::Absent { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The `index`-th need, a list (`notifiers[]`) of `T`: every contribution, in order.
+    pub fn all<T: Send + Sync + 'static>(&self, index: usize) -> Result<All<'_, T>, NeedError> {
+        let value = self.value(index)?;
+        Members::all(value).ok_or_else(|| self.wrong_type::<T>(index))
+    }
+
+    /// The `index`-th need, a map (`stores{}`) of `T` by name.
+    pub fn by_name<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<ByName<'_, T>, NeedError> {
+        let value = self.value(index)?;
+        Members::by_name(value).ok_or_else(|| self.wrong_type::<T>(index))
+    }
+
+    /// The `index`-th need as the container holds it, for the collection that gathers it.
+    pub(crate) fn any(&self, index: usize) -> Result<&AnyValue, NeedError> {
+        self.value(index)
+    }
+
     /// The need named `key` as an `Arc<T>`.
     pub fn by_key<T: Send + Sync + 'static>(&self, key: &str) -> Result<Arc<T>, NeedError> {
         let index = self
@@ -273,7 +343,11 @@ impl<'a> Needs<'a> {
             };
         }
         let values = (0..self.len())
-            .map(|i| self.value(i).map(Arc::clone))
+            .map(|i| match self.value(i) {
+                Ok(value) => Ok(Some(Arc::clone(value))),
+                Err(NeedError::Absent { .. }) => Ok(None),
+                Err(error) => Err(error),
+            })
             .collect::<Result<Vec<_>, _>>();
         let specs = self.specs().to_vec();
         // A value that is not there stays missing: the owned needs report it when read.
@@ -296,17 +370,30 @@ impl<'a> Needs<'a> {
             index,
             declared: specs.len(),
         })?;
+        let absent = || NeedError::Absent {
+            key: spec.key.clone(),
+        };
         let value = match &self.values {
             NeedValues::App {
                 values, container, ..
-            } => container.value(values[index]),
+            } => match values[index] {
+                Some(at) => container.value(at),
+                None => return Err(absent()),
+            },
             NeedValues::Request {
                 sources,
                 locals,
                 container,
                 ..
-            } => source_value(container, locals, sources[index]),
-            NeedValues::Owned(owned) => owned.1.get(index),
+            } => match sources[index] {
+                Source::Absent => return Err(absent()),
+                source => source_value(container, locals, source),
+            },
+            NeedValues::Owned(owned) => match owned.1.get(index) {
+                Some(Some(value)) => Some(value),
+                Some(None) => return Err(absent()),
+                None => None,
+            },
         };
         value.ok_or_else(|| NeedError::Unavailable {
             key: spec.key.clone(),
@@ -347,6 +434,7 @@ pub(crate) fn source_value<'a>(
     match source {
         Source::App(at) => container.value(at),
         Source::Local(local) => locals.get(local.index()),
+        Source::Absent => None,
     }
 }
 
@@ -377,6 +465,13 @@ pub enum NeedError {
         declared: TypeInfo,
         /// The type asked for.
         requested: TypeInfo,
+    },
+    /// An optional need that nothing provides, read as if it were there: read it with
+    /// [`Needs::optional`].
+    #[error("`{key}` is optional and nothing provides it: read it with `optional`")]
+    Absent {
+        /// The key, as written (`cache?`).
+        key: Key,
     },
     /// The value is not there: its provider is not built (a need read outside the order the
     /// app runs things in).

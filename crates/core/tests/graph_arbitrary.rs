@@ -669,6 +669,9 @@ fn check_plans(
                                 prop_assert!(at(p) < at(consumer), "a step runs after its needs");
                             }
                         }
+                        Source::Absent => {
+                            prop_assert!(false, "{source:?}: these graphs have no optional needs")
+                        }
                     }
                 }
                 Ok(())

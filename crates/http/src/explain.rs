@@ -191,8 +191,9 @@ impl ExplainRoute {
         let mut edges = Vec::new();
         for (i, p) in self.providers.nodes.iter().enumerate() {
             for need in &p.needs {
+                let Some(from) = need.from else { continue };
                 edges.push((
-                    format!("r{r}p{}", need.from),
+                    format!("r{r}p{from}"),
                     format!("r{r}p{i}"),
                     need.key.clone(),
                 ));

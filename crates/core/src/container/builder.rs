@@ -4,8 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Container, Inner, Node};
-use crate::error::{BuildError, NodeKind};
-use crate::graph::{self, Analysis, Decl, Input};
+use crate::collection;
+use crate::descriptor::Descriptor;
+use crate::error::{BuildError, NodeKind, Problem};
+use crate::graph::{self, Analysis, Decl, Input, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::provider::{Provider, Registered, ValueProvider, discovered};
@@ -26,6 +28,10 @@ pub struct ContainerBuilder {
     dispose_timeout: Duration,
     /// How many providers each `discover` call found, for the app's warnings.
     pub(crate) discovered: Vec<usize>,
+    /// Keys whose decorators are left out, for tests ([`without_decorators`]).
+    ///
+    /// [`without_decorators`]: Self::without_decorators
+    undecorated: Vec<(Key, Location)>,
 }
 
 impl std::fmt::Debug for ContainerBuilder {
@@ -63,6 +69,7 @@ impl ContainerBuilder {
             entries: IdVec::new(),
             dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
+            undecorated: Vec::new(),
         }
     }
 
@@ -101,8 +108,8 @@ impl ContainerBuilder {
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
         let found = discovered(modules);
         self.discovered.push(found.len());
-        for registered in found {
-            self = self.entry(registered, NodeKind::Provider);
+        for (registered, kind) in found {
+            self = self.entry(registered, kind);
         }
         self
     }
@@ -133,6 +140,42 @@ impl ContainerBuilder {
         self.entry(Registered::new(provider), NodeKind::Override)
     }
 
+    /// Adds a decorator: a provider of a key that something else provides, which needs that
+    /// key's value and returns the value everyone else gets in its place (`name::decorator()`
+    /// for a `#[decorator]` fn, or any `Provider` that provides exactly one key and needs it).
+    ///
+    /// Several decorators of one key apply in registration order: the first wraps the
+    /// provider's value, the next wraps that, and consumers get the last one's. An override of
+    /// the key replaces the provider underneath; the decorators still wrap it.
+    ///
+    /// ```
+    /// use green_tea::{Container, ProviderFn};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let container = Container::builder()
+    ///     .value("greeting", String::from("hello"))
+    ///     .decorator(
+    ///         ProviderFn::new("greeting", |needs| async move {
+    ///             Ok(format!("{}!", needs.get::<String>(0)?))
+    ///         })
+    ///         .needs::<String>("greeting"),
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "hello!");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    pub fn decorator(self, decorator: impl Provider) -> Self {
+        self.entry(Registered::new(decorator), NodeKind::Decorator)
+    }
+
+    /// Leaves out every decorator of `key`, for tests: with an override of `key`, consumers
+    /// get the override's value itself. `build()` reports a key that no decorator decorates.
+    #[track_caller]
+    pub fn without_decorators(mut self, key: impl Into<Key>) -> Self {
+        self.undecorated.push((key.into(), Location::caller()));
+        self
+    }
+
     /// How long each provider's `dispose` may run during `close()` before it is abandoned and
     /// reported as timed out. Default: 10 s.
     pub fn dispose_timeout(mut self, timeout: Duration) -> Self {
@@ -147,14 +190,72 @@ impl ContainerBuilder {
 
     /// Checks the whole graph and returns a container that has built nothing yet, or a
     /// [`BuildError`] listing every problem found.
-    pub fn build(self) -> Result<Container, BuildError> {
+    pub fn build(mut self) -> Result<Container, BuildError> {
+        let mut problems = self.prepare(std::iter::empty());
         let input = Input {
             providers: self.provider_decls(),
             steps: IdVec::new(),
             routes: IdVec::new(),
         };
-        let analysis = graph::analyze(&input).map_err(BuildError::from_problems)?;
+        let analysis = graph::analyze(&input);
+        drop(input);
+        let analysis =
+            graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
         Ok(self.into_container(analysis))
+    }
+
+    /// Readies the declarations for the graph: leaves out the decorators that
+    /// `without_decorators` names, and adds a collection for each list or map that a
+    /// declaration (one of these providers, or one of `others`, the steps and routes) needs or
+    /// contributes to. Returns what it found wrong.
+    pub(crate) fn prepare<'a>(
+        &mut self,
+        others: impl Iterator<Item = &'a Descriptor>,
+    ) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for (key, location) in std::mem::take(&mut self.undecorated) {
+            let decorates = |e: &Entry| {
+                e.kind == NodeKind::Decorator
+                    && e.registered
+                        .descriptor
+                        .provides
+                        .iter()
+                        .any(|s| s.key == key)
+            };
+            if self.entries.iter().any(decorates) {
+                self.entries = std::mem::take(&mut self.entries)
+                    .into_iter()
+                    .filter(|e| !decorates(e))
+                    .collect();
+            } else {
+                problems.push(Problem::NoDecorators {
+                    suggestion: closest_key(&key, self.decorated_keys()).cloned(),
+                    key,
+                    location,
+                });
+            }
+        }
+        let collections: Vec<_> = collection::nodes(
+            self.entries
+                .iter()
+                .filter(|e| e.kind != NodeKind::Override)
+                .map(|e| &e.registered.descriptor)
+                .chain(others.map(|d| -> &Descriptor { d })),
+        );
+        for registered in collections {
+            self.entries.push(Entry {
+                registered,
+                kind: NodeKind::Collection,
+            });
+        }
+        problems
+    }
+
+    fn decorated_keys(&self) -> impl Iterator<Item = &Key> {
+        self.entries
+            .iter()
+            .filter(|e| e.kind == NodeKind::Decorator)
+            .flat_map(|e| e.registered.descriptor.provides.iter().map(|s| &s.key))
     }
 
     /// The providers as the graph sees them.
@@ -175,22 +276,27 @@ impl ContainerBuilder {
             provider_needs,
             provider_dependents,
             provider_order,
+            collections,
             ..
         } = analysis;
-        let mut position = IdVec::filled(0_u32, self.entries.len());
+        let mut entries = self.entries;
+        for (id, specs) in collections {
+            collection::fill(&mut entries[id].registered, specs);
+        }
+        let mut position = IdVec::filled(0_u32, entries.len());
         for (pos, &id) in provider_order.iter().enumerate() {
             position[id] = u32::try_from(pos).expect("fewer than 2^32 providers");
         }
-        let mut dependencies = IdLists::with_capacity(self.entries.len(), 0);
+        let mut dependencies = IdLists::with_capacity(entries.len(), 0);
         let mut distinct: Vec<ProviderId> = Vec::new();
-        for id in self.entries.ids() {
+        for id in entries.ids() {
             distinct.clear();
-            distinct.extend(provider_needs[id].iter().map(|v| v.provider));
+            distinct.extend(provider_needs[id].iter().flatten().map(|v| v.provider));
             distinct.sort_unstable();
             distinct.dedup();
             dependencies.push(distinct.iter().copied());
         }
-        let providers = self.entries.map(|_, entry| {
+        let providers = entries.map(|_, entry| {
             #[cfg(feature = "metrics")]
             let metrics = super::metered::ProviderMetrics::register(&entry.registered.descriptor);
             Node {

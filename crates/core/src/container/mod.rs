@@ -55,8 +55,9 @@ pub struct Container {
 
 pub(crate) struct Inner {
     pub(crate) providers: IdVec<ProviderId, Node>,
-    /// For each provider, each need resolved to the value that satisfies it.
-    pub(crate) needs: IdLists<ProviderId, AppValue>,
+    /// For each provider, each need resolved to the value that satisfies it (`None`: an
+    /// optional need that nothing provides).
+    pub(crate) needs: IdLists<ProviderId, Option<AppValue>>,
     /// For each provider, the distinct providers it needs.
     pub(crate) dependencies: IdLists<ProviderId, ProviderId>,
     /// For each provider, the providers that need it.
@@ -384,7 +385,7 @@ impl Inner {
             .instrument(span.clone())
             .await;
         let cause = match result {
-            Ok(Ok(provided)) => match provided.check_against(&node.descriptor.provides) {
+            Ok(Ok(provided)) => match node.check(&provided) {
                 Ok(()) => {
                     let took = started.elapsed();
                     node.slot.fill(provided, took);
@@ -404,6 +405,12 @@ impl Inner {
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             provider: name.to_string(),
+            keys: node
+                .descriptor
+                .provides
+                .iter()
+                .map(|s| s.key.clone())
+                .collect(),
             needed_by: Vec::new(),
             cause,
         })
@@ -431,6 +438,7 @@ impl Inner {
 fn unreachable_unbuilt(descriptor: &Descriptor) -> ProvideError {
     ProvideError::Failed {
         provider: descriptor.name.to_string(),
+        keys: descriptor.provides.iter().map(|s| s.key.clone()).collect(),
         needed_by: Vec::new(),
         cause: FailureCause::WrongOutput("no value after a successful build".to_owned()),
     }
@@ -461,6 +469,16 @@ impl Node {
                 })
                 .collect()
         })
+    }
+
+    /// Whether `provided` is what the node declares. A collection's value holds its
+    /// contributions (each checked when its contributor was built), not one of its element
+    /// type.
+    fn check(&self, provided: &crate::value::Provided) -> Result<(), String> {
+        match self.kind {
+            NodeKind::Collection => Ok(()),
+            _ => provided.check_against(&self.descriptor.provides),
+        }
     }
 
     fn keys_text(&self) -> String {

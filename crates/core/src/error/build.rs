@@ -169,6 +169,68 @@ pub enum Problem {
         /// The closest existing key, when nothing provides this one.
         suggestion: Option<Suggestion>,
     },
+    /// GT0004: a contribution to a collection has another type than the collection's.
+    CollectionType {
+        /// The collection (`notifiers[]`, `stores{}`).
+        key: Key,
+        /// The contributor.
+        by: Origin,
+        /// What it contributes.
+        found: TypeInfo,
+        /// The collection's element type.
+        expected: TypeInfo,
+        /// The collection, at the declaration that gave it its type (its first consumer, or
+        /// else its first contributor).
+        collection: Origin,
+    },
+    /// GT0010: a key spelled in a way its place does not allow: a reserved character in a
+    /// name, `?` on a provided key, a collection provided by a step.
+    KeySpelling {
+        /// The key as written.
+        key: Key,
+        /// Who wrote it.
+        by: Origin,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// GT0011: an optional need is present, but what provides it needs a key that nothing
+    /// provides: present, an optional need is a need like any other, and must build.
+    OptionalNeedBroken {
+        /// The optional need, as written (`cache?`).
+        optional: Key,
+        /// Who needs it.
+        consumer: Origin,
+        /// The key nothing provides.
+        missing: Key,
+        /// Who needs the missing key, then who needs that, up to the optional need's provider.
+        chain: Vec<Origin>,
+    },
+    /// GT0012: a decorator of a key that nothing provides.
+    DecoratesNothing {
+        /// The key it decorates.
+        key: Key,
+        /// The decorator.
+        decorator: Origin,
+        /// The closest existing key, if one is close.
+        suggestion: Option<Suggestion>,
+    },
+    /// GT0012: a decorator that is not one: it provides other than exactly one key, does not
+    /// take the value it decorates, or decorates a request's value.
+    DecoratorShape {
+        /// The decorator.
+        decorator: Origin,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// GT0012: `without_decorators` names a key that no decorator decorates.
+    NoDecorators {
+        /// The key it names.
+        key: Key,
+        /// Where `without_decorators` was called.
+        location: Location,
+        /// The closest decorated key, if one is close.
+        suggestion: Option<Key>,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -187,12 +249,19 @@ impl Problem {
             Problem::MissingKey { .. } => "GT0001",
             Problem::Cycle { .. } => "GT0002",
             Problem::DuplicateProvider { .. } => "GT0003",
-            Problem::TypeMismatch { .. } | Problem::OverrideTypeMismatch { .. } => "GT0004",
+            Problem::TypeMismatch { .. }
+            | Problem::OverrideTypeMismatch { .. }
+            | Problem::CollectionType { .. } => "GT0004",
             Problem::OverrideReplacesNothing { .. } => "GT0005",
             Problem::ScopeViolation { .. } => "GT0006",
             Problem::UnknownStep { .. } => "GT0007",
             Problem::RouteConflict { .. } => "GT0008",
             Problem::HealthKey { .. } => "GT0009",
+            Problem::KeySpelling { .. } => "GT0010",
+            Problem::OptionalNeedBroken { .. } => "GT0011",
+            Problem::DecoratesNothing { .. }
+            | Problem::DecoratorShape { .. }
+            | Problem::NoDecorators { .. } => "GT0012",
         }
     }
 
@@ -220,6 +289,17 @@ impl Problem {
             Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
             Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
             Problem::HealthKey { key, setting, .. } => (key.to_string(), setting.clone()),
+            Problem::CollectionType { key, by, .. } | Problem::KeySpelling { key, by, .. } => {
+                (key.to_string(), by.name.clone())
+            }
+            Problem::OptionalNeedBroken {
+                optional, consumer, ..
+            } => (optional.to_string(), consumer.name.clone()),
+            Problem::DecoratesNothing { key, decorator, .. } => {
+                (key.to_string(), decorator.name.clone())
+            }
+            Problem::DecoratorShape { decorator, .. } => (decorator.name.clone(), String::new()),
+            Problem::NoDecorators { key, .. } => (key.to_string(), String::new()),
         };
         (self.code(), key, who)
     }

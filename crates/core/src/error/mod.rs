@@ -32,6 +32,12 @@ pub enum NodeKind {
     Value,
     /// A test override (`.override_value` / `.override_provider`).
     Override,
+    /// A decorator (`#[decorator]` or `.decorator(p)`): wraps the value of a key that
+    /// something else provides.
+    Decorator,
+    /// A collection (`notifiers[]`, `stores{}`): what `build()` adds for a key that providers
+    /// contribute to, holding every contribution.
+    Collection,
     /// A request-scoped step.
     Step,
     /// A route's handler, which only consumes.
@@ -44,6 +50,8 @@ impl fmt::Display for NodeKind {
             NodeKind::Provider => "provider",
             NodeKind::Value => "value",
             NodeKind::Override => "override",
+            NodeKind::Decorator => "decorator",
+            NodeKind::Collection => "collection",
             NodeKind::Step => "step",
             NodeKind::Route => "route",
         })

@@ -29,10 +29,16 @@ pub enum ProvideError {
         requested: TypeInfo,
     },
     /// A provider in the key's slice failed to build. Not cached: the next request retries.
-    #[error("provider `{provider}` failed: {cause}{}", needed_by_text(.needed_by))]
+    #[error(
+        "provider `{provider}`{} failed: {cause}{}",
+        keys_text(.provider, .keys),
+        needed_by_text(.needed_by)
+    )]
     Failed {
         /// The provider that failed.
         provider: String,
+        /// The keys it provides.
+        keys: Vec<Key>,
         /// Who needed it, nearest first, ending at the provider that was asked for.
         needed_by: Vec<String>,
         /// What went wrong.
@@ -63,6 +69,18 @@ fn suggestion_text(s: &Option<Key>) -> String {
     s.as_ref()
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default()
+}
+
+/// ` (of `db`)`: the keys of a provider whose name is not its one key.
+fn keys_text(provider: &str, keys: &[Key]) -> String {
+    match keys {
+        [] => String::new(),
+        [key] if key.as_str() == provider => String::new(),
+        keys => {
+            let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+            format!(" (of {})", keys.join(", "))
+        }
+    }
 }
 
 fn needed_by_text(chain: &[String]) -> String {

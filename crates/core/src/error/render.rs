@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::key::TypeInfo;
 
-use super::{Origin, Problem, Suggestion};
+use super::{NodeKind, Origin, Problem, Suggestion};
 
 pub(super) fn first_name(chain: &[Origin]) -> String {
     chain.first().map(|o| o.name.clone()).unwrap_or_default()
@@ -58,12 +58,25 @@ impl fmt::Display for Problem {
                 }
                 Ok(())
             }
-            Problem::DuplicateProvider { key, first, second } => write!(
-                f,
-                "error[{code}]: `{key}` is provided twice\n  by {first}\n  and by {second}\n  \
-                 help: a key has exactly one provider; in tests, replace it with `.override_value` \
-                 or `.override_provider`"
-            ),
+            Problem::DuplicateProvider { key, first, second } => {
+                write!(
+                    f,
+                    "error[{code}]: `{key}` is provided twice\n  by {first}\n  and by {second}"
+                )?;
+                if first.kind == NodeKind::Override && second.kind == NodeKind::Override {
+                    write!(
+                        f,
+                        "\n  help: a key is replaced by one override: keep one of the two"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "\n  help: a key has exactly one provider; in tests, replace it with \
+                         `.override_value` or `.override_provider`; to wrap it, register a \
+                         decorator (`#[decorator(decorates = \"{key}\")]`)"
+                    )
+                }
+            }
             Problem::TypeMismatch {
                 key,
                 consumer,
@@ -162,6 +175,78 @@ impl fmt::Display for Problem {
                     "error[{code}]: {setting} ({location}) names `{key}`, but nothing provides `{key}`"
                 )?;
                 write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::CollectionType {
+                key,
+                by,
+                found,
+                expected,
+                collection,
+            } => write!(
+                f,
+                "error[{code}]: {by} contributes a `{found}` to `{key}`, which holds `{expected}`\n  \
+                 `{key}` is {collection}, its type given by the first to need it (or else \
+                 the first to contribute)\n  expected `{}`\n  found `{}`",
+                expected.name(),
+                found.name(),
+            ),
+            Problem::KeySpelling { key, by, reason } => {
+                write!(f, "error[{code}]: {by} spells a key `{key}`: {reason}")
+            }
+            Problem::OptionalNeedBroken {
+                optional,
+                consumer,
+                missing,
+                chain,
+            } => {
+                let name = optional.name();
+                write!(
+                    f,
+                    "error[{code}]: {consumer} needs `{optional}`, which is present but cannot \
+                     be built: nothing provides `{missing}`"
+                )?;
+                let mut chain = chain.iter();
+                if let Some(first) = chain.next() {
+                    write!(f, "\n  `{missing}` is needed by {first}")?;
+                }
+                for origin in chain {
+                    write!(f, "\n    which is needed by {origin}")?;
+                }
+                write!(
+                    f,
+                    "\n  help: an optional need is `None` only when nothing provides `{name}`; \
+                     when something does, it must build: provide `{missing}`, or do not register \
+                     what provides `{name}`"
+                )
+            }
+            Problem::DecoratesNothing {
+                key,
+                decorator,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {decorator} decorates `{key}`, but nothing provides `{key}`"
+                )?;
+                write_suggestion(f, suggestion.as_ref())
+            }
+            Problem::DecoratorShape { decorator, reason } => {
+                write!(f, "error[{code}]: {decorator} {reason}")
+            }
+            Problem::NoDecorators {
+                key,
+                location,
+                suggestion,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: `without_decorators(\"{key}\")` ({location}) names `{key}`, \
+                     but no decorator decorates `{key}`"
+                )?;
+                if let Some(s) = suggestion {
+                    write!(f, "\n  help: did you mean `{s}`?")?;
+                }
+                Ok(())
             }
             Problem::UnknownStep {
                 step,

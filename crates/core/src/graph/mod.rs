@@ -16,7 +16,7 @@ use petgraph::algo::{tarjan_scc, toposort};
 use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem};
 use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
-use crate::key::Key;
+use crate::key::{Key, KeySpec, Spelling};
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
@@ -103,11 +103,22 @@ struct ValueRef {
     index: u32,
 }
 
+impl ValueRef {
+    /// Nothing: an optional need that nothing provides (or a need left unresolved by a
+    /// problem, so that each declaration's row of needs stays one entry per need).
+    const ABSENT: ValueRef = ValueRef {
+        node: NodeId::NONE,
+        index: 0,
+    };
+}
+
 /// What a key resolves to: a provider's value or a step's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Value {
     App(AppValue),
     Step(StepValue),
+    /// An optional need that nothing provides.
+    Absent,
 }
 
 /// The checked graph, in typed ids: every need resolved, and orders in which dependencies come
@@ -117,8 +128,8 @@ pub(crate) struct Analysis {
     /// Which provider value each app-scoped key resolves to, after overrides.
     pub(crate) keys: KeyMap<AppValue>,
     /// For each provider, its needs resolved, in declaration order (all app values: a provider
-    /// needing a step's value is a problem).
-    pub(crate) provider_needs: IdLists<ProviderId, AppValue>,
+    /// needing a step's value is a problem; `None` for an optional need nothing provides).
+    pub(crate) provider_needs: IdLists<ProviderId, Option<AppValue>>,
     /// For each provider, the providers that need one of its values.
     pub(crate) provider_dependents: IdLists<ProviderId, ProviderId>,
     /// Every provider, dependencies first.
@@ -131,6 +142,8 @@ pub(crate) struct Analysis {
     pub(crate) route_needs: IdVec<RouteId, Box<[Value]>>,
     /// For each route, the steps it names as guards.
     pub(crate) route_guards: IdVec<RouteId, Box<[StepId]>>,
+    /// For each collection, what it needs: its contributions' keys and types, in order.
+    pub(crate) collections: Vec<(ProviderId, Vec<KeySpec>)>,
 }
 
 /// Checks `input` completely and orders it, or returns every problem found.
@@ -146,22 +159,83 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let decl = |node: NodeId| &decls[node.index()];
 
     let mut problems = Vec::new();
-    let keys = route_keys(&layout, &decls, &mut problems);
+    let routing = route_keys(&layout, &decls, &mut problems);
+    let keys = &routing.keys;
     let route_guards = resolve_guards(input, &mut problems);
 
     // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
-    // one vector each: a few flat allocations however large the graph.
+    // one vector each: a few flat allocations however large the graph. A row has one entry per
+    // need, even when the need is not resolved (an absent optional need, or a problem).
     let total_needs = decls.iter().map(|d| d.descriptor.needs.len()).sum();
     let mut needs: Rows<ValueRef> = Rows::with_capacity(decls.len(), total_needs);
     let mut edges: Vec<Edge> = Vec::with_capacity(total_needs);
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
+    let mut collections = Vec::new();
 
+    let add_edge = |edges: &mut Vec<Edge>, first_edge: usize, from: NodeId, to: NodeId| {
+        // One edge per declaration needed, however many of its values are needed.
+        if !edges[first_edge..].iter().any(|e| e.from == from) {
+            edges.push(Edge { from, to });
+        }
+    };
     for consumer in layout.nodes() {
         let consumer_decl = decl(consumer);
         let first_edge = edges.len();
+        if consumer_decl.kind == NodeKind::Collection {
+            // A collection needs its contributions, which `route_keys` found; each has the
+            // collection's type.
+            let collection = &consumer_decl.descriptor.provides[0];
+            let mut specs = Vec::new();
+            for target in routing.members(collection) {
+                let contributor = decl(target.node);
+                let contributed = &contributor.descriptor.provides[target.index as usize];
+                if contributed.ty != collection.ty {
+                    problems.push(Problem::CollectionType {
+                        key: collection.key.clone(),
+                        by: contributor.origin(),
+                        found: contributed.ty,
+                        expected: collection.ty,
+                        collection: consumer_decl.origin(),
+                    });
+                }
+                add_edge(&mut edges, first_edge, target.node, consumer);
+                needs.push(target);
+                specs.push(contributed.clone());
+            }
+            if let Declared::Provider(id) = layout.declared(consumer) {
+                collections.push((id, specs));
+            }
+            needs.end_row();
+            continue;
+        }
+        let decorates = match consumer_decl.kind {
+            NodeKind::Decorator => consumer_decl.descriptor.provides.first().map(|s| &s.key),
+            _ => None,
+        };
         for need in &consumer_decl.descriptor.needs {
-            let Some(target) = keys.get(&need.key) else {
-                missing.push((consumer, need.key.clone()));
+            let found = match need.key.spelling() {
+                Err(reason) => {
+                    problems.push(Problem::KeySpelling {
+                        key: need.key.clone(),
+                        by: consumer_decl.origin(),
+                        reason,
+                    });
+                    None
+                }
+                // Absent is fine: it reads as `None`. Present, it is a need like any other.
+                Ok(Spelling::Optional(name)) => keys.get_str(name),
+                // A decorator's own key is the value it wraps: the one before it in the chain.
+                Ok(_) if decorates == Some(&need.key) => routing.decorated.get(&consumer).copied(),
+                Ok(_) => {
+                    let found = keys.get(&need.key);
+                    if found.is_none() {
+                        missing.push((consumer, need.key.clone()));
+                    }
+                    found
+                }
+            };
+            let Some(target) = found else {
+                needs.push(ValueRef::ABSENT);
                 continue;
             };
             let provider = decl(target.node);
@@ -182,13 +256,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                     provider: provider.origin(),
                 });
             }
-            // One edge per declaration needed, however many of its values are needed.
-            if !edges[first_edge..].iter().any(|e| e.from == target.node) {
-                edges.push(Edge {
-                    from: target.node,
-                    to: consumer,
-                });
-            }
+            add_edge(&mut edges, first_edge, target.node, consumer);
             needs.push(target);
         }
         needs.end_row();
@@ -213,7 +281,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let graph = Adjacency::new(decls.len(), &edges);
     drop(edges);
 
-    report_missing(missing, &decls, &keys, &graph, &mut problems);
+    report_missing(missing, &decls, keys, &needs, &graph, &mut problems);
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
@@ -234,7 +302,24 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
         return Err(problems);
     }
     let order = order.expect("no cycle was found");
-    Ok(typed(&layout, keys, &needs, &graph, order, route_guards))
+    let mut analysis = typed(&layout, routing.keys, &needs, &graph, order, route_guards);
+    analysis.collections = collections;
+    Ok(analysis)
+}
+
+/// `analysis`, failed with `problems` found before it too (all of them, in one error).
+pub(crate) fn with_problems(
+    analysis: Result<Analysis, Vec<Problem>>,
+    problems: &mut Vec<Problem>,
+) -> Result<Analysis, Vec<Problem>> {
+    match analysis {
+        Ok(analysis) if problems.is_empty() => Ok(analysis),
+        Ok(_) => Err(std::mem::take(problems)),
+        Err(found) => {
+            problems.extend(found);
+            Err(std::mem::take(problems))
+        }
+    }
 }
 
 /// The analysis in typed ids. Only called on a graph without problems, so every provider's
@@ -247,19 +332,23 @@ fn typed(
     order: Vec<NodeId>,
     route_guards: IdVec<RouteId, Box<[StepId]>>,
 ) -> Analysis {
-    let value = |at: &ValueRef| match layout.declared(at.node) {
-        Declared::Provider(provider) => Value::App(AppValue {
+    let value = |at: &ValueRef| match layout.declared_or_none(at.node) {
+        None => Value::Absent,
+        Some(Declared::Provider(provider)) => Value::App(AppValue {
             provider,
             index: at.index,
         }),
-        Declared::Step(step) => Value::Step(StepValue {
+        Some(Declared::Step(step)) => Value::Step(StepValue {
             step,
             index: at.index,
         }),
-        Declared::Route(_) => unreachable!("a route provides nothing, so no need resolves to it"),
+        Some(Declared::Route(_)) => {
+            unreachable!("a route provides nothing, so no need resolves to it")
+        }
     };
     let app_value = |at: &ValueRef| match value(at) {
-        Value::App(at) => at,
+        Value::App(at) => Some(at),
+        Value::Absent => None,
         Value::Step(_) => unreachable!("a provider needing a step's value is a scope violation"),
     };
     let provider = |node: &NodeId| match layout.declared(*node) {
@@ -313,6 +402,7 @@ fn typed(
         step_rank,
         route_needs,
         route_guards,
+        collections: Vec::new(),
     }
 }
 
@@ -326,6 +416,10 @@ pub(crate) struct KeyTable {
 
 impl KeyTable {
     fn get(&self, key: &Key) -> Option<ValueRef> {
+        self.get_str(key.as_str())
+    }
+
+    fn get_str(&self, key: &str) -> Option<ValueRef> {
         if let Some(at) = self.app.get(key) {
             return Some(ValueRef {
                 node: self.layout.provider(at.provider),
@@ -371,10 +465,78 @@ impl KeyTable {
     }
 }
 
-/// Decides which declaration provides each key: the first one, unless an override replaces it.
-/// An override of another type is reported once, and the key stays with the declaration it
-/// would have replaced, so its consumers are not reported too.
-fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> KeyTable {
+/// Who provides what: each key's provider after overrides and decorators, and what each
+/// collection and decorator is made of.
+pub(crate) struct Routing {
+    keys: KeyTable,
+    /// Each list's contributions (`notifiers[]`), in registration order, or its overrides'.
+    lists: KeyMap<Vec<ValueRef>>,
+    /// Each map's entry keys (`stores{eu}` under `stores{}`).
+    entries: KeyMap<Vec<Key>>,
+    /// For each decorator, the value it wraps: the base's, or the decorator before it.
+    decorated: HashMap<NodeId, ValueRef>,
+}
+
+impl Routing {
+    /// What the collection `spec` (the key its node provides) holds, in order: a list's
+    /// contributions as registered, a map's entries by name.
+    fn members(&self, spec: &KeySpec) -> Vec<ValueRef> {
+        match spec.key.spelling() {
+            Ok(Spelling::List(_)) => self.lists.get(&spec.key).cloned().unwrap_or_default(),
+            Ok(Spelling::Map(_)) => {
+                let mut entries: Vec<(&str, ValueRef)> = self
+                    .entries
+                    .get(&spec.key)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|key| Some((entry_name(key), self.keys.get(key)?)))
+                    .collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                entries.into_iter().map(|(_, at)| at).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The entry's name in a key spelled `map{name}`.
+pub(crate) fn entry_name(key: &Key) -> &str {
+    match key.spelling() {
+        Ok(Spelling::Entry { name, .. }) => name,
+        _ => key.as_str(),
+    }
+}
+
+/// Why a key spelled `spelling` cannot be provided by a declaration of `kind`, if it cannot.
+fn cannot_provide(spelling: Spelling<'_>, kind: NodeKind) -> Option<&'static str> {
+    match (spelling, kind) {
+        (Spelling::One(_), _) => None,
+        (Spelling::Optional(_), _) => Some(
+            "`?` marks an optional need, and a provided key is there: provide it without the `?`",
+        ),
+        (Spelling::List(_) | Spelling::Map(_), NodeKind::Collection) => None,
+        (Spelling::Map(_), _) => Some(
+            "`{}` is a whole map, which its entries make: contribute one entry, such as \
+             `stores{eu}`",
+        ),
+        (Spelling::List(_) | Spelling::Entry { .. }, NodeKind::Step) => Some(
+            "a step's values are its request's, and a collection is built once for the app: \
+             only providers and values contribute to collections",
+        ),
+        (Spelling::List(_) | Spelling::Entry { .. }, NodeKind::Decorator) => Some(
+            "a decorator provides the one key it decorates: a list's contribution has no key of \
+             its own to decorate",
+        ),
+        (Spelling::List(_) | Spelling::Entry { .. }, _) => None,
+    }
+}
+
+/// Decides which declaration provides each key: the first one, unless an override replaces it,
+/// then wrapped by the key's decorators, in registration order. An override of another type is
+/// reported once, and the key stays with the declaration it would have replaced, so its
+/// consumers are not reported too. A list's contributions are gathered instead (its key is
+/// provided by its collection); an override of a list replaces all of them.
+fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> Routing {
     let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
     let (providers, rest) = decls.split_at(layout.providers());
     let mut keys = KeyTable {
@@ -382,26 +544,55 @@ fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem
         app: KeyMap::with_capacity_and_hasher(provided(providers), Default::default()),
         request: KeyMap::with_capacity_and_hasher(provided(rest), Default::default()),
     };
-    let is_override = |d: &Decl<'_>| d.kind == NodeKind::Override;
+    let mut lists: KeyMap<Vec<ValueRef>> = KeyMap::default();
+    let mut entries: KeyMap<Vec<Key>> = KeyMap::default();
     let nodes = || (0..decls.len()).map(NodeId::at);
-
-    for node in nodes().filter(|n| !is_override(&decls[n.index()])) {
+    let of_kind = |kind: NodeKind| move |n: &NodeId| decls[n.index()].kind == kind;
+    let plain = |n: &NodeId| {
+        !matches!(
+            decls[n.index()].kind,
+            NodeKind::Override | NodeKind::Decorator
+        )
+    };
+    for node in nodes().filter(plain) {
         let decl = &decls[node.index()];
         for (index, spec) in decl.descriptor.provides.iter().enumerate() {
+            let Some(spelling) = spelled(decl, spec, problems) else {
+                continue;
+            };
+            if let (Spelling::List(_), false) = (spelling, decl.kind == NodeKind::Collection) {
+                lists
+                    .entry(spec.key.clone())
+                    .or_default()
+                    .push(value_ref(node, index));
+                continue;
+            }
             match keys.get(&spec.key) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: spec.key.clone(),
                     first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
-                None => keys.insert(&spec.key, value_ref(node, index)),
+                None => {
+                    keys.insert(&spec.key, value_ref(node, index));
+                    if let Spelling::Entry { map, .. } = spelling {
+                        entries
+                            .entry(Key::from(format!("{map}{{}}")))
+                            .or_default()
+                            .push(spec.key.clone());
+                    }
+                }
             }
         }
     }
 
-    for node in nodes().filter(|n| is_override(&decls[n.index()])) {
+    let mut list_overrides: KeyMap<Vec<ValueRef>> = KeyMap::default();
+    for node in nodes().filter(of_kind(NodeKind::Override)) {
         let decl = &decls[node.index()];
         for (index, spec) in decl.descriptor.provides.iter().enumerate() {
+            let Some(spelling) = spelled(decl, spec, problems) else {
+                continue;
+            };
             let Some(base) = keys.get(&spec.key) else {
                 problems.push(Problem::OverrideReplacesNothing {
                     key: spec.key.clone(),
@@ -431,10 +622,164 @@ fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem
                 });
                 continue;
             }
-            keys.insert(&spec.key, value_ref(node, index));
+            match spelling {
+                // Its collection stays; what it holds is the overrides'.
+                Spelling::List(_) => list_overrides
+                    .entry(spec.key.clone())
+                    .or_default()
+                    .push(value_ref(node, index)),
+                _ => keys.insert(&spec.key, value_ref(node, index)),
+            }
         }
     }
-    keys
+    lists.extend(list_overrides);
+
+    let decorated = decorate(
+        &mut keys,
+        decls,
+        nodes().filter(of_kind(NodeKind::Decorator)),
+        problems,
+    );
+    Routing {
+        keys,
+        lists,
+        entries,
+        decorated,
+    }
+}
+
+/// How `spec` (a key `decl` provides) is spelled, if it is spelled as its place allows;
+/// otherwise the problem is recorded.
+fn spelled<'k>(
+    decl: &Decl<'_>,
+    spec: &'k KeySpec,
+    problems: &mut Vec<Problem>,
+) -> Option<Spelling<'k>> {
+    let spelling = spec
+        .key
+        .spelling()
+        .and_then(|s| match cannot_provide(s, decl.kind) {
+            Some(reason) => Err(reason.to_owned()),
+            None => Ok(s),
+        });
+    spelling
+        .map_err(|reason| {
+            problems.push(Problem::KeySpelling {
+                key: spec.key.clone(),
+                by: decl.origin(),
+                reason,
+            })
+        })
+        .ok()
+}
+
+fn is_override(decl: &Decl<'_>) -> bool {
+    decl.kind == NodeKind::Override
+}
+
+/// Chains each key's decorators, in registration order, onto the key's provider: the first
+/// wraps the provider's value, each next one the one before, and the key resolves to the last.
+fn decorate(
+    keys: &mut KeyTable,
+    decls: &[Decl<'_>],
+    decorators: impl Iterator<Item = NodeId>,
+    problems: &mut Vec<Problem>,
+) -> HashMap<NodeId, ValueRef> {
+    let mut chains: Vec<(&Key, Vec<NodeId>)> = Vec::new();
+    for node in decorators {
+        let decl = &decls[node.index()];
+        let provides = &decl.descriptor.provides;
+        let shape = |reason: String| Problem::DecoratorShape {
+            decorator: decl.origin(),
+            reason,
+        };
+        let [spec] = provides.as_slice() else {
+            problems.push(shape(format!(
+                "provides {} keys: a decorator provides exactly the key it decorates",
+                provides.len()
+            )));
+            continue;
+        };
+        match spec.key.spelling() {
+            Err(reason) => {
+                problems.push(Problem::KeySpelling {
+                    key: spec.key.clone(),
+                    by: decl.origin(),
+                    reason,
+                });
+                continue;
+            }
+            Ok(spelling) => {
+                if let Some(reason) = cannot_provide(spelling, decl.kind) {
+                    problems.push(Problem::KeySpelling {
+                        key: spec.key.clone(),
+                        by: decl.origin(),
+                        reason: reason.to_owned(),
+                    });
+                    continue;
+                }
+            }
+        }
+        if !decl.descriptor.needs.iter().any(|n| n.key == spec.key) {
+            problems.push(shape(format!(
+                "decorates `{}` but does not take it: a decorator needs the key it decorates \
+                 (the value it wraps)",
+                spec.key
+            )));
+            continue;
+        }
+        match chains.iter_mut().find(|(key, _)| **key == spec.key) {
+            Some((_, chain)) => chain.push(node),
+            None => chains.push((&spec.key, vec![node])),
+        }
+    }
+    let mut decorated = HashMap::new();
+    for (key, chain) in chains {
+        let Some(base) = keys.get(key) else {
+            for &node in &chain {
+                problems.push(Problem::DecoratesNothing {
+                    key: key.clone(),
+                    decorator: decls[node.index()].origin(),
+                    suggestion: closest_key(key, keys.keys())
+                        .map(|k| suggest::suggestion(k, keys, decls)),
+                });
+            }
+            continue;
+        };
+        let base_decl = &decls[base.node.index()];
+        if base_decl.scope() == Scope::Request {
+            for &node in &chain {
+                problems.push(Problem::DecoratorShape {
+                    decorator: decls[node.index()].origin(),
+                    reason: format!(
+                        "decorates `{key}`, a request's value (provided by {}): decorators wrap \
+                         app-scoped values, built once",
+                        base_decl.origin()
+                    ),
+                });
+            }
+            continue;
+        }
+        let base_ty = base_decl.descriptor.provides[base.index as usize].ty;
+        let mut current = base;
+        for node in chain {
+            let decl = &decls[node.index()];
+            let ty = decl.descriptor.provides[0].ty;
+            if ty != base_ty {
+                problems.push(Problem::TypeMismatch {
+                    key: key.clone(),
+                    consumer: decl.origin(),
+                    expected: ty,
+                    provider: base_decl.origin(),
+                    provided: base_ty,
+                });
+            }
+            decorated.insert(node, current);
+            current = value_ref(node, 0);
+        }
+        keys.insert(key, current);
+    }
+    decorated
 }
 
 fn value_ref(node: NodeId, index: usize) -> ValueRef {
@@ -477,11 +822,14 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
 }
 
 /// One GT0001 per missing key, naming every declaration that needs it (each with who needs
-/// that, up to a root), a near miss, and a declaration of the key that was not registered.
+/// that, up to a root), a near miss, and a declaration of the key that was not registered. A
+/// chain that reaches an optional need is that need's problem instead (GT0011): what provides
+/// it is there, so it must build.
 fn report_missing(
     mut missing: Vec<(NodeId, Key)>,
     decls: &[Decl<'_>],
     keys: &KeyTable,
+    needs: &Rows<ValueRef>,
     graph: &Adjacency,
     problems: &mut Vec<Problem>,
 ) {
@@ -492,10 +840,25 @@ fn report_missing(
     missing.dedup();
     for group in missing.chunk_by(|(_, a), (_, b)| a == b) {
         let key = group[0].1.clone();
-        let needed_by = group
-            .iter()
-            .map(|&(consumer, _)| chain_of_dependents(consumer, decls, graph))
-            .collect();
+        let mut needed_by = Vec::new();
+        for &(consumer, _) in group {
+            let chain = chain_of_dependents(consumer, decls, graph);
+            match through_optional(&chain, decls, needs) {
+                Some((at, optional)) => problems.push(Problem::OptionalNeedBroken {
+                    optional,
+                    consumer: decls[chain[at].index()].origin(),
+                    missing: key.clone(),
+                    chain: chain[..at]
+                        .iter()
+                        .map(|n| decls[n.index()].origin())
+                        .collect(),
+                }),
+                None => needed_by.push(chain.iter().map(|n| decls[n.index()].origin()).collect()),
+            }
+        }
+        if needed_by.is_empty() {
+            continue;
+        }
         problems.push(Problem::MissingKey {
             suggestion: closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
             unregistered: registry::declaration_of(&key),
@@ -505,23 +868,41 @@ fn report_missing(
     }
 }
 
+/// The first link of `chain` (each node needed by the next) made by an optional need: the
+/// position of the node that needs it optionally, and the need as written.
+fn through_optional(
+    chain: &[NodeId],
+    decls: &[Decl<'_>],
+    needs: &Rows<ValueRef>,
+) -> Option<(usize, Key)> {
+    chain.windows(2).enumerate().find_map(|(i, pair)| {
+        let (needed, needer) = (pair[0], pair[1]);
+        let specs = &decls[needer.index()].descriptor.needs;
+        specs
+            .iter()
+            .zip(needs.row(needer))
+            .find(|(spec, at)| {
+                at.node == needed && matches!(spec.key.spelling(), Ok(Spelling::Optional(_)))
+            })
+            .map(|(spec, _)| (i + 1, spec.key.clone()))
+    })
+}
+
 /// The declaration `start`, then who needs it, then who needs that, up to a root: one path,
 /// choosing the first dependent by name at each step so the text is deterministic.
-fn chain_of_dependents(start: NodeId, decls: &[Decl<'_>], graph: &Adjacency) -> Vec<Origin> {
+fn chain_of_dependents(start: NodeId, decls: &[Decl<'_>], graph: &Adjacency) -> Vec<NodeId> {
     const MAX_CHAIN: usize = 16;
-    let mut chain = vec![decls[start.index()].origin()];
-    let mut seen = vec![start];
+    let mut chain = vec![start];
     let mut current = start;
     while chain.len() < MAX_CHAIN {
         let next = graph
             .dependents(current)
             .iter()
             .copied()
-            .filter(|d| !seen.contains(d))
+            .filter(|d| !chain.contains(d))
             .min_by(|a, b| decls[a.index()].cmp_origin(&decls[b.index()]));
         let Some(next) = next else { break };
-        chain.push(decls[next.index()].origin());
-        seen.push(next);
+        chain.push(next);
         current = next;
     }
     chain
@@ -543,13 +924,12 @@ fn ring_through(
     let mut parent: HashMap<NodeId, (NodeId, Key)> = HashMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     'search: while let Some(node) = queue.pop_front() {
-        let wanted = &decls[node.index()].descriptor.needs;
-        for (need, target) in wanted.iter().zip(needs.row(node)) {
+        for (i, target) in needs.row(node).iter().enumerate() {
             let next = target.node;
             if !members.contains(&next) || parent.contains_key(&next) {
                 continue;
             }
-            parent.insert(next, (node, need.key.clone()));
+            parent.insert(next, (node, need_key(&decls[node.index()], i)));
             if next == start {
                 break 'search;
             }
@@ -568,6 +948,15 @@ fn ring_through(
     }
     ring.reverse();
     ring
+}
+
+/// The key of `decl`'s `index`-th need: a collection's needs are its contributions, each
+/// under the collection's key.
+fn need_key(decl: &Decl<'_>, index: usize) -> Key {
+    match decl.kind {
+        NodeKind::Collection => decl.descriptor.provides[0].key.clone(),
+        _ => decl.descriptor.needs[index].key.clone(),
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ use crate::ids::{ProviderId, RouteId, StepId};
 pub(crate) struct NodeId(u32);
 
 impl NodeId {
+    /// No node: what an optional need that nothing provides resolves to.
+    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
+
     pub(crate) fn at(index: usize) -> Self {
         NodeId(u32::try_from(index).expect("fewer than 2^32 declarations"))
     }
@@ -70,6 +73,11 @@ impl Numbering {
 
     pub(crate) fn route(&self, route: RouteId) -> NodeId {
         NodeId::at(self.providers + self.steps + route.index())
+    }
+
+    /// The declaration node `node` stands for, or `None` for [`NodeId::NONE`].
+    pub(crate) fn declared_or_none(&self, node: NodeId) -> Option<Declared> {
+        (node != NodeId::NONE).then(|| self.declared(node))
     }
 
     /// The declaration node `node` stands for.

@@ -121,7 +121,10 @@ fn a_diamond_orders_dependencies_first() {
     };
     assert!(pos(3) < pos(1) && pos(3) < pos(2));
     assert!(pos(1) < pos(0) && pos(2) < pos(0));
-    assert_eq!(&analysis.provider_needs[ProviderId::at(0)], [at(1), at(2)]);
+    assert_eq!(
+        &analysis.provider_needs[ProviderId::at(0)],
+        [Some(at(1)), Some(at(2))]
+    );
     let mut base_dependents = analysis.provider_dependents[ProviderId::at(3)].to_vec();
     base_dependents.sort();
     assert_eq!(base_dependents, [ProviderId::at(1), ProviderId::at(2)]);
@@ -337,7 +340,7 @@ fn an_override_replaces_the_key() {
         .declared(NodeKind::Override, fake)
         .analyze()
         .unwrap();
-    assert_eq!(&analysis.provider_needs[ProviderId::at(1)], [at(2)]);
+    assert_eq!(&analysis.provider_needs[ProviderId::at(1)], [Some(at(2))]);
 }
 
 trait Clock: Send + Sync {}

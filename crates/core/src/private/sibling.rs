@@ -88,6 +88,18 @@ pub fn source_value<'a>(
     crate::value::source_value(&container.inner, locals, source)
 }
 
+/// `value` as a list of `T`, if it is a collection of `T`.
+#[inline]
+pub fn all<T: Send + Sync + 'static>(value: &AnyValue) -> Option<crate::All<'_, T>> {
+    crate::collection::Members::all(value)
+}
+
+/// `value` as a map of `T` by name, if it is a collection of `T`.
+#[inline]
+pub fn by_name<T: Send + Sync + 'static>(value: &AnyValue) -> Option<crate::ByName<'_, T>> {
+    crate::collection::Members::by_name(value)
+}
+
 /// Checks that `provided` holds one value per spec, of its type.
 #[inline]
 pub fn check_provided(provided: &Provided, specs: &[KeySpec]) -> Result<(), String> {

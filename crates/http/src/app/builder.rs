@@ -128,6 +128,22 @@ impl AppBuilder {
         self
     }
 
+    /// Adds a decorator of a key something else provides: `name::decorator()` for a
+    /// `#[decorator]` fn, or any [`Provider`] that provides one key and needs it; see
+    /// [`ContainerBuilder::decorator`].
+    pub fn decorator(mut self, decorator: impl Provider) -> Self {
+        self.container = self.container.decorator(decorator);
+        self
+    }
+
+    /// Leaves out every decorator of `key` (tests); see
+    /// [`ContainerBuilder::without_decorators`].
+    #[track_caller]
+    pub fn without_decorators(mut self, key: impl Into<Key>) -> Self {
+        self.container = self.container.without_decorators(key);
+        self
+    }
+
     /// Adds a step: `name::step()` for a `#[step]` fn, or any [`Step`].
     pub fn step(mut self, step: impl Step) -> Self {
         self.steps.push(Arc::new(step));

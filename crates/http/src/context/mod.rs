@@ -10,8 +10,9 @@ use axum_core::response::{IntoResponse, Response};
 use http::request::Parts;
 use smallvec::SmallVec;
 
-use green_tea_core::__private::sibling::RouteId;
 use green_tea_core::__private::sibling::{self, AnyValue};
+use green_tea_core::__private::sibling::{RouteId, Source};
+use green_tea_core::{All, ByName};
 
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
@@ -177,6 +178,61 @@ impl RequestContext {
         (**value)
             .downcast_ref::<T>()
             .ok_or_else(|| self.wrong_need_type::<T>(index))
+    }
+
+    /// The `index`-th need, an optional one (`cache?`): `None` when nothing provides it.
+    pub fn need_optional<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<Option<Arc<T>>, HttpError> {
+        match self.optional_value(index)? {
+            Some(value) => Arc::clone(value)
+                .downcast::<T>()
+                .map(Some)
+                .map_err(|_| self.wrong_need_type::<T>(index)),
+            None => Ok(None),
+        }
+    }
+
+    /// The same, borrowed from the request.
+    pub fn need_optional_ref<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<Option<&T>, HttpError> {
+        match self.optional_value(index)? {
+            Some(value) => (**value)
+                .downcast_ref::<T>()
+                .map(Some)
+                .ok_or_else(|| self.wrong_need_type::<T>(index)),
+            None => Ok(None),
+        }
+    }
+
+    /// The `index`-th need, a list (`notifiers[]`) of `T`, borrowed from the app: every
+    /// contribution, in order.
+    pub fn need_all<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<All<'_, T>, HttpError> {
+        let value = self.need_value(index)?;
+        sibling::all(value).ok_or_else(|| self.wrong_need_type::<T>(index))
+    }
+
+    /// The `index`-th need, a map (`stores{}`) of `T` by name, borrowed from the app.
+    pub fn need_by_name<T: Send + Sync + 'static>(
+        &self,
+        index: usize,
+    ) -> Result<ByName<'_, T>, HttpError> {
+        let value = self.need_value(index)?;
+        sibling::by_name(value).ok_or_else(|| self.wrong_need_type::<T>(index))
+    }
+
+    /// An optional need's value: `None` when it is absent.
+    fn optional_value(&self, index: usize) -> Result<Option<&AnyValue>, HttpError> {
+        match self.route().plan.needs.get(index) {
+            Some(Source::Absent) => Ok(None),
+            _ => self.need_value(index).map(Some),
+        }
     }
 
     // Inlined into `need` and `need_ref`, which the handler's crate compiles: its errors are
