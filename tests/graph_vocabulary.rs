@@ -300,9 +300,16 @@ async fn a_list_holds_every_contribution_in_registration_order() {
         "{events:?}"
     );
     let mut disposed = log.names("dispose");
-    assert_eq!(disposed[0], "digest", "the consumer before its contributors");
+    assert_eq!(
+        disposed[0], "digest",
+        "the consumer before its contributors"
+    );
     disposed.sort();
-    assert_eq!(disposed, ["digest", "email", "sms"], "each contributor disposed");
+    assert_eq!(
+        disposed,
+        ["digest", "email", "sms"],
+        "each contributor disposed"
+    );
 }
 
 #[tokio::test]
@@ -820,7 +827,12 @@ async fn a_request_value_is_optional_too_present_when_its_step_is_registered() {
 fn every_new_problem_comes_in_one_error_with_the_old_ones() {
     let log = Log::default();
     let err = Container::builder()
-        .provider(Maker::new("report", &["report"], &["cache?", "missing"], &log))
+        .provider(Maker::new(
+            "report",
+            &["report"],
+            &["cache?", "missing"],
+            &log,
+        ))
         .provider(Maker::new("cache", &["cache"], &["redisUrl"], &log))
         .decorator(Maker::new("retry", &["nothing"], &["nothing"], &log))
         .provider(Maker::new("odd", &["odd?"], &[], &log))
