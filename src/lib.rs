@@ -519,6 +519,14 @@ pub mod guide {
         pub mod gt0008 {}
         #[doc = include_str!("../docs/errors/GT0009.md")]
         pub mod gt0009 {}
+        #[doc = include_str!("../docs/errors/GT0010.md")]
+        pub mod gt0010 {}
+        #[doc = include_str!("../docs/errors/GT0011.md")]
+        pub mod gt0011 {}
+        #[doc = include_str!("../docs/errors/GT0012.md")]
+        pub mod gt0012 {}
+        #[doc = include_str!("../docs/errors/GT0013.md")]
+        pub mod gt0013 {}
     }
 }
 

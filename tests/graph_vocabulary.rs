@@ -30,6 +30,7 @@ struct Maker {
     log: Log,
     builds: Arc<AtomicUsize>,
     fail: bool,
+    after: Vec<&'static str>,
 }
 
 impl Maker {
@@ -46,7 +47,13 @@ impl Maker {
             log: log.clone(),
             builds: Arc::default(),
             fail: false,
+            after: Vec::new(),
         }
+    }
+
+    fn after(mut self, name: &'static str) -> Self {
+        self.after.push(name);
+        self
     }
 
     fn failing(mut self) -> Self {
@@ -61,6 +68,7 @@ impl Provider for Maker {
             .provides
             .iter()
             .fold(Descriptor::new(self.name), |d, k| d.provides::<Part>(*k));
+        let d = self.after.iter().fold(d, |d, name| d.after(*name));
         self.needs.iter().fold(d, |d, k| d.needs::<Part>(*k))
     }
 
@@ -846,4 +854,83 @@ fn every_new_problem_comes_in_one_error_with_the_old_ones() {
         "{err}"
     );
     assert!(log.events().is_empty(), "nothing was built");
+}
+
+// ---- explicit order ------------------------------------------------------------------------
+
+#[tokio::test]
+async fn after_moves_a_contribution_behind_the_ones_it_names_and_keeps_the_rest() {
+    let log = Log::default();
+    let container = Container::builder()
+        .provider(
+            Maker::new("audit", &["notifiers[]"], &[], &log)
+                .after("sms")
+                .after("email"),
+        )
+        .provider(Maker::new("sms", &["notifiers[]"], &[], &log))
+        .provider(Maker::new("push", &["notifiers[]"], &[], &log))
+        .provider(Maker::new("email", &["notifiers[]"], &[], &log))
+        .provider(Maker::new("digest", &["digest"], &["notifiers[]"], &log))
+        .build()
+        .unwrap();
+    assert_eq!(
+        part(&container, "digest").await,
+        "digest([sms,push,email,audit])"
+    );
+    container.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn after_orders_decorators_too() {
+    let log = Log::default();
+    let container = Container::builder()
+        .provider(Maker::new("payment", &["payment"], &[], &log))
+        .decorator(Maker::new("metrics", &["payment"], &["payment"], &log).after("retry"))
+        .decorator(Maker::new("retry", &["payment"], &["payment"], &log))
+        .build()
+        .unwrap();
+    assert_eq!(part(&container, "payment").await, "metrics(retry(payment))");
+    container.close().await.unwrap();
+}
+
+#[test]
+fn an_after_naming_no_member_and_a_ring_of_afters_are_gt0013() {
+    let log = Log::default();
+    let err = Container::builder()
+        .provider(Maker::new("sms", &["notifiers[]"], &[], &log).after("emial"))
+        .provider(Maker::new("email", &["notifiers[]"], &[], &log))
+        .provider(Maker::new("digest", &["digest"], &["notifiers[]"], &log))
+        .build()
+        .unwrap_err();
+    assert_eq!(problems(&err), ["GT0013"], "{err}");
+    assert!(
+        err.to_string().contains(
+            "provider `sms` (tests/graph_vocabulary.rs:"
+        ) && err.to_string().contains(") comes after `emial`, but nothing named `emial` contributes to `notifiers[]`\n  help: did you mean `email`?"),
+        "{err}"
+    );
+
+    let err = Container::builder()
+        .provider(Maker::new("a", &["notifiers[]"], &[], &log).after("c"))
+        .provider(Maker::new("b", &["notifiers[]"], &[], &log).after("a"))
+        .provider(Maker::new("c", &["notifiers[]"], &[], &log).after("b"))
+        .provider(Maker::new("d", &["notifiers[]"], &[], &log))
+        .provider(Maker::new("digest", &["digest"], &["notifiers[]"], &log))
+        .build()
+        .unwrap_err();
+    assert_eq!(problems(&err), ["GT0013"], "{err}");
+    let Problem::OrderCycle { key, ring } = &err.problems()[0] else {
+        panic!("{err}")
+    };
+    assert_eq!(key.as_str(), "notifiers[]");
+    assert_eq!(
+        ring.iter().map(|o| &*o.name).collect::<Vec<_>>(),
+        ["a", "c", "b"]
+    );
+    assert!(
+        err.to_string().starts_with(
+            "error[GT0013]: the order of `notifiers[]` is a ring: `a` after `c` after `b` after `a`"
+        ),
+        "{err}"
+    );
 }

@@ -30,6 +30,10 @@ pub struct Descriptor {
     pub needs: Vec<KeySpec>,
     /// Where it was declared.
     pub location: Location,
+    /// The declarations it comes after: in each list it contributes to, after their
+    /// contributions; among the decorators of its key, outside them (it wraps what they
+    /// made). By name; empty: registration order alone decides.
+    pub after: Vec<Cow<'static, str>>,
 }
 
 impl Descriptor {
@@ -41,6 +45,7 @@ impl Descriptor {
             provides: Vec::new(),
             needs: Vec::new(),
             location: Location::caller(),
+            after: Vec::new(),
         }
     }
 
@@ -59,6 +64,15 @@ impl Descriptor {
     /// Sets where it was declared (macros pass `file!()`/`line!()`).
     pub fn at(mut self, location: Location) -> Self {
         self.location = location;
+        self
+    }
+
+    /// Puts it after the declaration named `name`: its contributions to a list come after
+    /// that declaration's, and as a decorator it wraps what that decorator made. `build()`
+    /// checks that the name is a contributor to the same list (or a decorator of the same key)
+    /// and that the order has no cycle (GT0013).
+    pub fn after(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.after.push(name.into());
         self
     }
 

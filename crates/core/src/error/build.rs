@@ -231,6 +231,25 @@ pub enum Problem {
         /// The closest decorated key, if one is close.
         suggestion: Option<Key>,
     },
+    /// GT0013: a declaration asks to come `after` one that is not a member of the same list (or
+    /// a decorator of the same key).
+    UnknownAfter {
+        /// The list, or the decorated key.
+        key: Key,
+        /// The declaration that asks.
+        by: Origin,
+        /// The name it gave.
+        after: String,
+        /// The closest member's name, if one is close.
+        suggestion: Option<String>,
+    },
+    /// GT0013: the `after` orders of a list's contributions (or a key's decorators) form a ring.
+    OrderCycle {
+        /// The list, or the decorated key.
+        key: Key,
+        /// Each declaration, which comes after the next; the last comes after the first.
+        ring: Vec<Origin>,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -262,6 +281,7 @@ impl Problem {
             Problem::DecoratesNothing { .. }
             | Problem::DecoratorShape { .. }
             | Problem::NoDecorators { .. } => "GT0012",
+            Problem::UnknownAfter { .. } | Problem::OrderCycle { .. } => "GT0013",
         }
     }
 
@@ -300,6 +320,11 @@ impl Problem {
             }
             Problem::DecoratorShape { decorator, .. } => (decorator.name.clone(), String::new()),
             Problem::NoDecorators { key, .. } => (key.to_string(), String::new()),
+            Problem::UnknownAfter { key, by, .. } => (key.to_string(), by.name.clone()),
+            Problem::OrderCycle { key, ring } => (
+                key.to_string(),
+                ring.first().map(|o| o.name.clone()).unwrap_or_default(),
+            ),
         };
         (self.code(), key, who)
     }

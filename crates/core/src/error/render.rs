@@ -248,6 +248,43 @@ impl fmt::Display for Problem {
                 }
                 Ok(())
             }
+            Problem::UnknownAfter {
+                key,
+                by,
+                after,
+                suggestion,
+            } => {
+                let members = match key.spelling() {
+                    Ok(crate::key::Spelling::List(_)) => format!("contributes to `{key}`"),
+                    _ => format!("decorates `{key}`"),
+                };
+                write!(
+                    f,
+                    "error[{code}]: {by} comes after `{after}`, but nothing named `{after}` {members}"
+                )?;
+                if let Some(s) = suggestion {
+                    write!(f, "\n  help: did you mean `{s}`?")?;
+                }
+                Ok(())
+            }
+            Problem::OrderCycle { key, ring } => {
+                let names: Vec<String> = ring.iter().map(|o| format!("`{}`", o.name)).collect();
+                write!(
+                    f,
+                    "error[{code}]: the order of `{key}` is a ring: {}",
+                    names.join(" after ")
+                )?;
+                if let Some(first) = ring.first() {
+                    write!(f, " after `{}`", first.name)?;
+                }
+                for origin in ring {
+                    write!(f, "\n  {origin}")?;
+                }
+                write!(
+                    f,
+                    "\n  help: drop one `after`: the others, and registration order, still decide"
+                )
+            }
             Problem::UnknownStep {
                 step,
                 route,

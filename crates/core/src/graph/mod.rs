@@ -7,6 +7,7 @@
 
 mod adjacency;
 mod numbering;
+mod order;
 mod suggest;
 
 use std::collections::HashMap;
@@ -186,7 +187,15 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
             // collection's type.
             let collection = &consumer_decl.descriptor.provides[0];
             let mut specs = Vec::new();
-            for target in routing.members(collection) {
+            let members = routing.members(collection);
+            let members = match collection.key.spelling() {
+                Ok(Spelling::List(_)) => {
+                    let members: Vec<_> = members.iter().map(|m| (m.node, *m)).collect();
+                    order::order(&collection.key, &members, &decls, &mut problems)
+                }
+                _ => members,
+            };
+            for target in members {
                 let contributor = decl(target.node);
                 let contributed = &contributor.descriptor.provides[target.index as usize];
                 if contributed.ty != collection.ty {
@@ -735,6 +744,8 @@ fn decorate(
     }
     let mut decorated = HashMap::new();
     for (key, chain) in chains {
+        let chain: Vec<(NodeId, NodeId)> = chain.into_iter().map(|n| (n, n)).collect();
+        let chain = order::order(key, &chain, decls, problems);
         let Some(base) = keys.get(key) else {
             for &node in &chain {
                 problems.push(Problem::DecoratesNothing {
