@@ -278,7 +278,7 @@ async fn the_json_has_every_field() {
     );
     assert_eq!(
         nodes[node("billing")]["needs"],
-        json!([{ "key": "billingApi", "from": node("billingApi") }])
+        json!([{ "key": "billingApi", "from": node("billingApi"), "optional": false }])
     );
     assert_eq!(json["routes"][1]["method"], "DELETE");
 }
@@ -327,7 +327,7 @@ async fn dot_and_mermaid_draw_every_edge() {
     assert!(mermaid.starts_with("flowchart LR\n"), "{mermaid}");
     assert!(mermaid.contains("r0h[\"GET Orders::show\"]"), "{mermaid}");
     for (from, to, key) in &edges {
-        let edge = format!("{from} -->|{key}| {to}");
+        let edge = format!("{from} -->|\"{key}\"| {to}");
         assert!(mermaid.contains(&edge), "missing {edge} in:\n{mermaid}");
     }
 }

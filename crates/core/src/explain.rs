@@ -1,5 +1,7 @@
 //! The explain model: a slice of the graph in build order, as data, rendered to text, JSON,
-//! Graphviz DOT and Mermaid.
+//! Graphviz DOT, Mermaid and SVG. Every rendering shows the graph's shapes the same way: an
+//! optional need's edge dashed and an absent one from a box of its own, a collection's
+//! contributions in order, a decorator over what it wraps.
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -10,6 +12,7 @@ use crate::container::Container;
 use crate::error::{NodeKind, ProvideError};
 use crate::graph::Scope;
 use crate::ids::{AppValue, IdVec, ProviderId};
+use crate::key::Spelling;
 use crate::picture::{Edge, Node, Picture, Shape};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
@@ -40,13 +43,17 @@ pub struct Explain {
     pub target: String,
     /// Every declaration the target needs, itself last, dependencies first.
     pub nodes: Vec<ExplainNode>,
+    /// The positions in `nodes` of what was explained, in the order asked: for
+    /// [`Container::explain_key`], the key's declaration (the last node); for a route, each
+    /// provider value its steps and handler read, which its renderings draw their needs from.
+    pub roots: Vec<usize>,
 }
 
 /// One declaration in an [`Explain`].
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ExplainNode {
-    /// Provider, value, override or step.
+    /// Provider, value, override, decorator or collection.
     pub kind: NodeKind,
     /// The declaration's name.
     pub name: String,
@@ -54,7 +61,10 @@ pub struct ExplainNode {
     pub scope: Scope,
     /// The keys it provides, with their types.
     pub provides: Vec<ExplainKey>,
-    /// The keys it needs, each with the position in `nodes` of what provides it.
+    /// The keys it needs, each with the position in `nodes` of what provides it. A
+    /// collection's needs are its contributions, in its order (a list's in registration
+    /// order, a map's by name); a decorator's need of the key it decorates is the value it
+    /// wraps.
     pub needs: Vec<ExplainNeed>,
     /// Where it was declared, `file:line`.
     pub location: String,
@@ -64,6 +74,10 @@ pub struct ExplainNode {
     pub built: bool,
     /// How long its last successful build took, in microseconds.
     pub build_micros: Option<u64>,
+    /// For a decorator, the key it decorates (`billing`): it wraps the value its need of that
+    /// key points at (the key's provider, or the decorator before it), and whatever needs the
+    /// key gets the last decorator's value. `None` for every other kind.
+    pub decorates: Option<String>,
 }
 
 /// A provided key and its type.
@@ -87,12 +101,14 @@ pub struct ExplainNeed {
     /// The position in [`Explain::nodes`] of its provider; `None` for an optional need that
     /// nothing provides (absent).
     pub from: Option<usize>,
+    /// Whether it is an optional need (`cache?`), read as `None` when nothing provides it.
+    pub optional: bool,
 }
 
 impl ExplainNeed {
     /// Whether it is an optional need (`cache?`).
     pub fn is_optional(&self) -> bool {
-        self.key.ends_with('?')
+        self.optional
     }
 
     /// The key with `(absent)` after an optional need that nothing provides.
@@ -142,6 +158,7 @@ impl Container {
                         .map(|(spec, at)| ExplainNeed {
                             key: spec.key.to_string(),
                             from: at.map(|at| index_in_slice[at.provider]),
+                            optional: matches!(spec.key.spelling(), Ok(Spelling::Optional(_))),
                         })
                         .collect(),
                     location: d.location.to_string(),
@@ -151,10 +168,18 @@ impl Container {
                         .slot
                         .build_time()
                         .map(|t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX)),
+                    decorates: match node.kind {
+                        NodeKind::Decorator => d.provides.first().map(|s| s.key.to_string()),
+                        _ => None,
+                    },
                 }
             })
             .collect();
-        Explain { target, nodes }
+        Explain {
+            target,
+            nodes,
+            roots: roots.iter().map(|&id| index_in_slice[id]).collect(),
+        }
     }
 }
 
@@ -164,8 +189,10 @@ impl Explain {
         serde_json::to_value(self).expect("the explain model is plain data")
     }
 
-    /// The slice as a Graphviz `digraph`: one box per declaration, an edge per need, pointing
-    /// from what is built first to what needs it.
+    /// The slice as a Graphviz `digraph`: one box per declaration (a collection as a folder,
+    /// a decorator as a component), an edge per need pointing from what is built first to
+    /// what needs it; an optional need's edge is dashed, and an absent one comes from a dotted
+    /// box of its own.
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
@@ -173,24 +200,28 @@ impl Explain {
         );
         for (i, node) in self.nodes.iter().enumerate() {
             let style = if node.built { "solid" } else { "dashed" };
-            let label = format!("{}\n{}", node.heading(), node.who());
-            let _ = writeln!(out, "  n{i} [label={} style={style}];", dot_quote(&label));
+            let shape = match node.kind {
+                NodeKind::Collection => " shape=folder",
+                NodeKind::Decorator => " shape=component",
+                _ => "",
+            };
+            let label = node.label_lines(self).join("\n");
+            let _ = writeln!(
+                out,
+                "  n{i} [label={} style={style}{shape}];",
+                dot_quote(&label)
+            );
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
-                // An optional need's edge is dashed; an absent one comes from a dotted box.
-                let style = if need.is_optional() {
-                    " style=dashed"
-                } else {
-                    ""
-                };
+                let style = if need.optional { " style=dashed" } else { "" };
                 let from = match need.from {
                     Some(from) => format!("n{from}"),
                     None => {
                         let _ = writeln!(
                             out,
                             "  n{i}a{j} [label={} style=dotted];",
-                            dot_quote(&format!("{}\nabsent", need.key))
+                            dot_quote(&absent_lines(&need.key).join("\n"))
                         );
                         format!("n{i}a{j}")
                     }
@@ -198,7 +229,7 @@ impl Explain {
                 let _ = writeln!(
                     out,
                     "  {from} -> n{i} [label={}{style}];",
-                    dot_quote(&need.key)
+                    dot_quote(&node.need_label(j))
                 );
             }
         }
@@ -206,26 +237,36 @@ impl Explain {
         out
     }
 
-    /// The slice as a Mermaid `flowchart`.
+    /// The slice as a Mermaid `flowchart`: a box per declaration (a collection as a hexagon,
+    /// a decorator as a subroutine), a link per need, dotted for an optional need, from a
+    /// dashed box of its own for an absent one. Every label is quoted, with the characters
+    /// Mermaid would read written as its entity codes.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
         for (i, node) in self.nodes.iter().enumerate() {
-            let label = format!("{}<br/>{}", node.heading(), node.who());
-            let _ = writeln!(out, "  n{i}[\"{}\"]", label.replace('"', "#quot;"));
+            let label = mermaid_lines(&node.label_lines(self));
+            let (open, close) = match node.kind {
+                NodeKind::Collection => ("{{", "}}"),
+                NodeKind::Decorator => ("[[", "]]"),
+                _ => ("[", "]"),
+            };
+            let _ = writeln!(out, "  n{i}{open}\"{label}\"{close}");
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
-                let key = need.key.replace('"', "#quot;");
-                // An optional need's link is dotted; an absent one comes from a box of its own.
-                let arrow = if need.is_optional() { "-.->" } else { "-->" };
+                let arrow = if need.optional { "-.->" } else { "-->" };
                 let from = match need.from {
                     Some(from) => format!("n{from}"),
                     None => {
-                        let _ = writeln!(out, "  n{i}a{j}[\"{key}<br/>absent\"]");
-                        format!("n{i}a{j}")
+                        let id = format!("n{i}a{j}");
+                        let label = mermaid_lines(&absent_lines(&need.key));
+                        let _ = writeln!(out, "  {id}[\"{label}\"]");
+                        let _ = writeln!(out, "  style {id} stroke-dasharray: 3 3");
+                        id
                     }
                 };
-                let _ = writeln!(out, "  {from} {arrow}|\"{key}\"| n{i}");
+                let label = mermaid_text(&node.need_label(j));
+                let _ = writeln!(out, "  {from} {arrow}|\"{label}\"| n{i}");
             }
         }
         out
@@ -235,7 +276,9 @@ impl Explain {
 impl Explain {
     /// The slice as an SVG picture, drawn in process: a box per declaration (dashed while not
     /// built), with its keys and types, kind, name, scope, build time and whether it is an
-    /// override; an arrow per need, labelled with the key. Every text is escaped.
+    /// override; a collection's and a decorator's boxes in colours of their own, saying what
+    /// they hold or wrap; an arrow per need, labelled with the key (dashed for an optional
+    /// need, from a dotted box for an absent one). Every text is escaped.
     ///
     /// ```
     /// use green_tea::Container;
@@ -249,71 +292,175 @@ impl Explain {
         crate::picture::render(&picture)
     }
 
-    /// The slice as boxes and needs.
+    /// The slice as boxes and needs: a box per declaration in `nodes`' order (so a node's
+    /// position is its box's), then a box per absent need.
     pub(crate) fn picture(&self) -> Picture {
+        let mut nodes: Vec<Node> = self.nodes.iter().map(|n| n.picture_node(self)).collect();
+        let mut edges = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            for (j, need) in node.needs.iter().enumerate() {
+                let from = need.from.unwrap_or_else(|| {
+                    nodes.push(Node {
+                        lines: absent_lines(&need.key),
+                        shape: Shape::Absent,
+                        built: true,
+                    });
+                    nodes.len() - 1
+                });
+                edges.push(Edge {
+                    from,
+                    to: i,
+                    label: node.need_label(j),
+                    optional: need.optional,
+                });
+            }
+        }
         Picture {
             caption: None,
-            nodes: self.nodes.iter().map(ExplainNode::picture_node).collect(),
-            edges: self
-                .nodes
-                .iter()
-                .enumerate()
-                .flat_map(|(i, node)| {
-                    node.needs.iter().filter_map(move |need| {
-                        Some(Edge {
-                            from: need.from?,
-                            to: i,
-                            label: need.key.clone(),
-                        })
-                    })
-                })
-                .collect(),
+            nodes,
+            edges,
         }
     }
 }
 
+/// The lines of the box of an absent need: `cache?`, then why it is absent.
+fn absent_lines(key: &str) -> Vec<String> {
+    let name = crate::key::Key::from(key.to_owned());
+    vec![
+        key.to_owned(),
+        format!("absent: nothing provides `{}`", name.name()),
+    ]
+}
+
 impl ExplainNode {
-    /// This declaration's box in a picture.
-    pub(crate) fn picture_node(&self) -> Node {
-        let heading = self.heading();
-        let who = format!("{}, {} scope", self.who(), self.scope);
-        let mut state = self.state();
-        let absent: Vec<&str> = self
-            .needs
-            .iter()
-            .filter(|n| n.from.is_none())
-            .map(|n| n.key.as_str())
-            .collect();
-        if !absent.is_empty() {
-            state = format!("{state}; absent: {}", absent.join(", "));
-        }
-        let lines = if heading.is_empty() {
-            vec![who, state]
-        } else {
-            vec![heading, who, state]
-        };
+    /// This declaration's box in a picture of `explain`.
+    pub(crate) fn picture_node(&self, explain: &Explain) -> Node {
+        let mut lines = self.label_lines(explain);
+        // The scope and the state go under what it is.
+        let who = lines.iter().position(|l| *l == self.who()).unwrap_or(0);
+        lines[who] = format!("{}, {} scope", lines[who], self.scope);
+        lines.push(self.state());
         Node {
             lines,
-            shape: if self.overridden {
-                Shape::Override
-            } else {
-                Shape::Provider
+            shape: match self.kind {
+                _ if self.overridden => Shape::Override,
+                NodeKind::Collection => Shape::Collection,
+                NodeKind::Decorator => Shape::Decorator,
+                _ => Shape::Provider,
             },
             built: self.built,
         }
     }
 
-    /// What it is and its name: `provider `billing``, `value `port`` (a value's name already
-    /// says what it is), `override value `clock``, `collection `notifiers[]``.
-    pub(crate) fn who(&self) -> String {
+    /// The lines of its box in a picture of `explain` (DOT, Mermaid, SVG): its keys and
+    /// types, what it is, and what a collection holds or a decorator wraps.
+    ///
+    /// ```
+    /// use green_tea::{Container, ProviderFn};
+    /// let container = Container::builder()
+    ///     .value("billing", 1_u32)
+    ///     .decorator(
+    ///         ProviderFn::new("billing", |needs| async move { Ok(*needs.get::<u32>(0)? + 1) })
+    ///             .needs::<u32>("billing")
+    ///             .named("retrying"),
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// let explain = container.explain_key("billing").unwrap();
+    /// assert_eq!(
+    ///     explain.nodes[1].label_lines(&explain),
+    ///     ["billing: u32", "decorator `retrying`", "wraps value `billing`"]
+    /// );
+    /// ```
+    pub fn label_lines(&self, explain: &Explain) -> Vec<String> {
+        let heading = self.heading();
+        let mut lines = Vec::with_capacity(3);
+        if !heading.is_empty() {
+            lines.push(heading);
+        }
+        lines.push(self.who());
+        match self.kind {
+            NodeKind::Collection => lines.push(self.holds_count()),
+            NodeKind::Decorator => lines.extend(self.wraps(explain)),
+            _ => {}
+        }
+        lines
+    }
+
+    /// The label of the edge of its `index`-th need in a picture: the key, and for a list's
+    /// contribution its place in the list (`notifiers[] (1 of 2)`). Empty past its needs.
+    pub fn need_label(&self, index: usize) -> String {
+        let Some(need) = self.needs.get(index) else {
+            return String::new();
+        };
+        let is_list = self.kind == NodeKind::Collection
+            && matches!(
+                crate::key::Key::from(need.key.clone()).spelling(),
+                Ok(Spelling::List(_))
+            );
+        if is_list {
+            format!("{} ({} of {})", need.key, index + 1, self.needs.len())
+        } else {
+            need.key.clone()
+        }
+    }
+
+    /// What it is and its name: `` provider `billing` ``, `` value `port` `` (a value's name
+    /// already says what it is), `` override value `clock` ``, `` decorator `retrying` ``,
+    /// `` collection `notifiers[]` ``.
+    pub fn who(&self) -> String {
         match self.kind {
             NodeKind::Value => self.name.clone(),
             NodeKind::Override if self.name.starts_with("value `") => {
                 format!("override {}", self.name)
             }
-            NodeKind::Collection => format!("collection `{}`", self.name),
             kind => format!("{kind} `{}`", self.name),
         }
+    }
+
+    /// For a decorator, `` wraps provider `billing` ``: who its need of the key it decorates
+    /// points at.
+    fn wraps(&self, explain: &Explain) -> Option<String> {
+        let decorates = self.decorates.as_deref()?;
+        let wrapped = self.needs.iter().find(|n| n.key == decorates)?.from?;
+        Some(format!("wraps {}", explain.nodes.get(wrapped)?.who()))
+    }
+
+    /// For a collection, how many contributions it holds and in what order.
+    fn holds_count(&self) -> String {
+        match (self.needs.len(), self.is_map()) {
+            (0, _) => "holds nothing: no contributions".to_owned(),
+            (1, false) => "holds 1 contribution".to_owned(),
+            (1, true) => "holds 1 entry".to_owned(),
+            (n, false) => format!("holds {n} contributions, in order"),
+            (n, true) => format!("holds {n} entries, by name"),
+        }
+    }
+
+    /// For a collection, its contributors in its order, each a map's entry name first:
+    /// `` provider `email`, provider `sms` ``, `` eu: provider `eu_store` ``.
+    fn holds(&self, explain: &Explain) -> String {
+        if self.needs.is_empty() {
+            return "nothing (no contributions)".to_owned();
+        }
+        let members: Vec<String> = self
+            .needs
+            .iter()
+            .filter_map(|need| {
+                let who = explain.nodes.get(need.from?)?.who();
+                let key = crate::key::Key::from(need.key.clone());
+                Some(match key.spelling() {
+                    Ok(Spelling::Entry { name, .. }) => format!("{name}: {who}"),
+                    _ => who,
+                })
+            })
+            .collect();
+        members.join(", ")
+    }
+
+    /// Whether it is a map's collection (`stores{}`).
+    fn is_map(&self) -> bool {
+        self.provides.first().is_some_and(|k| k.key.ends_with("{}"))
     }
 
     /// `key: Type` for each provided key.
@@ -333,6 +480,27 @@ impl ExplainNode {
             (false, _) => "not built".to_owned(),
         }
     }
+
+    /// What comes after `<-` on its line of text: what a collection holds, what a decorator
+    /// wraps (and its other needs), or the needs (`cache? (absent)` for an absent one).
+    fn text_needs(&self, explain: &Explain) -> Option<String> {
+        if self.kind == NodeKind::Collection {
+            return Some(format!("holds {}", self.holds(explain)));
+        }
+        let wraps = self.wraps(explain);
+        let decorates = self.decorates.as_deref();
+        let needs: Vec<String> = self
+            .needs
+            .iter()
+            .filter(|n| wraps.is_none() || Some(n.key.as_str()) != decorates)
+            .map(ExplainNeed::label)
+            .collect();
+        let needs = (!needs.is_empty()).then(|| format!("needs {}", needs.join(", ")));
+        match (wraps, needs) {
+            (Some(wraps), Some(needs)) => Some(format!("{wraps}; {needs}")),
+            (one, other) => one.or(other),
+        }
+    }
 }
 
 impl fmt::Display for Explain {
@@ -346,19 +514,8 @@ impl fmt::Display for Explain {
         )?;
         for (i, node) in self.nodes.iter().enumerate() {
             write!(f, "\n  {}. {}", i + 1, node.heading())?;
-            if !node.needs.is_empty() {
-                // A collection's needs are its contributions: named by their contributors.
-                let (verb, needs): (_, Vec<String>) = match node.kind {
-                    NodeKind::Collection => (
-                        "holds",
-                        node.needs
-                            .iter()
-                            .filter_map(|n| Some(self.nodes[n.from?].who()))
-                            .collect(),
-                    ),
-                    _ => ("needs", node.needs.iter().map(ExplainNeed::label).collect()),
-                };
-                write!(f, "  <- {verb} {}", needs.join(", "))?;
+            if let Some(needs) = node.text_needs(self) {
+                write!(f, "  <- {needs}")?;
             }
             write!(
                 f,
@@ -384,4 +541,30 @@ pub fn dot_quote(text: &str) -> String {
             .replace('"', "\\\"")
             .replace('\n', "\\n")
     )
+}
+
+/// `text` inside a quoted Mermaid label (`["..."]`, `|"..."|`): the characters that Mermaid or
+/// the HTML it draws labels with would read are written as Mermaid's entity codes (`#quot;`,
+/// `#lt;`...), and `#` too, as it starts them. Keys' `[]{}?` are plain text inside quotes.
+pub(crate) fn mermaid_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '#' => out.push_str("#35;"),
+            '"' => out.push_str("#quot;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '&' => out.push_str("#amp;"),
+            '|' => out.push_str("#124;"),
+            '\n' => out.push_str("<br/>"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Lines of a Mermaid label, each escaped, joined by line breaks.
+fn mermaid_lines(lines: &[String]) -> String {
+    let lines: Vec<String> = lines.iter().map(|l| mermaid_text(l)).collect();
+    lines.join("<br/>")
 }

@@ -1,5 +1,6 @@
 //! `explain(path)`: for each method at a path, the handler, its steps in run order and its
-//! providers in build order; as text, JSON, DOT and Mermaid.
+//! providers in build order; as text, JSON, DOT and Mermaid. Optional needs, collections and
+//! decorators show as the core's explain shows them.
 
 mod html;
 mod picture;
@@ -9,7 +10,7 @@ use std::fmt::{self, Write as _};
 use serde::Serialize;
 
 use green_tea_core::__private::sibling::dot_quote;
-use green_tea_core::Explain;
+use green_tea_core::{Explain, Key, NodeKind, Spelling};
 
 /// Everything served at one path template.
 #[derive(Clone, Debug, Serialize)]
@@ -37,6 +38,12 @@ pub struct ExplainRoute {
     pub location: String,
     /// The keys the handler needs.
     pub needs: Vec<String>,
+    /// The handler's optional needs that nothing provides (each also in `needs`): it reads
+    /// them as `None`.
+    pub absent: Vec<String>,
+    /// Where each of `needs` comes from.
+    #[serde(skip)]
+    pub(crate) from: Vec<NeedSource>,
     /// The tower layers a request to this route meets, outermost first: the app's (marked
     /// `(app)`), then the route's own.
     pub layers: Vec<String>,
@@ -56,8 +63,25 @@ pub struct ExplainStep {
     pub provides: Vec<String>,
     /// The keys it needs.
     pub needs: Vec<String>,
+    /// Its optional needs that nothing provides (each also in `needs`): it reads them as
+    /// `None`.
+    pub absent: Vec<String>,
+    /// Where each of `needs` comes from.
+    #[serde(skip)]
+    pub(crate) from: Vec<NeedSource>,
     /// Where it was declared.
     pub location: String,
+}
+
+/// Where a step's or a handler's need comes from, as the route's plan reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NeedSource {
+    /// The node at this position in the route's providers.
+    Provider(usize),
+    /// The step at this position in the route's steps.
+    Step(usize),
+    /// An optional need that nothing provides.
+    Absent,
 }
 
 /// The whole app: every path, sorted.
@@ -103,116 +127,273 @@ impl ExplainPath {
         serde_json::to_value(self).expect("the explain model is plain data")
     }
 
-    /// As a Graphviz `digraph`: providers, then steps, then each handler; an edge per need.
+    /// As a Graphviz `digraph`: providers (a collection as a folder, a decorator as a
+    /// component), then steps, then each handler; an edge per need, dashed for an optional
+    /// need, from a dotted box for an absent one.
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
             dot_quote(&self.path)
         );
         for (r, route) in self.routes.iter().enumerate() {
-            for (id, label, style) in route.graph_nodes(r) {
-                let _ = writeln!(out, "  {id} [label={} style={style}];", dot_quote(&label));
+            let graph = route.graph(r);
+            for node in &graph.nodes {
+                let style = match node.kind {
+                    GraphKind::Provider { built: true, .. } => "solid",
+                    GraphKind::Provider { built: false, .. } => "dashed",
+                    GraphKind::Step => "rounded",
+                    GraphKind::Handler => "bold",
+                    GraphKind::Absent => "dotted",
+                };
+                let shape = match node.kind {
+                    GraphKind::Provider {
+                        kind: NodeKind::Collection,
+                        ..
+                    } => " shape=folder",
+                    GraphKind::Provider {
+                        kind: NodeKind::Decorator,
+                        ..
+                    } => " shape=component",
+                    _ => "",
+                };
+                let _ = writeln!(
+                    out,
+                    "  {} [label={} style={style}{shape}];",
+                    node.id,
+                    dot_quote(&node.lines.join("\n"))
+                );
             }
-            for (from, to, key) in route.graph_edges(r) {
-                let _ = writeln!(out, "  {from} -> {to} [label={}];", dot_quote(&key));
+            for edge in &graph.edges {
+                let style = if edge.optional { " style=dashed" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {} -> {} [label={}{style}];",
+                    edge.from,
+                    edge.to,
+                    dot_quote(&edge.label)
+                );
             }
         }
         out.push_str("}\n");
         out
     }
 
-    /// As a Mermaid `flowchart`.
+    /// As a Mermaid `flowchart`: the same boxes and needs as [`to_dot`](Self::to_dot), a
+    /// collection as a hexagon and a decorator as a subroutine, an optional need's link
+    /// dotted; every label quoted, with the characters Mermaid would read as entity codes.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
         for (r, route) in self.routes.iter().enumerate() {
-            for (id, label, _) in route.graph_nodes(r) {
+            let graph = route.graph(r);
+            for node in &graph.nodes {
+                let (open, close) = match node.kind {
+                    GraphKind::Provider {
+                        kind: NodeKind::Collection,
+                        ..
+                    } => ("{{", "}}"),
+                    GraphKind::Provider {
+                        kind: NodeKind::Decorator,
+                        ..
+                    } => ("[[", "]]"),
+                    GraphKind::Step => ("(", ")"),
+                    _ => ("[", "]"),
+                };
+                let lines: Vec<String> = node.lines.iter().map(|l| mermaid_text(l)).collect();
+                let _ = writeln!(out, "  {}{open}\"{}\"{close}", node.id, lines.join("<br/>"));
+                if node.kind == GraphKind::Absent {
+                    let _ = writeln!(out, "  style {} stroke-dasharray: 3 3", node.id);
+                }
+            }
+            for edge in &graph.edges {
+                let arrow = if edge.optional { "-.->" } else { "-->" };
                 let _ = writeln!(
                     out,
-                    "  {id}[\"{}\"]",
-                    label.replace('"', "#quot;").replace('\n', "<br/>")
+                    "  {} {arrow}|\"{}\"| {}",
+                    edge.from,
+                    mermaid_text(&edge.label),
+                    edge.to
                 );
-            }
-            for (from, to, key) in route.graph_edges(r) {
-                let _ = writeln!(out, "  {from} -->|{key}| {to}");
             }
         }
         out
     }
 }
 
-impl ExplainRoute {
-    /// (id, label, style) of every node of route number `r`: providers `r{r}p{i}`, steps
-    /// `r{r}s{i}`, the handler `r{r}h`.
-    fn graph_nodes(&self, r: usize) -> Vec<(String, String, &'static str)> {
-        let mut nodes = Vec::new();
-        for (i, p) in self.providers.nodes.iter().enumerate() {
-            let keys: Vec<String> = p
-                .provides
-                .iter()
-                .map(|k| format!("{}: {}", k.key, k.type_name))
-                .collect();
-            let style = if p.built { "solid" } else { "dashed" };
-            nodes.push((
-                format!("r{r}p{i}"),
-                format!("{}\n{} {}", keys.join(", "), p.kind, p.name),
-                style,
-            ));
-        }
-        for (i, s) in self.steps.iter().enumerate() {
-            nodes.push((
-                format!("r{r}s{i}"),
-                format!("step {}\n{}", s.name, s.provides.join(", ")),
-                "rounded",
-            ));
-        }
-        nodes.push((
-            format!("r{r}h"),
-            format!("{} {}", self.method, self.handler),
-            "bold",
-        ));
-        nodes
-    }
+/// A route's chain as boxes and needs, for DOT and Mermaid.
+struct Graph {
+    nodes: Vec<GraphNode>,
+    edges: Vec<GraphEdge>,
+}
 
-    /// (from, to, key) of every need in route number `r`.
-    fn graph_edges(&self, r: usize) -> Vec<(String, String, String)> {
-        let source_of = |key: &str| -> Option<String> {
-            let step = self
-                .steps
-                .iter()
-                .position(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
-            step.map(|i| format!("r{r}s{i}")).or_else(|| {
-                self.providers
-                    .nodes
-                    .iter()
-                    .position(|p| p.provides.iter().any(|k| k.key == key))
-                    .map(|i| format!("r{r}p{i}"))
-            })
+struct GraphNode {
+    /// `r0p1` (a provider), `r0s0` (a step), `r0h` (the handler), `r0ha1` (an absent need).
+    id: String,
+    lines: Vec<String>,
+    kind: GraphKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GraphKind {
+    Provider { kind: NodeKind, built: bool },
+    Step,
+    Handler,
+    Absent,
+}
+
+struct GraphEdge {
+    from: String,
+    to: String,
+    label: String,
+    optional: bool,
+}
+
+impl ExplainRoute {
+    /// The boxes and needs of route number `r`: providers `r{r}p{i}`, steps `r{r}s{i}`, the
+    /// handler `r{r}h`, and a box per absent need after its consumer's id (`r{r}ha{j}`).
+    fn graph(&self, r: usize) -> Graph {
+        let providers = &self.providers;
+        let mut graph = Graph {
+            nodes: Vec::new(),
+            edges: Vec::new(),
         };
-        let mut edges = Vec::new();
-        for (i, p) in self.providers.nodes.iter().enumerate() {
-            for need in &p.needs {
-                let Some(from) = need.from else { continue };
-                edges.push((
-                    format!("r{r}p{from}"),
-                    format!("r{r}p{i}"),
-                    need.key.clone(),
-                ));
-            }
+        for (i, p) in providers.nodes.iter().enumerate() {
+            graph.nodes.push(GraphNode {
+                id: format!("r{r}p{i}"),
+                lines: p.label_lines(providers),
+                kind: GraphKind::Provider {
+                    kind: p.kind,
+                    built: p.built,
+                },
+            });
         }
         for (i, s) in self.steps.iter().enumerate() {
-            for need in &s.needs {
-                if let Some(from) = source_of(need) {
-                    edges.push((from, format!("r{r}s{i}"), need.clone()));
-                }
+            let mut lines = vec![format!("step {}", s.name)];
+            if !s.provides.is_empty() {
+                lines.push(s.provides.join(", "));
+            }
+            graph.nodes.push(GraphNode {
+                id: format!("r{r}s{i}"),
+                lines,
+                kind: GraphKind::Step,
+            });
+        }
+        // An unnamed handler's name is already `GET /path`.
+        let handler = if self.handler == format!("{} {}", self.method, self.template) {
+            self.handler.clone()
+        } else {
+            format!("{} {}", self.method, self.handler)
+        };
+        graph.nodes.push(GraphNode {
+            id: format!("r{r}h"),
+            lines: vec![handler],
+            kind: GraphKind::Handler,
+        });
+
+        for (i, p) in providers.nodes.iter().enumerate() {
+            let to = format!("r{r}p{i}");
+            for (j, need) in p.needs.iter().enumerate() {
+                let from = match need.from {
+                    Some(from) => format!("r{r}p{from}"),
+                    None => graph.absent(&to, j, &need.key),
+                };
+                graph.edges.push(GraphEdge {
+                    from,
+                    to: to.clone(),
+                    label: p.need_label(j),
+                    optional: need.optional,
+                });
             }
         }
-        for need in &self.needs {
-            if let Some(from) = source_of(need) {
-                edges.push((from, format!("r{r}h"), need.clone()));
+        let consumers = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (format!("r{r}s{i}"), &s.needs, &s.from))
+            .chain([(format!("r{r}h"), &self.needs, &self.from)]);
+        for (to, needs, from) in consumers {
+            for (j, (key, source)) in needs.iter().zip(from).enumerate() {
+                let from = match *source {
+                    NeedSource::Provider(i) => format!("r{r}p{i}"),
+                    NeedSource::Step(i) => format!("r{r}s{i}"),
+                    NeedSource::Absent => graph.absent(&to, j, key),
+                };
+                graph.edges.push(GraphEdge {
+                    from,
+                    to: to.clone(),
+                    label: key.clone(),
+                    optional: is_optional(key),
+                });
             }
         }
-        edges
+        graph
     }
+}
+
+impl Graph {
+    /// Adds the box of `consumer`'s absent `index`-th need, `key`; returns its id.
+    fn absent(&mut self, consumer: &str, index: usize, key: &str) -> String {
+        let id = format!("{consumer}a{index}");
+        self.nodes.push(GraphNode {
+            id: id.clone(),
+            lines: absent_lines(key),
+            kind: GraphKind::Absent,
+        });
+        id
+    }
+}
+
+/// Whether `key` is spelled as an optional need (`cache?`).
+pub(crate) fn is_optional(key: &str) -> bool {
+    matches!(
+        Key::from(key.to_owned()).spelling(),
+        Ok(Spelling::Optional(_))
+    )
+}
+
+/// The lines of the box of an absent need, as the core's pictures write them: `cache?`, then
+/// why it is absent.
+pub(crate) fn absent_lines(key: &str) -> Vec<String> {
+    vec![
+        key.to_owned(),
+        format!(
+            "absent: nothing provides `{}`",
+            Key::from(key.to_owned()).name()
+        ),
+    ]
+}
+
+/// `needs`, with `(absent)` after each of `absent`.
+fn needs_text(needs: &[String], absent: &[String]) -> String {
+    let needs: Vec<String> = needs
+        .iter()
+        .map(|n| {
+            if absent.contains(n) {
+                format!("{n} (absent)")
+            } else {
+                n.clone()
+            }
+        })
+        .collect();
+    needs.join(", ")
+}
+
+/// `text` inside a quoted Mermaid label, as the core writes it: `#` and what Mermaid or its
+/// HTML labels would read (`"`, `<`, `>`, `&`, `|`) as Mermaid's entity codes.
+fn mermaid_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '#' => out.push_str("#35;"),
+            '"' => out.push_str("#quot;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '&' => out.push_str("#amp;"),
+            '|' => out.push_str("#124;"),
+            '\n' => out.push_str("<br/>"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl fmt::Display for ExplainPath {
@@ -237,7 +418,7 @@ impl fmt::Display for ExplainRoute {
             write!(f, "{head} -> {} ({})", self.handler, self.location)?;
         }
         if !self.needs.is_empty() {
-            write!(f, "\n  needs: {}", self.needs.join(", "))?;
+            write!(f, "\n  needs: {}", needs_text(&self.needs, &self.absent))?;
         }
         if !self.layers.is_empty() {
             write!(f, "\n  layers, outermost first: {}", self.layers.join(", "))?;
@@ -254,7 +435,7 @@ impl fmt::Display for ExplainRoute {
                 };
                 write!(f, "\n    {}. {} -> {provides}", i + 1, step.name)?;
                 if !step.needs.is_empty() {
-                    write!(f, "  <- needs {}", step.needs.join(", "))?;
+                    write!(f, "  <- needs {}", needs_text(&step.needs, &step.absent))?;
                 }
                 write!(f, "\n       at {}", step.location)?;
             }

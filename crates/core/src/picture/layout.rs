@@ -164,6 +164,7 @@ mod tests {
             from,
             to,
             label: String::new(),
+            optional: false,
         }
     }
 

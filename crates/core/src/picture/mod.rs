@@ -1,5 +1,6 @@
-//! `explain` as a picture: a small graph of boxes (providers, steps, a handler) and the needs
-//! between them, laid out in layers left to right and drawn as SVG, in process.
+//! `explain` as a picture: a small graph of boxes (providers, collections, decorators, steps,
+//! a handler, absent needs) and the needs between them, laid out in layers left to right and
+//! drawn as SVG, in process.
 //!
 //! The graphs are small and acyclic (a route's slice), so the layout is a plain layered one
 //! (longest path, then a few barycenter sweeps to untangle each layer); see `layout.rs`.
@@ -17,6 +18,12 @@ pub enum Shape {
     Provider,
     /// A test override (app scope).
     Override,
+    /// A collection (`notifiers[]`, `stores{}`), holding its contributions.
+    Collection,
+    /// A decorator, wrapping the value of the key it decorates.
+    Decorator,
+    /// An optional need that nothing provides: a dotted box, never built.
+    Absent,
     /// A request-scoped step.
     Step,
     /// The route's handler.
@@ -44,6 +51,8 @@ pub struct Edge {
     pub to: usize,
     /// The key.
     pub label: String,
+    /// An optional need (`cache?`): drawn dashed.
+    pub optional: bool,
 }
 
 /// A graph to draw.

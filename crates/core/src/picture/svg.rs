@@ -29,13 +29,18 @@ fn style(shape: Shape) -> (&'static str, &'static str, u32) {
     match shape {
         Shape::Provider => ("#e8f5e9", "#2e7d32", 2),
         Shape::Override => ("#fce4ec", "#c2185b", 2),
+        Shape::Collection => ("#f3e5f5", "#6a1b9a", 2),
+        Shape::Decorator => ("#fffde7", "#f9a825", 2),
+        Shape::Absent => ("#fafafa", "#9e9e9e", 2),
         Shape::Step => ("#e3f2fd", "#1565c0", 12),
         Shape::Handler => ("#fff3e0", "#e65100", 6),
     }
 }
 
-const FONT: &str =
-    "font-family=\"ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace\" font-size=\"12\"";
+/// The font of every text; each text gives its own size (once: an attribute given twice is
+/// not XML).
+const FONT_FAMILY: &str =
+    "font-family=\"ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace\"";
 
 /// One picture as a standalone SVG document.
 pub fn render(picture: &Picture) -> String {
@@ -51,7 +56,7 @@ pub fn render_stack(pictures: &[Picture]) -> String {
         if let Some(caption) = &picture.caption {
             let _ = write!(
                 body,
-                "<text x=\"{MARGIN}\" y=\"{:.1}\" {FONT} font-weight=\"bold\" fill=\"#333\">{}</text>",
+                "<text x=\"{MARGIN}\" y=\"{:.1}\" {FONT_FAMILY} font-size=\"12\" font-weight=\"bold\" fill=\"#333\">{}</text>",
                 start + 12.0,
                 escape(caption)
             );
@@ -81,10 +86,15 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
         let (x1, y1) = (fx + fw, fy + fh / 2.0);
         let (x2, y2) = (tx - 1.0, ty + th / 2.0);
         let bend = ((x2 - x1) / 2.0).max(30.0);
+        let (class, dash) = if edge.optional {
+            ("edge optional", " stroke-dasharray=\"4 3\"")
+        } else {
+            ("edge", "")
+        };
         let _ = write!(
             out,
-            "<g class=\"edge\"><path d=\"M{x1:.1},{y1:.1} C{:.1},{y1:.1} {:.1},{y2:.1} {:.1},{y2:.1}\" \
-             fill=\"none\" stroke=\"#78909c\" stroke-width=\"1.4\"/>\
+            "<g class=\"{class}\"><path d=\"M{x1:.1},{y1:.1} C{:.1},{y1:.1} {:.1},{y2:.1} {:.1},{y2:.1}\" \
+             fill=\"none\" stroke=\"#78909c\" stroke-width=\"1.4\"{dash}/>\
              <polygon points=\"{x2:.1},{y2:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"#78909c\"/>",
             x1 + bend,
             x2 - bend,
@@ -102,7 +112,7 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
             let _ = write!(
                 out,
                 "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"13\" rx=\"2\" fill=\"#ffffff\" fill-opacity=\"0.8\"/>\
-                 <text x=\"{:.1}\" y=\"{ly:.1}\" {FONT} font-size=\"10.5\" fill=\"#455a64\">{}</text>",
+                 <text x=\"{:.1}\" y=\"{ly:.1}\" {FONT_FAMILY} font-size=\"10.5\" fill=\"#455a64\">{}</text>",
                 lx,
                 ly - 10.0,
                 lx + 2.0,
@@ -113,14 +123,17 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
     }
     for (node, &(x, y, w, h)) in picture.nodes.iter().zip(&placed.boxes) {
         let (fill, stroke, radius) = style(node.shape);
-        let dash = if node.built {
-            ""
-        } else {
-            " stroke-dasharray=\"5 3\""
+        let dash = match (node.shape, node.built) {
+            (Shape::Absent, _) => " stroke-dasharray=\"2 2\"",
+            (_, true) => "",
+            (_, false) => " stroke-dasharray=\"5 3\"",
         };
         let kind = match node.shape {
             Shape::Provider => "provider",
             Shape::Override => "override",
+            Shape::Collection => "collection",
+            Shape::Decorator => "decorator",
+            Shape::Absent => "absent",
             Shape::Step => "step",
             Shape::Handler => "handler",
         };
@@ -136,7 +149,7 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
             let colour = if i == 0 { "#212121" } else { "#546e7a" };
             let _ = write!(
                 out,
-                "<text x=\"{:.1}\" y=\"{:.1}\" {FONT}{weight} fill=\"{colour}\">{}</text>",
+                "<text x=\"{:.1}\" y=\"{:.1}\" {FONT_FAMILY} font-size=\"12\"{weight} fill=\"{colour}\">{}</text>",
                 x + PAD,
                 y + PAD + 10.0 + i as f64 * LINE_HEIGHT,
                 escape(line)
@@ -175,6 +188,7 @@ mod tests {
                 from: 0,
                 to: 1,
                 label: "<k>".to_owned(),
+                optional: false,
             }],
         };
         let svg = render(&picture);
@@ -188,5 +202,19 @@ mod tests {
             "a box not built is dashed"
         );
         assert_eq!(escape("a\u{1}b"), "a\u{fffd}b");
+        for tag in svg.split('<').skip(1) {
+            let attributes: Vec<&str> = tag
+                .split_whitespace()
+                .filter_map(|a| a.split_once("=\"").map(|(name, _)| name))
+                .collect();
+            let mut unique = attributes.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(
+                attributes.len(),
+                unique.len(),
+                "an attribute twice in <{tag}"
+            );
+        }
     }
 }

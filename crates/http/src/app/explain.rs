@@ -1,10 +1,11 @@
 //! `App::explain` and `App::explain_all`: the explain model (`crate::explain`) of the app's
 //! routes, read from its router, its routes and its runtime.
 
-use green_tea_core::__private::sibling::{self, RouteId, closest};
+use green_tea_core::__private::sibling::{self, RouteId, Source, closest};
+use green_tea_core::KeySpec;
 
 use super::App;
-use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NoRoute};
+use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
 use crate::route::FALLBACK;
 
 impl App {
@@ -91,12 +92,52 @@ impl App {
     fn explain_route(&self, id: RouteId) -> ExplainRoute {
         let runtime = &self.inner.runtime;
         let (route, run) = (&self.inner.routes[id], &runtime.routes[id]);
-        let steps = run
-            .plan
+        let handler = route.name.to_string();
+        let plan = &run.plan;
+        let providers =
+            sibling::explain_values(&runtime.container, handler.clone(), &plan.app_values);
+        // Where each need comes from, as the plan reads it: a provider value (its node is the
+        // explain's root for it), a value of a step that ran before (the request's values are
+        // its steps', in run order), or nothing.
+        let step_of_local: Vec<usize> = plan
+            .steps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, planned)| {
+                std::iter::repeat_n(i, runtime.steps[planned.step].descriptor.provides.len())
+            })
+            .collect();
+        let from = |sources: &[Source]| -> Vec<NeedSource> {
+            sources
+                .iter()
+                .map(|source| match *source {
+                    Source::App(at) => plan
+                        .app_values
+                        .iter()
+                        .position(|v| *v == at)
+                        .and_then(|root| providers.roots.get(root))
+                        .map_or(NeedSource::Absent, |&node| NeedSource::Provider(node)),
+                    Source::Local(local) => step_of_local
+                        .get(local.position())
+                        .map_or(NeedSource::Absent, |&step| NeedSource::Step(step)),
+                    Source::Absent => NeedSource::Absent,
+                })
+                .collect()
+        };
+        let absent = |specs: &[KeySpec], from: &[NeedSource]| -> Vec<String> {
+            specs
+                .iter()
+                .zip(from)
+                .filter(|(_, f)| **f == NeedSource::Absent)
+                .map(|(s, _)| s.key.to_string())
+                .collect()
+        };
+        let steps = plan
             .steps
             .iter()
             .map(|planned| {
                 let step = &runtime.steps[planned.step].descriptor;
+                let from = from(&planned.needs);
                 ExplainStep {
                     name: step.name.to_string(),
                     provides: step
@@ -105,28 +146,24 @@ impl App {
                         .map(|s| format!("{}: {}", s.key, s.ty))
                         .collect(),
                     needs: step.needs.iter().map(|s| s.key.to_string()).collect(),
+                    absent: absent(&step.needs, &from),
+                    from,
                     location: step.location.to_string(),
                 }
             })
             .collect();
-        let handler = route.name.to_string();
+        let needs = &run.descriptor.needs;
+        let handler_from = from(&plan.needs);
         ExplainRoute {
             method: route.method.to_string(),
             template: route.template.clone(),
             location: run.descriptor.location.to_string(),
-            needs: run
-                .descriptor
-                .needs
-                .iter()
-                .map(|s| s.key.to_string())
-                .collect(),
+            needs: needs.iter().map(|s| s.key.to_string()).collect(),
+            absent: absent(needs, &handler_from),
+            from: handler_from,
             layers: route.layer_names.clone(),
             steps,
-            providers: sibling::explain_values(
-                &runtime.container,
-                handler.clone(),
-                &run.plan.app_values,
-            ),
+            providers,
             handler,
         }
     }

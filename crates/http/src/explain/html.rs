@@ -20,6 +20,9 @@ header h1 { font-size: 18px; margin: 0; font-weight: 600; }
 .legend .provider { background: #e8f5e9; border-color: #2e7d32; }
 .legend .unbuilt { background: #e8f5e9; border-color: #2e7d32; border-style: dashed; }
 .legend .override { background: #fce4ec; border-color: #c2185b; }
+.legend .collection { background: #f3e5f5; border-color: #6a1b9a; }
+.legend .decorator { background: #fffde7; border-color: #f9a825; }
+.legend .absent { background: #fafafa; border-color: #9e9e9e; border-style: dotted; }
 .legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 9px; }
 .legend .handler { background: #fff3e0; border-color: #e65100; }
 main { padding: 8px 20px 40px; }
@@ -96,9 +99,11 @@ impl ExplainApp {
              <span id=\"count\">{n} routes</span>\
              <div class=\"legend\"><span class=\"provider\">provider, built</span>\
              <span class=\"unbuilt\">not built</span><span class=\"override\">override</span>\
+             <span class=\"collection\">collection</span><span class=\"decorator\">decorator</span>\
+             <span class=\"absent\">absent (optional)</span>\
              <span class=\"step\">step</span><span class=\"handler\">handler</span></div></header>\
              <main><p class=\"where\">{n} routes; provider boxes along all the chains built now: {built}. \
-             Arrows point from what provides a key to what needs it.</p>",
+             Arrows point from what provides a key to what needs it; a dashed arrow is an optional need.</p>",
             n = routes.len(),
         );
         for (i, route) in routes.iter().enumerate() {
@@ -155,8 +160,14 @@ fn search_text(route: &ExplainRoute) -> String {
     for step in &route.steps {
         let _ = write!(text, " {} {}", step.name, step.provides.join(" "));
     }
+    if route.steps.iter().any(|s| !s.absent.is_empty()) || !route.absent.is_empty() {
+        text.push_str(" absent");
+    }
     for node in &route.providers.nodes {
         let _ = write!(text, " {} {}", node.kind, node.name);
+        if let Some(key) = &node.decorates {
+            let _ = write!(text, " decorates {key}");
+        }
         for key in &node.provides {
             let _ = write!(text, " {}: {}", key.key, key.type_name);
         }

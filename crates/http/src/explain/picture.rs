@@ -3,7 +3,7 @@
 
 use green_tea_core::__private::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
 
-use super::{ExplainApp, ExplainPath, ExplainRoute};
+use super::{ExplainApp, ExplainPath, ExplainRoute, NeedSource, absent_lines, is_optional};
 
 impl ExplainRoute {
     /// The route's chain as an SVG picture, drawn in process (no external program): its
@@ -58,27 +58,33 @@ impl ExplainRoute {
             shape: PictureShape::Handler,
             built: true,
         });
-        // A key comes from the latest step that provides it, else from its provider.
-        let source = |key: &str, before: usize| -> Option<usize> {
-            let step = self.steps[..before]
-                .iter()
-                .rposition(|s| s.provides.iter().any(|p| p.split(':').next() == Some(key)));
-            step.map(|i| first_step + i).or_else(|| {
-                self.providers
-                    .nodes
-                    .iter()
-                    .position(|p| p.provides.iter().any(|k| k.key == key))
-            })
-        };
-        for (i, step) in self.steps.iter().enumerate() {
-            for need in &step.needs {
-                if let Some(from) = source(need, i) {
-                    picture.edges.push(PictureEdge {
-                        from,
-                        to: first_step + i,
-                        label: need.clone(),
-                    });
-                }
+        // Each need from where the plan reads it; an absent one from a dotted box of its own.
+        let consumers = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (first_step + i, &s.needs, &s.from))
+            .chain([(handler, &self.needs, &self.from)]);
+        for (to, needs, from) in consumers {
+            for (key, source) in needs.iter().zip(from) {
+                let from = match *source {
+                    NeedSource::Provider(i) => i,
+                    NeedSource::Step(i) => first_step + i,
+                    NeedSource::Absent => {
+                        picture.nodes.push(PictureNode {
+                            lines: absent_lines(key),
+                            shape: PictureShape::Absent,
+                            built: true,
+                        });
+                        picture.nodes.len() - 1
+                    }
+                };
+                picture.edges.push(PictureEdge {
+                    from,
+                    to,
+                    label: key.clone(),
+                    optional: is_optional(key),
+                });
             }
         }
         // A guard provides nothing: an arrow says it runs before the handler.
@@ -88,15 +94,7 @@ impl ExplainRoute {
                     from: first_step + i,
                     to: handler,
                     label: "then".to_owned(),
-                });
-            }
-        }
-        for need in &self.needs {
-            if let Some(from) = source(need, self.steps.len()) {
-                picture.edges.push(PictureEdge {
-                    from,
-                    to: handler,
-                    label: need.clone(),
+                    optional: false,
                 });
             }
         }
