@@ -15,7 +15,8 @@ use crate::error::NodeKind;
 pub struct ContainerHealth {
     /// Whether `close()` has begun.
     pub closed: bool,
-    /// Every provider, dependencies first.
+    /// Every provider, dependencies first: decorators after what they wrap, collections
+    /// after their contributions.
     pub providers: Vec<ProviderHealth>,
 }
 
@@ -25,7 +26,8 @@ pub struct ContainerHealth {
 pub struct ProviderHealth {
     /// The declaration's name.
     pub name: String,
-    /// Provider, value or override.
+    /// Provider, value, override, decorator or collection (which `build()` adds for a list
+    /// or a map, under its key: `notifiers[]`).
     pub kind: NodeKind,
     /// The keys it provides.
     pub keys: Vec<String>,
@@ -103,7 +105,11 @@ impl Container {
                 let node = &inner.providers[id];
                 let slot = &node.slot;
                 let error = slot.last_error();
+                // Taken over: no key resolves to it and nothing needs it. (A key's provider
+                // under decorators, or a list's contributor, is what the key does not
+                // resolve to, but a decorator or the collection needs it.)
                 let replaced = !node.descriptor.provides.is_empty()
+                    && inner.dependents[id].is_empty()
                     && node
                         .descriptor
                         .provides
