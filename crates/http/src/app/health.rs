@@ -63,10 +63,13 @@ impl AppInner {
             );
         }
         for key in &self.health.critical {
+            // Every declaration of the key counts: its provider, each decorator over it, a
+            // list's contributions and collection; the first whose last build failed.
             let failed = container
                 .providers
                 .iter()
-                .find(|p| p.keys.iter().any(|k| k == key.as_str()));
+                .filter(|p| p.keys.iter().any(|k| k == key.as_str()))
+                .find(|p| p.error.is_some());
             if let Some(ProviderHealth {
                 name,
                 error: Some(error),
