@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum_core::extract::FromRequestParts;
 use axum_core::response::{IntoResponse, Response};
 use green_tea_core::__private::TypeProbe;
+use green_tea_core::{All, ByName};
 use green_tea_http::{HttpError, IntoReply, Reply, RequestContext, Route, reply_of};
 use http::Method;
 use http::request::Parts;
@@ -14,7 +15,8 @@ use http::request::Parts;
 /// Why the stand-ins never run.
 const REPORTED: &str = "a type that is not `Send + Sync + 'static` fails to compile";
 
-/// The operations of a route on a value of type `T: Send + Sync + 'static` that it needs.
+/// The operations of a route on a value of type `T: Send + Sync + 'static` that it needs (for
+/// a list or a map, `T` is each contribution's type).
 pub trait RouteValue<T> {
     /// `route.needs::<T>(key)`.
     fn route_needs(&self, route: Route, key: &'static str) -> Route;
@@ -26,6 +28,30 @@ pub trait RouteValue<T> {
         request: &'r RequestContext,
         index: usize,
     ) -> Result<&'r T, HttpError>;
+    /// `request.need_optional::<T>(index)`.
+    fn request_need_optional(
+        &self,
+        request: &RequestContext,
+        index: usize,
+    ) -> Result<Option<Arc<T>>, HttpError>;
+    /// `request.need_optional_ref::<T>(index)`.
+    fn request_need_optional_ref<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<Option<&'r T>, HttpError>;
+    /// `request.need_all::<T>(index)`.
+    fn request_need_all<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<All<'r, T>, HttpError>;
+    /// `request.need_by_name::<T>(index)`.
+    fn request_need_by_name<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<ByName<'r, T>, HttpError>;
 }
 
 impl<T: Send + Sync + 'static> RouteValue<T> for &TypeProbe<T> {
@@ -42,6 +68,34 @@ impl<T: Send + Sync + 'static> RouteValue<T> for &TypeProbe<T> {
     ) -> Result<&'r T, HttpError> {
         request.need_ref::<T>(index)
     }
+    fn request_need_optional(
+        &self,
+        request: &RequestContext,
+        index: usize,
+    ) -> Result<Option<Arc<T>>, HttpError> {
+        request.need_optional::<T>(index)
+    }
+    fn request_need_optional_ref<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<Option<&'r T>, HttpError> {
+        request.need_optional_ref::<T>(index)
+    }
+    fn request_need_all<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<All<'r, T>, HttpError> {
+        request.need_all::<T>(index)
+    }
+    fn request_need_by_name<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<ByName<'r, T>, HttpError> {
+        request.need_by_name::<T>(index)
+    }
 }
 
 /// Stand-ins for a needed type that `check` already reported; they never run.
@@ -56,6 +110,30 @@ pub trait NotARouteValue<T> {
         request: &'r RequestContext,
         index: usize,
     ) -> Result<&'r T, HttpError>;
+    /// Never runs.
+    fn request_need_optional(
+        &self,
+        request: &RequestContext,
+        index: usize,
+    ) -> Result<Option<Arc<T>>, HttpError>;
+    /// Never runs.
+    fn request_need_optional_ref<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<Option<&'r T>, HttpError>;
+    /// Never runs.
+    fn request_need_all<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<All<'r, T>, HttpError>;
+    /// Never runs.
+    fn request_need_by_name<'r>(
+        &self,
+        request: &'r RequestContext,
+        index: usize,
+    ) -> Result<ByName<'r, T>, HttpError>;
 }
 
 impl<T> NotARouteValue<T> for TypeProbe<T> {
@@ -66,6 +144,34 @@ impl<T> NotARouteValue<T> for TypeProbe<T> {
         unreachable!("{REPORTED}")
     }
     fn request_need_ref<'r>(&self, _: &'r RequestContext, _: usize) -> Result<&'r T, HttpError> {
+        unreachable!("{REPORTED}")
+    }
+    fn request_need_optional(
+        &self,
+        _: &RequestContext,
+        _: usize,
+    ) -> Result<Option<Arc<T>>, HttpError> {
+        unreachable!("{REPORTED}")
+    }
+    fn request_need_optional_ref<'r>(
+        &self,
+        _: &'r RequestContext,
+        _: usize,
+    ) -> Result<Option<&'r T>, HttpError> {
+        unreachable!("{REPORTED}")
+    }
+    fn request_need_all<'r>(
+        &self,
+        _: &'r RequestContext,
+        _: usize,
+    ) -> Result<All<'r, T>, HttpError> {
+        unreachable!("{REPORTED}")
+    }
+    fn request_need_by_name<'r>(
+        &self,
+        _: &'r RequestContext,
+        _: usize,
+    ) -> Result<ByName<'r, T>, HttpError> {
         unreachable!("{REPORTED}")
     }
 }

@@ -13,6 +13,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::collection::{All, ByName};
 use crate::descriptor::Descriptor;
 use crate::value::{NeedError, Needs, Provided};
 
@@ -66,7 +67,8 @@ pub trait ValueIsAny<T: ?Sized> {
 
 impl<T: ?Sized> ValueIsAny<T> for TypeProbe<T> {}
 
-/// The graph operations on a value of type `T: Send + Sync + 'static`.
+/// The graph operations on a value of type `T: Send + Sync + 'static` (for a list or a map, `T`
+/// is each contribution's type).
 pub trait GraphValue<T> {
     /// `descriptor.provides::<T>(key)`.
     fn provides(&self, descriptor: Descriptor, key: &'static str) -> Descriptor;
@@ -76,6 +78,22 @@ pub trait GraphValue<T> {
     fn need(&self, needs: &Needs<'_>, index: usize) -> Result<Arc<T>, NeedError>;
     /// `needs.get_ref::<T>(index)`.
     fn need_ref<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<&'n T, NeedError>;
+    /// `needs.optional::<T>(index)`.
+    fn need_optional(&self, needs: &Needs<'_>, index: usize) -> Result<Option<Arc<T>>, NeedError>;
+    /// `needs.optional_ref::<T>(index)`.
+    fn need_optional_ref<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<Option<&'n T>, NeedError>;
+    /// `needs.all::<T>(index)`.
+    fn need_all<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<All<'n, T>, NeedError>;
+    /// `needs.by_name::<T>(index)`.
+    fn need_by_name<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<ByName<'n, T>, NeedError>;
     /// `provided.with(value)`.
     fn with(&self, provided: Provided, value: T) -> Provided;
     /// `provided.get::<T>(index)`.
@@ -94,6 +112,26 @@ impl<T: Send + Sync + 'static> GraphValue<T> for &TypeProbe<T> {
     }
     fn need_ref<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<&'n T, NeedError> {
         needs.get_ref::<T>(index)
+    }
+    fn need_optional(&self, needs: &Needs<'_>, index: usize) -> Result<Option<Arc<T>>, NeedError> {
+        needs.optional::<T>(index)
+    }
+    fn need_optional_ref<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<Option<&'n T>, NeedError> {
+        needs.optional_ref::<T>(index)
+    }
+    fn need_all<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<All<'n, T>, NeedError> {
+        needs.all::<T>(index)
+    }
+    fn need_by_name<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<ByName<'n, T>, NeedError> {
+        needs.by_name::<T>(index)
     }
     fn with(&self, provided: Provided, value: T) -> Provided {
         provided.with(value)
@@ -115,6 +153,22 @@ pub trait NotAGraphValue<T> {
     /// Never runs.
     fn need_ref<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<&'n T, NeedError>;
     /// Never runs.
+    fn need_optional(&self, needs: &Needs<'_>, index: usize) -> Result<Option<Arc<T>>, NeedError>;
+    /// Never runs.
+    fn need_optional_ref<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<Option<&'n T>, NeedError>;
+    /// Never runs.
+    fn need_all<'n>(&self, needs: &'n Needs<'_>, index: usize) -> Result<All<'n, T>, NeedError>;
+    /// Never runs.
+    fn need_by_name<'n>(
+        &self,
+        needs: &'n Needs<'_>,
+        index: usize,
+    ) -> Result<ByName<'n, T>, NeedError>;
+    /// Never runs.
     fn with(&self, provided: Provided, value: T) -> Provided;
     /// Never runs.
     fn provided(&self, provided: &Provided, index: usize) -> Option<Arc<T>>;
@@ -133,6 +187,22 @@ impl<T> NotAGraphValue<T> for TypeProbe<T> {
         unreachable!("{REPORTED}")
     }
     fn need_ref<'n>(&self, _: &'n Needs<'_>, _: usize) -> Result<&'n T, NeedError> {
+        unreachable!("{REPORTED}")
+    }
+    fn need_optional(&self, _: &Needs<'_>, _: usize) -> Result<Option<Arc<T>>, NeedError> {
+        unreachable!("{REPORTED}")
+    }
+    fn need_optional_ref<'n>(
+        &self,
+        _: &'n Needs<'_>,
+        _: usize,
+    ) -> Result<Option<&'n T>, NeedError> {
+        unreachable!("{REPORTED}")
+    }
+    fn need_all<'n>(&self, _: &'n Needs<'_>, _: usize) -> Result<All<'n, T>, NeedError> {
+        unreachable!("{REPORTED}")
+    }
+    fn need_by_name<'n>(&self, _: &'n Needs<'_>, _: usize) -> Result<ByName<'n, T>, NeedError> {
         unreachable!("{REPORTED}")
     }
     fn with(&self, _: Provided, _: T) -> Provided {
