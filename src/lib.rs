@@ -309,6 +309,49 @@ pub mod test {
 /// See the [providers guide](guide::providers) for every form.
 pub use green_tea_macros::provider;
 
+/// Declares a decorator: a fn that wraps the value of a key something else provides, so that
+/// every consumer of the key gets what it returns instead (a cache in front of a client, a
+/// metric around it).
+///
+/// `#[decorator(decorates = "billing", needs = [...])]` on a `fn` or `async fn`: its first
+/// parameter receives the decorated value (`&T` or `Arc<T>`), the following ones its `needs`
+/// in order, spelled and taken as a provider's are; it returns the value of the same type `T`
+/// (or `Result<T, E>`). The fn stays callable; a companion of the same name implements
+/// [`Provider`]: register it with `.decorator(name::decorator())`, or let `discover()` find
+/// it (`discover = false` leaves it out). Several decorators of a key apply in registration
+/// order, the first around the provider's value. There is no impl-block form.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[provider(provides = "greeting")]
+/// fn greeting() -> String {
+///     "hello".to_owned()
+/// }
+///
+/// #[decorator(decorates = "greeting")]
+/// async fn shouted(greeting: &String) -> String {
+///     greeting.to_uppercase()
+/// }
+///
+/// #[decorator(decorates = "greeting", needs = "mark")]
+/// fn marked(greeting: &String, mark: &char) -> String {
+///     format!("{greeting}{mark}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("mark", '!')
+///     .provider(greeting::provider())
+///     .decorator(shouted::decorator())
+///     .decorator(marked::decorator())
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "HELLO!");
+/// # container.close().await.unwrap(); }
+/// ```
+pub use green_tea_macros::decorator;
+
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs
 /// one of its values (or names it in `steps`), from scratch, and never otherwise.
 ///
@@ -453,8 +496,8 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::{
         All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,
-        HttpError, Json, Needs, ProvideError, Provided, Provider, delete, get, patch, post,
-        provider, put, route, step,
+        HttpError, Json, Needs, ProvideError, Provided, Provider, decorator, delete, get, patch,
+        post, provider, put, route, step,
     };
 }
 

@@ -18,10 +18,10 @@ mod route;
 pub use axum_core::extract::FromRequestParts;
 pub use axum_core::response::{IntoResponse, Response};
 pub use green_tea_core::__private::{
-    BoxError, DeclaredKey, Descriptor, Discovered, DisposeOutput, GraphValue, Location,
-    MadeByDiscovery, NeedError, Needs, NodeKind, NotAGraphValue, Provided, Provider, Registration,
-    SharedProviderState, TypeProbe, UnsharedProviderState, ValueIsAny, ValueIsSendSync,
-    ValueIsSync, inventory, provide_ok, provide_result,
+    BoxError, DeclaredKey, DecoratedType, Descriptor, Discovered, DisposeOutput, GraphValue,
+    Location, MadeByDiscovery, NeedError, Needs, NodeKind, NotAGraphValue, Provided, Provider,
+    Registration, SharedProviderState, TypeProbe, UnsharedProviderState, ValueIsAny,
+    ValueIsSendSync, ValueIsSync, assert_decorates, inventory, provide_ok, provide_result,
 };
 pub use green_tea_http::{
     HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step, StepFuture,

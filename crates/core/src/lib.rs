@@ -83,3 +83,33 @@ pub use value::{NeedError, Needs, Provided};
 /// ```
 #[doc(inline)]
 pub use green_tea_macros::core_provider as provider;
+
+/// Declares a decorator, in a crate that depends on green-tea-core alone: `green_tea::decorator`
+/// (the same attribute, checks and `Provider`), with its expansion going through this crate
+/// instead of the facade.
+///
+/// ```
+/// use green_tea_core::{Container, decorator, provider};
+///
+/// #[provider(provides = "greeting")]
+/// fn greeting() -> String {
+///     "hello".to_owned()
+/// }
+///
+/// #[decorator(decorates = "greeting")]
+/// fn shouted(greeting: &String) -> String {
+///     greeting.to_uppercase()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .provider(greeting::provider())
+///     .decorator(shouted::decorator())
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "HELLO");
+/// container.close().await.unwrap();
+/// # }
+/// ```
+#[doc(inline)]
+pub use green_tea_macros::core_decorator as decorator;

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
 use crate::root::Root;
-use crate::types::{Output, Pass, ValueParam};
+use crate::types::{NeedParam, Output, Pass, Receive};
 
 /// What a provider's or step's descriptor says.
 pub(crate) struct Declared<'a> {
@@ -34,7 +34,7 @@ impl<'a> Declared<'a> {
         name: &'a str,
         location: Span,
         (provides, output): (&'a [LitStr], &'a Output),
-        (needs, needed): (&'a [LitStr], &'a [ValueParam]),
+        (needs, needed): (&'a [LitStr], &'a [NeedParam]),
     ) -> Self {
         Declared {
             root,
@@ -121,12 +121,12 @@ pub(crate) fn location(root: Root, span: Span) -> TokenStream {
     }
 }
 
-/// `let` statements taking each need out of `__needs` (a `&T` borrowed from it, an `Arc<T>`
-/// cloned), and the arguments that pass them on. `on_error` turns a `NeedError` into the
-/// caller's error (nothing: `?` converts it).
+/// `let` statements taking each need out of `__needs` (a `&T`, an `Option<&T>`, an `All` or a
+/// `ByName` borrowed from it, an `Arc<T>` cloned), and the arguments that pass them on.
+/// `on_error` turns a `NeedError` into the caller's error (nothing: `?` converts it).
 pub(crate) fn fetch_needs(
     root: Root,
-    needed: &[ValueParam],
+    needed: &[NeedParam],
     on_error: &TokenStream,
 ) -> (TokenStream, Vec<TokenStream>) {
     let mut lets = TokenStream::new();
@@ -136,9 +136,13 @@ pub(crate) fn fetch_needs(
         let ty = &param.ty;
         let index = Literal::usize_unsuffixed(index);
         let probe = probe(root, ty);
-        let read = match param.pass {
-            Pass::Arc => quote!(need),
-            Pass::Ref => quote!(need_ref),
+        let read = match param.receive {
+            Receive::One(Pass::Arc) => quote!(need),
+            Receive::One(Pass::Ref) => quote!(need_ref),
+            Receive::Optional(Pass::Arc) => quote!(need_optional),
+            Receive::Optional(Pass::Ref) => quote!(need_optional_ref),
+            Receive::All => quote!(need_all),
+            Receive::ByName => quote!(need_by_name),
         };
         lets.extend(quote!(let #var = #probe.#read(&__needs, #index) #on_error ?;));
         args.push(quote!(#var));
@@ -293,17 +297,20 @@ pub(crate) fn cfgs(attrs: &[Attribute]) -> Vec<&Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
 }
 
-/// What a `#[provider]` or `#[step]` fn is declared as, and registered with.
-#[derive(Clone, Copy)]
+/// What a `#[provider]`, `#[decorator]` or `#[step]` fn is declared as, and registered with.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FnKind {
     Provider,
+    Decorator,
     Step,
 }
 
 impl FnKind {
-    fn word(self) -> &'static str {
+    /// `provider`: the companion's constructor, and the builder method that registers it.
+    pub(crate) fn word(self) -> &'static str {
         match self {
             FnKind::Provider => "provider",
+            FnKind::Decorator => "decorator",
             FnKind::Step => "step",
         }
     }
@@ -385,6 +392,7 @@ pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &st
     let location = location(root, declared.location);
     let kind = match kind {
         FnKind::Provider => quote!(Provider),
+        FnKind::Decorator => quote!(Decorator),
         FnKind::Step => quote!(Step),
     };
     let submits = declared.provides.iter().map(|(key, _)| {

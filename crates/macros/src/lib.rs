@@ -1,13 +1,16 @@
-//! green-tea's attribute macros: `#[provider]`, `#[step]`, `#[route]` and the method
-//! attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`. Use them through the
-//! `green-tea` facade; a crate that only adds providers uses `#[provider]` through
-//! `green-tea-core` (`green_tea_core::provider`), which depends on this crate too.
+//! green-tea's attribute macros: `#[provider]`, `#[decorator]`, `#[step]`, `#[route]` and the
+//! method attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`. Use them through
+//! the `green-tea` facade; a crate that only adds providers uses `#[provider]` and
+//! `#[decorator]` through `green-tea-core` (`green_tea_core::provider`,
+//! `green_tea_core::decorator`), which depends on this crate too.
 
 use proc_macro::TokenStream;
 
 mod args;
+mod decorator;
 mod emit;
 mod errors;
+mod key;
 mod provider;
 mod root;
 mod route;
@@ -23,7 +26,14 @@ use root::Root;
 /// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`
 ///
 /// - `provides`: the key, or list of keys, this provider provides (required).
-/// - `needs`: the key, or list of keys, it needs, in parameter order (optional).
+/// - `needs`: the key, or list of keys, it needs, in parameter order (optional). A key's
+///   spelling says what its parameter receives: `"cache"` (or one entry of a map,
+///   `"stores{eu}"`) as `&T` or `Arc<T>`; `"cache?"`, an optional need, as `Option<&T>` or
+///   `Option<Arc<T>>` (`None` when nothing provides `cache`); `"notifiers[]"`, a list, as
+///   `All<'_, T>` (every contribution, in registration order); `"stores{}"`, a map, as
+///   `ByName<'_, T>`. `T` is the key's type (each contribution's, for a list or a map).
+/// - `provides` may contribute to a list, `"notifiers[]"`, or a map, `"stores{eu}"` (an
+///   entry named `eu`), beside ordinary keys; `"x?"` and `"x{}"` are needs' spellings only.
 /// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
 ///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
 /// - `discover = false` (optional): `discover()` leaves this provider out; register it
@@ -144,6 +154,75 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
     provider::expand(Root::Core, attr.into(), item.into()).into()
 }
 
+/// Declares a decorator: a fn that wraps the value of a key something else provides, so that
+/// every consumer of the key gets what it returns instead. See `green_tea::decorator`.
+///
+/// # The attribute
+///
+/// `#[decorator(decorates = "billing", needs = ["clock"], discover = false)]`, on a `fn` or
+/// `async fn`.
+///
+/// - `decorates`: the one key it decorates (required), spelled plainly: not an optional need
+///   (`x?`), a list (`x[]`) or a map or its entry (`x{}`, `x{eu}`). There is no `provides`:
+///   a decorator provides the key it decorates.
+/// - `needs`: the keys its other parameters need, in order (optional), spelled as for
+///   `#[provider]` (`"cache?"`, `"notifiers[]"`, `"stores{}"`...).
+/// - `discover = false` (optional): `discover()` leaves it out; register it yourself.
+///
+/// # The fn
+///
+/// Its first parameter receives the decorated value, as `&T` or `Arc<T>`; each of the
+/// following parameters receives one of `needs`, in order, as for `#[provider]`. It returns
+/// the value consumers get, of the same type `T` (or `Result<T, E>` with `E: Into<BoxError>`).
+/// Its companion, as a provider fn's, implements `Provider` (its descriptor provides the key,
+/// and needs the key first, then the needs): register it with
+/// `.decorator(audited_billing::decorator())`, or let `discover()` find it. Several decorators
+/// of one key apply in registration order (`discover()`'s is by module path, then name): the
+/// first wraps the provider's value, the next wraps that.
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[provider(provides = "greeting")]
+/// fn greeting() -> String {
+///     "hello".to_owned()
+/// }
+///
+/// #[decorator(decorates = "greeting", needs = "mark")]
+/// fn emphasised(greeting: &String, mark: &char) -> String {
+///     format!("{greeting}{mark}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("mark", '!')
+///     .provider(greeting::provider())
+///     .decorator(emphasised::decorator())
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "hello!");
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Limits
+///
+/// - Only on a fn: there is no impl-block form (a decorator's state is a need, provided like
+///   any other value), and no `dispose` (the decorated value's provider disposes of it).
+/// - The companion takes the fn's name in the type namespace, as a provider fn's does.
+#[proc_macro_attribute]
+pub fn decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
+    decorator::expand(Root::Facade, attr.into(), item.into()).into()
+}
+
+/// `#[decorator]` expanded through green-tea-core instead of the facade, for a crate that
+/// depends on green-tea-core alone; re-exported as `green_tea_core::decorator`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
+    decorator::expand(Root::Core, attr.into(), item.into()).into()
+}
+
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs
 /// one of its values (or names it in `steps`), from scratch. See `green_tea::step` and the
 /// steps guide.
@@ -155,7 +234,9 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `provides`: the key, or list of keys, it provides (optional: a step that provides
 ///   nothing is a guard, which only accepts or rejects).
 /// - `needs`: the key, or list of keys, it needs, in the order of its `&T`/`Arc<T>`
-///   parameters (optional).
+///   parameters (optional); `"key?"`, `"key[]"` and `"key{}"` are received as `Option<&T>`
+///   (or `Option<Arc<T>>`), `All<'_, T>` and `ByName<'_, T>`, as for `#[provider]`. A step
+///   provides its request's values only, never a list's contribution or a map's entry.
 ///
 /// # Parameters, read by type
 ///
@@ -253,7 +334,10 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `fn` or `async fn` (no `self`, not generic) returning anything `IntoResponse`; its
 /// parameters are, in any order:
 ///
-/// - `#[needs("key")] x: &T` or `Arc<T>`: a provider's or step's value.
+/// - `#[needs("key")] x: &T` or `Arc<T>`: a provider's or step's value; `#[needs("key?")]
+///   x: Option<&T>` (or `Option<Arc<T>>`) an optional one, `#[needs("key[]")] x: All<'_, T>` a
+///   list and `#[needs("key{}")] x: ByName<'_, T>` a map (neither beside a `RequestContext`,
+///   which they borrow from: read them from it).
 /// - `#[body] x: T`: the body, read last: JSON into any `T: Deserialize` (415 without a JSON
 ///   content type, 400 if it does not parse), or the raw body as `String` or `Bytes`; 413 past
 ///   the body limit. At most one.

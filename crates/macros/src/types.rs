@@ -1,13 +1,17 @@
-//! Reading signatures: graph values passed as `Arc<T>` or `&T`, and return types as the values
-//! a provider or step provides (`T`, `Result<T, E>`, tuples for several keys).
+//! Reading signatures: graph values passed as `Arc<T>` or `&T` (and needs as `Option<&T>`,
+//! `All<'_, T>` or `ByName<'_, T>`, as their keys' spellings ask), and return types as the
+//! values a provider or step provides (`T`, `Result<T, E>`, tuples for several keys).
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, PathArguments, ReturnType, Signature, Type, TypePath};
+use syn::{FnArg, GenericArgument, LitStr, PathArguments, ReturnType, Signature, Type, TypePath};
+
+use crate::errors::Errors;
+use crate::key::{self, Spelling};
 
 /// How a value reaches a parameter.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pass {
     /// `Arc<T>`: the shared `Arc` itself.
     Arc,
@@ -22,6 +26,28 @@ pub(crate) struct ValueParam {
     pub(crate) ty: Type,
     /// How it is passed.
     pub(crate) pass: Pass,
+}
+
+/// How a parameter receives a need, by its type: the shape its key's spelling must have.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Receive {
+    /// `Arc<T>` or `&T`: one value (`cache`, or the entry `stores{eu}`).
+    One(Pass),
+    /// `Option<Arc<T>>` or `Option<&T>`: an optional need (`cache?`).
+    Optional(Pass),
+    /// `All<'_, T>`: a list (`notifiers[]`).
+    All,
+    /// `ByName<'_, T>`: a map by name (`stores{}`).
+    ByName,
+}
+
+/// A parameter that receives one need.
+#[derive(Clone)]
+pub(crate) struct NeedParam {
+    /// The key's type `T`: the value's, or each contribution's for a list or a map.
+    pub(crate) ty: Type,
+    /// How it is received.
+    pub(crate) receive: Receive,
 }
 
 /// Reads `Arc<T>` or `&T`; `role` names the parameter in the error ("a provider parameter").
@@ -45,6 +71,153 @@ pub(crate) fn value_param(ty: &Type, role: &str) -> syn::Result<ValueParam> {
             None => Err(wrong_param(ty, role)),
         },
         _ => Err(wrong_param(ty, role)),
+    }
+}
+
+/// Reads a need's parameter: `Arc<T>` or `&T`, `Option<Arc<T>>` or `Option<&T>`,
+/// `All<'_, T>` or `ByName<'_, T>` (each by its last path segment); `role` names the parameter
+/// in the error.
+pub(crate) fn need_param(ty: &Type, role: &str) -> syn::Result<NeedParam> {
+    let Type::Path(path) = unwrap_group(ty) else {
+        return value_param(ty, role).map(NeedParam::one);
+    };
+    if let Some(inner) = single_type_arg(path, "Option") {
+        let optional = match unwrap_group(inner) {
+            Type::Reference(r) if r.mutability.is_none() => value_param(inner, role).ok(),
+            Type::Path(p) if single_type_arg(p, "Arc").is_some() => value_param(inner, role).ok(),
+            _ => None,
+        };
+        return match optional {
+            Some(value) => Ok(NeedParam {
+                ty: value.ty,
+                receive: Receive::Optional(value.pass),
+            }),
+            None => Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "{role} that is an `Option` must be `Option<&T>` or `Option<Arc<T>>`,                      where `T` is the type of the graph value"
+                ),
+            )),
+        };
+    }
+    for (name, receive, what) in [
+        ("All", Receive::All, "contribution to the list"),
+        ("ByName", Receive::ByName, "entry of the map"),
+    ] {
+        if !last_ident_is(path, name) {
+            continue;
+        }
+        let mut types = type_args(path);
+        return match (types.next(), types.next()) {
+            (Some(element), None) => sized(ValueParam {
+                ty: element.clone(),
+                pass: Pass::Ref,
+            })
+            .map(|value| NeedParam {
+                ty: value.ty,
+                receive,
+            }),
+            _ => Err(syn::Error::new_spanned(
+                ty,
+                format!("write `{name}<'_, T>`, where `T` is the type of each {what}"),
+            )),
+        };
+    }
+    value_param(ty, role).map(NeedParam::one)
+}
+
+/// Whether `path` names a need's type rather than an extractor's: `Arc<T>`, `Option<&T>`,
+/// `Option<Arc<T>>`, `All<..>` or `ByName<..>` (by last path segment; any other `Option` is an
+/// extractor's).
+pub(crate) fn is_need_path(path: &TypePath) -> bool {
+    if single_type_arg(path, "Arc").is_some() || last_ident_is(path, "All") {
+        return true;
+    }
+    if last_ident_is(path, "ByName") {
+        return true;
+    }
+    single_type_arg(path, "Option").is_some_and(|inner| match unwrap_group(inner) {
+        Type::Reference(_) => true,
+        Type::Path(inner) => single_type_arg(inner, "Arc").is_some(),
+        _ => false,
+    })
+}
+
+impl NeedParam {
+    fn one(value: ValueParam) -> Self {
+        NeedParam {
+            ty: value.ty,
+            receive: Receive::One(value.pass),
+        }
+    }
+}
+
+/// The error for a parameter `param` (of type `ty`) that does not receive what `key` spells,
+/// naming the type it should take; `None` if it fits (or the key is not one, which its
+/// literal reports).
+pub(crate) fn shape_mismatch(key: &LitStr, param: &NeedParam, ty: &Type) -> Option<syn::Error> {
+    let text = key.value();
+    let (spelling, name) = key::spelled(&text).ok()?;
+    let value = &param.ty;
+    let value = quote!(#value).to_string().replace(' ', "");
+    let message = match (spelling, param.receive) {
+        (Spelling::One | Spelling::Entry, Receive::One(_))
+        | (Spelling::Optional, Receive::Optional(_))
+        | (Spelling::List, Receive::All)
+        | (Spelling::Map, Receive::ByName) => return None,
+        (Spelling::Optional, Receive::One(pass)) => {
+            let taken = match pass {
+                Pass::Ref => format!("Option<&{value}>"),
+                Pass::Arc => format!("Option<Arc<{value}>>"),
+            };
+            format!(
+                "`{text}` is an optional need, so its parameter is an `Option`, `None` when                  nothing provides `{name}`: take `{taken}`"
+            )
+        }
+        (Spelling::Optional, _) => format!(
+            "`{text}` is an optional need, so its parameter is `Option<&T>` or              `Option<Arc<T>>`, `None` when nothing provides `{name}`"
+        ),
+        (Spelling::List, _) => format!(
+            "`{text}` is a list, so its parameter is `All<'_, T>`, every contribution in              registration order, where `T` is the type of each"
+        ),
+        (Spelling::Map, _) => format!(
+            "`{text}` is a whole map, so its parameter is `ByName<'_, T>`, every entry by name,              where `T` is the type of each; for one entry, need `{name}{{eu}}` (its name in the              braces) as `&T` or `Arc<T>`"
+        ),
+        (Spelling::One, Receive::Optional(_)) => format!(
+            "this parameter is an `Option`, but `{text}` is not an optional need: need              `\"{text}?\"`, `None` when nothing provides it, or take `&T` or `Arc<T>`"
+        ),
+        (Spelling::One, Receive::All) => format!(
+            "`All<'_, T>` takes a list, and `{text}` is not one: need `\"{text}[]\"`, every              contribution to the list `{text}`, or take `&T` or `Arc<T>`"
+        ),
+        (Spelling::One, Receive::ByName) => format!(
+            "`ByName<'_, T>` takes a whole map, and `{text}` is not one: need              `\"{text}{{}}\"`, every entry of the map `{text}`, or take `&T` or `Arc<T>`"
+        ),
+        (Spelling::Entry, Receive::Optional(_)) => format!(
+            "this parameter is an `Option`, but `{text}` is not an optional need: take `&T`              or `Arc<T>`"
+        ),
+        (Spelling::Entry, _) => format!(
+            "`{text}` is one entry of the map `{name}`: take it as `&T` or `Arc<T>`, or need              the whole map, `\"{name}{{}}\"`, as `ByName<'_, T>`"
+        ),
+    };
+    Some(syn::Error::new_spanned(ty, message))
+}
+
+/// Records an error for each parameter of `params` that does not receive what its key in
+/// `needs` spells (`needed`: what each receives, one per key, as `check_need_count` checked).
+pub(crate) fn check_need_shapes(
+    params: &[&FnArg],
+    needed: &[NeedParam],
+    needs: &[LitStr],
+    errors: &mut Errors,
+) {
+    for ((param, need), key) in params.iter().zip(needed).zip(needs) {
+        let ty = match param {
+            FnArg::Typed(typed) => &*typed.ty,
+            FnArg::Receiver(receiver) => &*receiver.ty,
+        };
+        if let Some(error) = shape_mismatch(key, need, ty) {
+            errors.push(error);
+        }
     }
 }
 
@@ -93,6 +266,8 @@ fn wrong_param(ty: &Type, role: &str) -> syn::Error {
 pub(crate) enum Returns {
     /// A provider, which must provide something.
     Provider,
+    /// A decorator, which returns the value in place of the one it decorates.
+    Decorator,
     /// A step, which provides nothing when it is a guard.
     Step,
 }
@@ -129,6 +304,10 @@ pub(crate) fn output(
             Returns::Provider => format!(
                 "`{ident}` returns nothing, but a provider must provide something: \
                  add a return type, `-> T` or `-> Result<T, E>`"
+            ),
+            Returns::Decorator => format!(
+                "`{ident}` returns nothing, but a decorator returns the value that consumers get \
+                 in place of the one it decorates: add a return type, `-> T` or `-> Result<T, E>`"
             ),
             Returns::Step => format!(
                 "`{ident}` returns nothing, but `provides` lists {}: return {}, \
@@ -283,17 +462,18 @@ pub(crate) fn single_type_arg<'a>(path: &'a TypePath, name: &str) -> Option<&'a 
 }
 
 /// Records an error unless `params` (the parameters that receive the needs) match `needs`
-/// one for one. `noun` is what such a parameter is called: `parameter` for a provider.
+/// one for one, and says whether they do. `noun` is what such a parameter is called: `parameter` for a provider; `after`
+/// says which are counted (` after the decorated value` for a decorator, else nothing).
 pub(crate) fn check_need_count(
     fn_name: &syn::Ident,
     params: &[&FnArg],
     needs: &[syn::LitStr],
-    noun: &str,
-    errors: &mut crate::errors::Errors,
-) {
+    (noun, after): (&str, &str),
+    errors: &mut Errors,
+) -> bool {
     let (got, want) = (params.len(), needs.len());
     let counts = format!(
-        "`{fn_name}` takes {}, but `needs` lists {}",
+        "`{fn_name}` takes {}{after}, but `needs` lists {}",
         plural(got, noun),
         plural(want, "key")
     );
@@ -313,6 +493,7 @@ pub(crate) fn check_need_count(
             format!("{counts}: add a parameter (`Arc<T>` or `&T`) for each need, in order"),
         );
     }
+    got == want
 }
 
 /// `1 key`, `2 keys`.

@@ -6,8 +6,9 @@
 //! expansions that go through the facade). One concept per file: `probe` (the type probe that
 //! reports a bad type once and keeps it from failing every line that uses it), `returns`
 //! (what a provider's fns may return), `futures` (a provider's futures, for state that is
-//! `Send + Sync`), `discover` (how `discover()` makes a provider struct). In `sibling`, what
-//! green-tea-http uses to check and run the graph.
+//! `Send + Sync`), `discover` (how `discover()` makes a provider struct); here, the check that
+//! a decorator returns the type it decorates. In `sibling`, what green-tea-http uses to check
+//! and run the graph.
 
 mod discover;
 mod futures;
@@ -27,3 +28,19 @@ pub use discover::MadeByDiscovery;
 pub use futures::{SharedProviderState, UnsharedProviderState};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};
 pub use returns::{DisposeOutput, provide_ok, provide_result};
+
+/// Implemented by `T` alone: the bound that reports a `#[decorator]` returning another type
+/// than the one it decorates, at its return type.
+#[diagnostic::on_unimplemented(
+    message = "a decorator returns a value of the type it decorates: `{Self}` is not `{T}`",
+    label = "must be `{T}`, the type of the decorated value (the first parameter)",
+    note = "consumers of the key get what the decorator returns in place of the value it \
+            wraps, so both have the key's type"
+)]
+pub trait DecoratedType<T> {}
+
+impl<T> DecoratedType<T> for T {}
+
+/// Fails to compile, pointing at a decorator's return type, unless it is `T`, the type of the
+/// value the decorator takes.
+pub fn assert_decorates<T, R: DecoratedType<T>>() {}

@@ -7,6 +7,7 @@ use syn::{Expr, LitStr, Meta, Path, Token};
 
 use crate::args::{self, KEYS, Known};
 use crate::errors::Errors;
+use crate::key;
 
 /// The validated arguments of `#[provider(...)]`.
 pub(super) struct Args {
@@ -83,10 +84,14 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     if keys.is_empty() {
                         errors.spanned(&pair.value, "`provides` needs at least one key");
                     }
+                    key::check_provided(&keys, key::ProvidedBy::Provider, &mut errors);
                     provides = Some(keys);
                 }
             }
-            "needs" => needs = errors.take(args::names(&pair.value, "needs", &KEYS)),
+            "needs" => {
+                needs = errors.take(args::names(&pair.value, "needs", &KEYS));
+                key::check_needed(needs.as_deref().unwrap_or_default(), &mut errors);
+            }
             "discover" => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(flag),
@@ -175,6 +180,26 @@ mod tests {
                 .discover
         );
         assert!(parse(quote!(provides = "a", discover = "no")).is_err());
+    }
+
+    #[test]
+    fn keys_are_spelled_as_core_reads_them() {
+        let args = parse(quote!(
+            provides = ["notifiers[]", "stores{eu}", "a"],
+            needs = ["cache?", "notifiers[]", "stores{}", "stores{us}"]
+        ))
+        .unwrap();
+        assert_eq!(args.provides.len(), 3);
+        assert_eq!(args.needs.len(), 4);
+        let err = parse(quote!(provides = ["a?", "b{}", "c::d"], needs = "e]"))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(messages[0].starts_with("a provider cannot provide `a?`"));
+        assert!(messages[1].starts_with("a provider cannot provide `b{}`"));
+        assert!(messages[2].contains("reserved for modules"));
+        assert!(messages[3].starts_with("a key's name `e]` holds `]`"));
     }
 
     #[test]

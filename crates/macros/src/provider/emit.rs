@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use syn::{LitStr, Type};
 
-use crate::emit::{self, Convert, Declared};
+use crate::emit::{self, Convert, Declared, FnKind};
 use crate::root::Root;
 use crate::types::Pass;
 
@@ -93,14 +93,19 @@ pub(super) fn fetch_provided(
     (lets, args)
 }
 
-/// The `inventory` registration that `discover()` collects.
-pub(super) fn registration(root: Root, name: &str, make: TokenStream) -> TokenStream {
+/// The `inventory` registration that `discover()` collects: a provider's, or (`kind`) a
+/// decorator's.
+pub(super) fn registration(root: Root, name: &str, kind: FnKind, make: TokenStream) -> TokenStream {
+    let discovered = match kind {
+        FnKind::Decorator => quote!(decorator),
+        _ => quote!(new),
+    };
     quote! {
         #root::inventory::submit! {
             #root::Registration {
                 name: #name,
                 module: ::std::module_path!(),
-                make: || #root::Discovered::new(#make),
+                make: || #root::Discovered::#discovered(#make),
             }
         }
     }

@@ -1,10 +1,11 @@
 //! `#[provider]` on a `fn`: the fn stays as written, and a companion type of the same
-//! name implements `Provider` by calling it.
+//! name implements `Provider` by calling it. A `#[decorator]` fn expands the same way, once
+//! validated (see `decorator`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, ItemFn};
+use syn::{FnArg, ItemFn, LitStr, Path};
 
 use super::attr::Args;
 use super::emit as provider_emit;
@@ -12,7 +13,27 @@ use super::signature;
 use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
 use crate::root::Root;
-use crate::types::{self, Pass, Returns};
+use crate::types::{self, NeedParam, Output, Pass, Returns};
+
+/// A provider or decorator fn, validated: what its companion provides and needs.
+pub(crate) struct ValidFn<'a> {
+    /// The fn, as written.
+    pub(crate) item: &'a ItemFn,
+    /// A provider's, or a decorator's.
+    pub(crate) kind: FnKind,
+    /// The keys provided, in order.
+    pub(crate) provides: Vec<LitStr>,
+    /// The keys needed, one per parameter, in order.
+    pub(crate) needs: Vec<LitStr>,
+    /// What each parameter receives.
+    pub(crate) needed: Vec<NeedParam>,
+    /// What the fn returns.
+    pub(crate) output: Output,
+    /// `dispose = path`.
+    pub(crate) dispose: Option<&'a Path>,
+    /// Whether `discover()` finds it.
+    pub(crate) discover: bool,
+}
 
 /// Validates `item` against `args` and expands it.
 pub(super) fn expand(
@@ -28,10 +49,18 @@ pub(super) fn expand(
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(unsafety, "a provider fn cannot be `unsafe`");
     }
-    let needed = signature::typed_params(&sig.inputs, "a provider parameter", &mut errors);
-    if let (Some(args), Some(_)) = (&args, &needed) {
+    let needed = signature::need_params(&sig.inputs, "a provider parameter", &mut errors);
+    if let (Some(args), Some(needed)) = (&args, &needed) {
         let params: Vec<&FnArg> = sig.inputs.iter().collect();
-        types::check_need_count(&sig.ident, &params, &args.needs, "parameter", &mut errors);
+        if types::check_need_count(
+            &sig.ident,
+            &params,
+            &args.needs,
+            ("parameter", ""),
+            &mut errors,
+        ) {
+            types::check_need_shapes(&params, needed, &args.needs, &mut errors);
+        }
     }
     let output = errors.take(types::output(
         sig,
@@ -42,34 +71,61 @@ pub(super) fn expand(
     let (Some(args), Some(needed), Some(output)) = (args, needed, output) else {
         unreachable!("each missing part recorded an error");
     };
+    Ok(expand_valid(
+        root,
+        ValidFn {
+            item: &item,
+            kind: FnKind::Provider,
+            provides: args.provides,
+            needs: args.needs,
+            needed,
+            output,
+            dispose: args.dispose.as_ref().map(|d| &d.path),
+            discover: args.discover,
+        },
+    ))
+}
 
+/// The fn, its companion, the companion's `Provider` impl, the checks of its types, its
+/// registration for `discover()` and (for a provider) its declared keys.
+pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
+    let ValidFn {
+        item,
+        kind,
+        provides,
+        needs,
+        needed,
+        output,
+        dispose,
+        discover,
+    } = &valid;
+    let sig = &item.sig;
     let name = &sig.ident;
     let name_text = name.to_string();
     let declared = Declared::new(
         root,
         &name_text,
         name.span(),
-        (&args.provides, &output),
-        (&args.needs, &needed),
+        (provides, output),
+        (needs, needed),
     );
-    let (fetch, pass) = emit::fetch_needs(root, &needed, &TokenStream::new());
+    let (fetch, pass) = emit::fetch_needs(root, needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_call = sig.asyncness.map(|_| quote!(.await));
     let pack = emit::pack_provided(
         root,
-        &output,
+        output,
         quote!(#name(#(#pass),*) #await_call),
         &provider_emit::convert(root),
     );
     let provide_body = quote!(#unused #fetch #pack);
-    let dispose_body = args.dispose.as_ref().map(|dispose| {
+    let dispose_body = dispose.map(|path| {
         let provided: Vec<_> = declared
             .provides
             .iter()
             .map(|(key, ty)| (*key, *ty, Pass::Ref))
             .collect();
         let (fetch, pass) = provider_emit::fetch_provided(root, &name_text, &provided);
-        let path = &dispose.path;
         // A mismatch between `dispose`'s parameters and the provided values is reported at the
         // path.
         let pass = pass
@@ -83,7 +139,7 @@ pub(super) fn expand(
         }
     });
     let cfgs = emit::cfgs(&item.attrs);
-    let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Provider);
+    let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, *kind);
     let provider_impl =
         provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body);
     let checked: Vec<_> = output
@@ -93,13 +149,21 @@ pub(super) fn expand(
         .cloned()
         .collect();
     let checks = emit::checks(root, &checked, &[], None, &[]);
-    let registration = args
-        .discover
-        .then(|| provider_emit::registration(root, &name_text, quote!(#self_ty::provider())));
-    let register = format!(".provider({name_text}::provider())");
-    let declared_keys = emit::declared_keys(&declared, FnKind::Provider, &register);
+    let word = kind.word();
+    let constructor = syn::Ident::new(word, Span::call_site());
+    let registration = discover.then(|| {
+        provider_emit::registration(root, &name_text, *kind, quote!(#self_ty::#constructor()))
+    });
+    // A decorator provides no key of its own: a missing key is its provider's to name.
+    let declared_keys = match kind {
+        FnKind::Decorator => TokenStream::new(),
+        _ => {
+            let register = format!(".{word}({name_text}::{word}())");
+            emit::declared_keys(&declared, *kind, &register)
+        }
+    };
 
-    Ok(quote! {
+    quote! {
         // `&String` is right here: the parameter's type is the key's type.
         #[allow(clippy::ptr_arg)]
         #item
@@ -119,7 +183,7 @@ pub(super) fn expand(
         const _: () = {
             #declared_keys
         };
-    })
+    }
 }
 
 const GENERIC: &str = "a provider fn cannot be generic: the graph needs one concrete type per key";

@@ -70,19 +70,21 @@ pub(super) fn expand(
         Some(provide) => {
             let params = after_self(&provide.sig, &mut errors);
             if let Some(params) = &params {
-                needed = signature::typed_params(
+                needed = signature::need_params(
                     params.iter().copied(),
                     "a provider parameter",
                     &mut errors,
                 );
-                if let (Some(args), Some(_)) = (&args, &needed) {
-                    types::check_need_count(
+                if let (Some(args), Some(needed)) = (&args, &needed)
+                    && types::check_need_count(
                         &provide.sig.ident,
                         params,
                         &args.needs,
-                        "parameter",
+                        ("parameter", ""),
                         &mut errors,
-                    );
+                    )
+                {
+                    types::check_need_shapes(params, needed, &args.needs, &mut errors);
                 }
             }
             output = errors.take(types::output(
@@ -197,7 +199,7 @@ pub(super) fn expand(
                 quote_spanned!(at=> <#self_ty as #private::MadeByDiscovery>::made())
             }
         };
-        provider_emit::registration(root, &name_text, made)
+        provider_emit::registration(root, &name_text, FnKind::Provider, made)
     });
     let register = match new {
         Some(_) => format!(".provider({name_text}::new())"),

@@ -7,6 +7,9 @@ mod fn_form;
 mod impl_form;
 mod signature;
 
+pub(crate) use fn_form::{ValidFn, expand_valid};
+pub(crate) use signature::need_params;
+
 use proc_macro2::TokenStream;
 use syn::Item;
 

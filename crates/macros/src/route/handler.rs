@@ -8,7 +8,8 @@ use syn::{Attribute, FnArg, Ident, ImplItemFn, LitStr, ReturnType, Type};
 
 use super::attr::{self, METHOD};
 use crate::errors::Errors;
-use crate::types::{self, ValueParam};
+use crate::key;
+use crate::types::{self, NeedParam, Receive};
 
 /// The method attributes, with the HTTP method each one routes.
 pub(super) const METHODS: [(&str, &str); 5] = [
@@ -39,12 +40,13 @@ pub(super) struct Handler {
 
 /// What one handler parameter receives.
 pub(super) enum Param {
-    /// `#[needs("key")] x: &T` or `Arc<T>`.
+    /// `#[needs("key")] x: &T` or `Arc<T>` (`Option<..>`, `All<'_, T>`, `ByName<'_, T>` for
+    /// keys spelled `key?`, `key[]`, `key{}`).
     Need {
         /// The key.
         key: LitStr,
-        /// The value's type and how it is passed.
-        value: ValueParam,
+        /// The value's type and how it is received.
+        value: NeedParam,
     },
     /// `#[body] x: T`.
     Body {
@@ -136,6 +138,10 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
     // Where the request's context went: `` as `request` ``.
     let mut context: Option<String> = None;
     let mut context_name: Option<String> = None;
+    // The needs that borrow from the request (lists and maps): index among the needs, type,
+    // and the context's method that reads them.
+    let mut borrowed: Vec<(usize, &Type, &str)> = Vec::new();
+    let mut need_count = 0;
     let names: Vec<Option<&Ident>> = sig.inputs.iter().map(param_name).collect();
     for ((input, markers), param_ident) in sig.inputs.iter().zip(&markers).zip(names) {
         let typed = match input {
@@ -217,11 +223,38 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
             }),
         };
         match param {
-            Ok(param) => params.push(param),
+            Ok(param) => {
+                if let Param::Need { value, .. } = &param {
+                    let read = match value.receive {
+                        Receive::All => Some("need_all"),
+                        Receive::ByName => Some("need_by_name"),
+                        _ => None,
+                    };
+                    if let Some(read) = read {
+                        borrowed.push((need_count, ty, read));
+                    }
+                    need_count += 1;
+                }
+                params.push(param);
+            }
             Err(error) => {
                 ok = false;
                 errors.push(error);
             }
+        }
+    }
+    // A context passed on by value cannot lend a list or a map to another parameter.
+    if let Some(context) = &context {
+        let context_name = context_name.as_deref().unwrap_or("request");
+        for (index, ty, read) in borrowed {
+            ok = false;
+            errors.spanned(
+                ty,
+                format!(
+                    "`{name}` takes the request's context {context}, and this need would borrow \
+                     from it: read it from the context instead, `{context_name}.{read}({index})`"
+                ),
+            );
         }
     }
     let output = match &sig.output {
@@ -301,7 +334,13 @@ fn needs_param(marker: &Attribute, ty: &Type) -> syn::Result<Param> {
              `#[needs(\"billing\")]`",
         ));
     };
-    let value = types::value_param(ty, "a `#[needs]` parameter")?;
+    if let Err(reason) = key::spelling(&key.value()) {
+        return Err(syn::Error::new_spanned(&key, reason));
+    }
+    let value = types::need_param(ty, "a `#[needs]` parameter")?;
+    if let Some(error) = types::shape_mismatch(&key, &value, ty) {
+        return Err(error);
+    }
     Ok(Param::Need { key, value })
 }
 
@@ -371,10 +410,13 @@ fn plain_param(typed: &syn::PatType, ty: &Type) -> syn::Result<Param> {
             ),
         ));
     }
-    let is_value = match types::unwrap_group(ty) {
-        Type::Reference(_) => true,
-        Type::Path(path) => types::single_type_arg(path, "Arc").is_some(),
-        _ => false,
+    let (is_value, plain) = match types::unwrap_group(ty) {
+        Type::Reference(_) => (true, true),
+        Type::Path(path) => (
+            types::is_need_path(path),
+            types::single_type_arg(path, "Arc").is_some(),
+        ),
+        _ => (false, false),
     };
     if is_value {
         let pat = typed.pat.to_token_stream().to_string();
@@ -384,13 +426,20 @@ fn plain_param(typed: &syn::PatType, ty: &Type) -> syn::Result<Param> {
             .replace(" <", "<")
             .replace("< ", "<");
         let ty_text = ty_text.replace(" >", ">").replace("& ", "&");
-        return Err(syn::Error::new_spanned(
-            ty,
+        let message = if plain {
             format!(
                 "which key does `{pat}` need? A handler's `&T` and `Arc<T>` parameters are \
                  graph values: write `#[needs(\"key\")] {pat}: {ty_text}`"
-            ),
-        ));
+            )
+        } else {
+            format!(
+                "which key does `{pat}` need? A handler's `Option<&T>`, `All<'_, T>` and \
+                 `ByName<'_, T>` parameters are graph values too: write \
+                 `#[needs(\"key\")] {pat}: {}`",
+                ty_text.replace(" ,", ",")
+            )
+        };
+        return Err(syn::Error::new_spanned(ty, message));
     }
     Ok(Param::Extract(ty.clone()))
 }

@@ -15,7 +15,7 @@ use syn::{FnArg, ImplItem, Item, ItemImpl, Type};
 use crate::emit;
 use crate::errors::{self, Errors};
 use crate::root::Root;
-use crate::types::{self, Pass};
+use crate::types::{self, Pass, Receive};
 use handler::{BodyRead, Handler, Param};
 
 /// Expands `#[route(attr)] item`. On error the block is emitted without the attributes this
@@ -200,10 +200,22 @@ fn expand_route(
                 let need_index = proc_macro2::Literal::usize_unsuffixed(needs.len());
                 // With the context passed on, a need cannot borrow from it: it is read as
                 // its `Arc`, and a `&T` parameter borrows from that.
-                let (read, arg) = match value.pass {
-                    Pass::Arc => (quote!(request_need), quote!(#var)),
-                    Pass::Ref if takes_context => (quote!(request_need), quote!(&*#var)),
-                    Pass::Ref => (quote!(request_need_ref), quote!(#var)),
+                let (read, arg) = match value.receive {
+                    Receive::One(Pass::Arc) => (quote!(request_need), quote!(#var)),
+                    Receive::One(Pass::Ref) if takes_context => {
+                        (quote!(request_need), quote!(&*#var))
+                    }
+                    Receive::One(Pass::Ref) => (quote!(request_need_ref), quote!(#var)),
+                    Receive::Optional(Pass::Arc) => (quote!(request_need_optional), quote!(#var)),
+                    Receive::Optional(Pass::Ref) if takes_context => {
+                        (quote!(request_need_optional), quote!(#var.as_deref()))
+                    }
+                    Receive::Optional(Pass::Ref) => {
+                        (quote!(request_need_optional_ref), quote!(#var))
+                    }
+                    // Never with the context (`handler::read` refuses it): they borrow from it.
+                    Receive::All => (quote!(request_need_all), quote!(#var)),
+                    Receive::ByName => (quote!(request_need_by_name), quote!(#var)),
                 };
                 need_reads.extend(quote! {
                     let #var = match #probe.#read(&__request, #need_index) {

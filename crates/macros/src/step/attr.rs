@@ -7,6 +7,7 @@ use syn::{LitStr, Meta, Token};
 
 use crate::args::{self, KEYS, Known};
 use crate::errors::Errors;
+use crate::key;
 
 /// The validated arguments of `#[step(...)]`.
 pub(super) struct Args {
@@ -60,8 +61,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         let keys = errors.take(args::names(&pair.value, name, &KEYS));
         let keys = keys.unwrap_or_default();
         if name == "provides" {
+            key::check_provided(&keys, key::ProvidedBy::Step, &mut errors);
             provides = keys;
         } else {
+            key::check_needed(&keys, &mut errors);
             needs = keys;
         }
     }
@@ -81,6 +84,19 @@ mod tests {
         let args = parse(quote!(provides = ["a", "b"], needs = "c")).unwrap();
         assert_eq!(args.provides.len(), 2);
         assert_eq!(args.needs[0].value(), "c");
+    }
+
+    #[test]
+    fn a_step_provides_its_request_values_only() {
+        assert!(parse(quote!(provides = "user", needs = ["sessions?", "hooks[]"])).is_ok());
+        let err = parse(quote!(provides = ["a[]", "b{eu}", "c?"]))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].starts_with("a step cannot provide `a[]`: a step's values"));
+        assert!(messages[1].starts_with("a step cannot provide `b{eu}`"));
+        assert!(messages[2].starts_with("a step cannot provide `c?`: `?` marks"));
     }
 
     #[test]

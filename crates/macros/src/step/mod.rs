@@ -43,14 +43,17 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         errors.spanned(unsafety, "a step fn cannot be `unsafe`");
     }
     let params = params::read(&sig.inputs, &mut errors);
-    if let (Some(args), Some((_, need_args))) = (&args, &params) {
-        types::check_need_count(
+    if let (Some(args), Some((params, need_args))) = (&args, &params)
+        && types::check_need_count(
             &sig.ident,
             need_args,
             &args.needs,
-            "`&T`/`Arc<T>` parameter",
+            ("`&T`/`Arc<T>` parameter", ""),
             &mut errors,
-        );
+        )
+    {
+        let needed: Vec<_> = params.iter().filter_map(Param::need).cloned().collect();
+        types::check_need_shapes(need_args, &needed, &args.needs, &mut errors);
     }
     let output = errors.take(types::output(
         sig,
@@ -67,13 +70,7 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
     let root = Root::Facade;
     let name = &sig.ident;
     let name_text = name.to_string();
-    let needed: Vec<_> = params
-        .iter()
-        .filter_map(|p| match p {
-            Param::Need(need) => Some(need.clone()),
-            _ => None,
-        })
-        .collect();
+    let needed: Vec<_> = params.iter().filter_map(Param::need).cloned().collect();
     let declared = Declared::new(
         root,
         &name_text,

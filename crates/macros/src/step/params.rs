@@ -1,20 +1,31 @@
 //! A step's parameters, read by type: the request head (`&Parts`, `&mut Parts`, `&HeaderMap`,
-//! `&Method`, `&Uri`), needs (`&T` or `Arc<T>`, in `needs` order) and extractors (any other
-//! owned type, through axum-core's `FromRequestParts`).
+//! `&Method`, `&Uri`), needs (`&T` or `Arc<T>`; `Option<&T>`, `Option<Arc<T>>`, `All<'_, T>`
+//! and `ByName<'_, T>` for needs spelled `key?`, `key[]` and `key{}`; in `needs` order) and
+//! extractors (any other owned type, through axum-core's `FromRequestParts`).
 
 use syn::{FnArg, Ident, Type};
 
 use crate::errors::Errors;
-use crate::types::{self, ValueParam};
+use crate::types::{self, NeedParam};
 
 /// What one parameter receives.
 pub(super) enum Param {
     /// A borrow of the request head, or of one of its fields.
     Head(Head),
     /// The next need.
-    Need(ValueParam),
+    Need(NeedParam),
     /// An extractor run on the request head; the type as written.
     Extract(Type),
+}
+
+impl Param {
+    /// The need it receives, if it receives one.
+    pub(super) fn need(&self) -> Option<&NeedParam> {
+        match self {
+            Param::Need(need) => Some(need),
+            _ => None,
+        }
+    }
 }
 
 /// Which part of the request head a parameter borrows.
@@ -105,11 +116,11 @@ fn classify(ty: &Type) -> syn::Result<Param> {
                 )),
                 (false, Some(None)) => Ok(Param::Head(Head::Parts)),
                 (false, Some(Some(field))) => Ok(Param::Head(Head::Field(field))),
-                (false, None) => types::value_param(ty, "a step's need").map(Param::Need),
+                (false, None) => types::need_param(ty, "a step's need").map(Param::Need),
             }
         }
-        Type::Path(path) if types::single_type_arg(path, "Arc").is_some() => {
-            types::value_param(ty, "a step's need").map(Param::Need)
+        Type::Path(path) if types::is_need_path(path) => {
+            types::need_param(ty, "a step's need").map(Param::Need)
         }
         Type::Path(_) | Type::Tuple(_) | Type::Array(_) => Ok(Param::Extract(ty.clone())),
         _ => Err(syn::Error::new_spanned(

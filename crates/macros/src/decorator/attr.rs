@@ -1,0 +1,206 @@
+//! The attribute's arguments: `decorates = "key", needs = ..., discover = false`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
+
+use crate::args::{self, KEYS, Known};
+use crate::errors::Errors;
+use crate::key;
+
+/// The validated arguments of `#[decorator(...)]`.
+pub(super) struct Args {
+    /// The key decorated: provided, and needed first.
+    pub(super) decorates: LitStr,
+    /// The keys needed after it, in order.
+    pub(super) needs: Vec<LitStr>,
+    /// Whether `discover()` finds it (`discover = false` says no; default yes).
+    pub(super) discover: bool,
+}
+
+/// The arguments `#[decorator]` takes.
+const KNOWN: Known = Known {
+    names: &["decorates", "needs", "discover"],
+    synonyms: &[
+        ("decorate", "decorates"),
+        ("wraps", "decorates"),
+        ("wrap", "decorates"),
+        ("key", "decorates"),
+        ("of", "decorates"),
+        ("requires", "needs"),
+        ("deps", "needs"),
+        ("depends_on", "needs"),
+        ("inject", "needs"),
+        ("discoverable", "discover"),
+        ("discovery", "discover"),
+        ("inventory", "discover"),
+        ("register", "discover"),
+    ],
+};
+
+/// Parses and validates the attribute, reporting every problem at once.
+pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    let mut errors = Errors::default();
+    let mut decorates: Option<LitStr> = None;
+    let mut needs = Vec::new();
+    let mut discover = true;
+    let mut seen: Vec<&str> = Vec::new();
+    // Whether `decorates` was meant but written otherwise (reported already, not as missing).
+    let mut meant = false;
+
+    for meta in metas {
+        if meta.path().is_ident("provides") {
+            meant = true;
+            errors.spanned(
+                &meta,
+                "a decorator provides the key it decorates, and nothing else: name it with \
+                 `decorates = \"key\"` instead of `provides`",
+            );
+            continue;
+        }
+        let Some(name) = KNOWN.find(meta.path()) else {
+            let (message, suggestion) = KNOWN.unknown(meta.path());
+            meant |= suggestion == Some("decorates");
+            errors.spanned(meta.path(), message);
+            continue;
+        };
+        let Meta::NameValue(pair) = meta else {
+            meant |= name == "decorates";
+            errors.spanned(&meta, format!("expected `{name} = ...`; {}", usage(name)));
+            continue;
+        };
+        if seen.contains(&name) {
+            errors.spanned(&pair.path, format!("`{name}` is given twice"));
+            continue;
+        }
+        seen.push(name);
+        match name {
+            "decorates" => match args::unwrap_expr(&pair.value) {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(key), ..
+                }) if !key.value().is_empty() => {
+                    key::check_provided(
+                        std::slice::from_ref(key),
+                        key::ProvidedBy::Decorator,
+                        &mut errors,
+                    );
+                    decorates = Some(key.clone());
+                }
+                other => {
+                    meant = true;
+                    errors.spanned(other, format!("expected one key; {}", usage("decorates")));
+                }
+            },
+            "needs" => {
+                needs = errors
+                    .take(args::names(&pair.value, "needs", &KEYS))
+                    .unwrap_or_default();
+                key::check_needed(&needs, &mut errors);
+            }
+            _ => match args::unwrap_expr(&pair.value) {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Bool(flag),
+                    ..
+                }) => discover = flag.value,
+                other => errors.spanned(
+                    other,
+                    format!("expected `true` or `false`; {}", usage("discover")),
+                ),
+            },
+        }
+    }
+    if let Some(decorates) = &decorates
+        && let Some(again) = needs.iter().find(|n| n.value() == decorates.value())
+    {
+        errors.spanned(
+            again,
+            format!(
+                "`{}` is the key this decorator decorates, whose value its first parameter \
+                 receives: leave it out of `needs`, which lists what the parameters after it \
+                 receive",
+                again.value()
+            ),
+        );
+    }
+    if decorates.is_none() && !meant {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "missing `decorates`: name the key whose value this decorator wraps, like \
+             `#[decorator(decorates = \"billing\")]`",
+        ));
+    }
+    errors.finish()?;
+    let Some(decorates) = decorates else {
+        unreachable!("a missing `decorates` recorded an error");
+    };
+    Ok(Args {
+        decorates,
+        needs,
+        discover,
+    })
+}
+
+fn usage(name: &str) -> &'static str {
+    match name {
+        "decorates" => "write `decorates = \"key\"`, the one key whose value the decorator wraps",
+        "needs" => "write `needs = \"key\"` or `needs = [\"a\", \"b\"]`",
+        _ => {
+            "write `discover = false` for a decorator you register yourself, which \
+             `discover()` then leaves out (`discover = true` is the default)"
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn messages(tokens: TokenStream) -> Vec<String> {
+        let error = parse(tokens).err().unwrap();
+        error.into_iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn decorates_one_key_with_needs() {
+        let args = parse(quote!(decorates = "billing", needs = ["clock", "audit[]"])).unwrap();
+        assert_eq!(args.decorates.value(), "billing");
+        assert_eq!(args.needs.len(), 2);
+        assert!(args.discover);
+        let args = parse(quote!(decorates = "billing", discover = false)).unwrap();
+        assert!(!args.discover && args.needs.is_empty());
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let found = messages(quote!(provides = "billing"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("instead of `provides`"));
+        let found = messages(quote!(needs = "clock"));
+        assert!(found[0].starts_with("missing `decorates`"), "{found:?}");
+        let found = messages(quote!(decorate = "billing"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("did you mean `decorates`"));
+        let found = messages(quote!(decorates = ["a", "b"]));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].starts_with("expected one key"));
+        let found = messages(quote!(decorates = "billing", needs = ["clock", "billing"]));
+        assert!(found[0].contains("leave it out of `needs`"), "{found:?}");
+    }
+
+    #[test]
+    fn a_decorator_decorates_one_plain_key() {
+        for key in ["billing?", "notifiers[]", "stores{}", "stores{eu}"] {
+            let found = messages(quote!(decorates = #key));
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(
+                found[0].starts_with(&format!("a decorator cannot decorate `{key}`")),
+                "{found:?}"
+            );
+        }
+        let found = messages(quote!(decorates = "billing::client"));
+        assert!(found[0].contains("reserved for modules"), "{found:?}");
+    }
+}
