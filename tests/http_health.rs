@@ -110,6 +110,61 @@ async fn health_shows_built_failed_and_never_needed_providers() {
 }
 
 #[tokio::test]
+async fn a_critical_key_fails_with_any_decorator_over_it() {
+    let failing = Arc::new(AtomicBool::new(true));
+    let flag = Arc::clone(&failing);
+    let app = App::builder()
+        .value("db", 7_u32)
+        .decorator(
+            ProviderFn::new("db", move |needs| {
+                let failing = flag.load(Ordering::SeqCst);
+                async move {
+                    if failing {
+                        return Err::<u32, BoxError>("pool exhausted".into());
+                    }
+                    Ok(*needs.get::<u32>(0)? + 1)
+                }
+            })
+            .needs::<u32>("db")
+            .named("pooled"),
+        )
+        .critical("db")
+        .route(
+            Route::get("/orders", |request: RequestContext| async move {
+                request.need::<u32>(0).map(|db| db.to_string())
+            })
+            .needs::<u32>("db"),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::new(app.clone());
+    assert_eq!(client.get("/orders").send().await.status(), 500);
+    let health = app.health();
+    assert_eq!(provider(&health, "value `db`").state, ProviderState::Built);
+    let pooled = provider(&health, "pooled");
+    assert_eq!(
+        (pooled.kind, pooled.state),
+        (green_tea::error::NodeKind::Decorator, ProviderState::Failed)
+    );
+    assert!(
+        health.reasons.iter().any(|r| r
+            .starts_with("critical `db`: the last build of `pooled` failed: ")
+            && r.ends_with("pool exhausted")),
+        "the value under it is fine, the key is not: {:?}",
+        health.reasons
+    );
+
+    failing.store(false, Ordering::SeqCst);
+    assert_eq!(client.get("/orders").send().await.text(), "8");
+    assert!(
+        !app.health().reasons.iter().any(|r| r.contains("critical")),
+        "{:?}",
+        app.health().reasons
+    );
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn readiness_needs_start_and_no_failed_critical_provider() {
     let failing = Arc::new(AtomicBool::new(false));
     let app = app_with_db(&failing);
