@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "billing", needs = "billing")]
+fn logged(billing: &String, again: &String) -> String {
+    format!("{billing}{again}")
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "stores{}")]
+fn logged(store: &String) -> String {
+    store.clone()
+}
+
+fn main() {}

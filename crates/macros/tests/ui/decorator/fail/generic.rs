@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "billing")]
+fn logged<T: Clone>(billing: &T) -> T {
+    billing.clone()
+}
+
+fn main() {}

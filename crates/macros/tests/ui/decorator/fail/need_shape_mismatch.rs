@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "billing", needs = "clock?")]
+fn logged(billing: &String, clock: &u64) -> String {
+    format!("{billing} at {clock}")
+}
+
+fn main() {}

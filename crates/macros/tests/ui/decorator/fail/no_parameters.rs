@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "billing")]
+fn logged() -> String {
+    "billing".to_owned()
+}
+
+fn main() {}

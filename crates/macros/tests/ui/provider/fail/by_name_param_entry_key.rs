@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[provider(provides = "store", needs = "stores{eu}")]
+fn store(stores: ByName<'_, String>) -> usize {
+    stores.len()
+}
+
+fn main() {}

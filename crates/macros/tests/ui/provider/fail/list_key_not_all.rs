@@ -1,0 +1,11 @@
+use green_tea::prelude::*;
+use std::sync::Arc;
+
+trait Notifier: Send + Sync {}
+
+#[provider(provides = "alerts", needs = "notifiers[]")]
+fn alerts(notifiers: &Vec<Arc<dyn Notifier>>) -> usize {
+    notifiers.len()
+}
+
+fn main() {}

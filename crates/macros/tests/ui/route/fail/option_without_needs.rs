@@ -1,0 +1,13 @@
+use green_tea::prelude::*;
+
+struct Orders;
+
+#[route("/orders")]
+impl Orders {
+    #[get("/")]
+    async fn list(currency: Option<&String>) -> String {
+        currency.cloned().unwrap_or_default()
+    }
+}
+
+fn main() {}

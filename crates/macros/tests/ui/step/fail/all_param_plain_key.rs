@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[step(needs = "auditors")]
+fn audit(auditors: All<'_, String>) {
+    let _ = auditors;
+}
+
+fn main() {}
