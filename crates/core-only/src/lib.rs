@@ -1,12 +1,12 @@
 //! Providers declared the way a crate that only adds providers declares them: with
-//! `green_tea_core::provider`, depending on green-tea-core alone. Nothing here names the
-//! `green-tea` facade, which this crate does not depend on; its tests build a `Container` of
-//! these providers.
+//! `green_tea_core::provider` (and a decorator, with `green_tea_core::decorator`), depending on
+//! green-tea-core alone. Nothing here names the `green-tea` facade, which this crate does not
+//! depend on; its tests build a `Container` of these providers.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use green_tea_core::{BoxError, provider};
+use green_tea_core::{BoxError, decorator, provider};
 
 /// The name to greet: a provider fn that `discover()` finds.
 #[provider(provides = "name")]
@@ -21,6 +21,13 @@ pub fn greeting(name: &String) -> Result<String, BoxError> {
         return Err("nobody to greet".into());
     }
     Ok(format!("hello, {name}"))
+}
+
+/// The greeting, said louder: a decorator of `greeting` that `discover()` finds.
+#[decorator(decorates = "greeting", needs = "volume?")]
+pub async fn louder(greeting: Arc<String>, volume: Option<&usize>) -> String {
+    let marks = "!".repeat(volume.copied().unwrap_or(1));
+    format!("{greeting}{marks}")
 }
 
 /// What the greeter provides: the greeting it was handed.

@@ -1,11 +1,12 @@
 //! A crate that depends on green-tea-core alone declares fn and impl-block providers with
-//! `green_tea_core::provider`, and builds, reads and closes a `Container` of them.
+//! `green_tea_core::provider` and a decorator with `green_tea_core::decorator`, and builds,
+//! reads and closes a `Container` of them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use green_tea_core::{BuildError, Container};
-use green_tea_core_only_check::{Greeted, Greeter, greeting, name};
+use green_tea_core_only_check::{Greeted, Greeter, greeting, louder, name};
 
 #[tokio::test]
 async fn registered_providers_build_and_dispose() {
@@ -24,14 +25,30 @@ async fn registered_providers_build_and_dispose() {
 }
 
 #[tokio::test]
-async fn discovery_finds_the_fns_and_leaves_out_the_greeter() {
+async fn a_registered_decorator_wraps_the_value_with_its_optional_need() {
+    let container = Container::builder()
+        .provider(name::provider())
+        .provider(greeting::provider())
+        .decorator(louder::decorator())
+        .value("volume", 3_usize)
+        .build()
+        .unwrap();
+    assert_eq!(
+        *container.get::<String>("greeting").await.unwrap(),
+        "hello, core!!!"
+    );
+    container.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn discovery_finds_the_fns_and_the_decorator_and_leaves_out_the_greeter() {
     let container = Container::builder()
         .discover_in(&["green_tea_core_only_check"])
         .build()
         .unwrap();
     assert_eq!(
         *container.get::<String>("greeting").await.unwrap(),
-        "hello, core"
+        "hello, core!"
     );
     assert!(container.get::<Greeted>("greeter").await.is_err());
     container.close().await.unwrap();
