@@ -90,6 +90,10 @@ fn cannot_provide(spelling: Spelling, provider: ProvidedBy) -> Option<&'static s
         (Spelling::Optional, _) => Some(
             "`?` marks an optional need, and a provided key is there: provide it without the `?`",
         ),
+        (Spelling::Map, ProvidedBy::Decorator) => Some(
+            "`{}` is a whole map, which its entries make, and a decorator provides the one key \
+             it decorates",
+        ),
         (Spelling::Map, _) => Some(
             "`{}` is a whole map, which its entries make: contribute one entry, such as \
              `stores{eu}`",
@@ -99,8 +103,8 @@ fn cannot_provide(spelling: Spelling, provider: ProvidedBy) -> Option<&'static s
              only providers and values contribute to collections",
         ),
         (Spelling::List | Spelling::Entry, ProvidedBy::Decorator) => Some(
-            "a decorator provides the one key it decorates: a list's contribution has no key of \
-             its own to decorate",
+            "a decorator provides the one key it decorates: a list's contribution or a map's \
+             entry has no key of its own to decorate",
         ),
     }
 }

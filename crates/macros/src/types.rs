@@ -95,7 +95,8 @@ pub(crate) fn need_param(ty: &Type, role: &str) -> syn::Result<NeedParam> {
             None => Err(syn::Error::new_spanned(
                 ty,
                 format!(
-                    "{role} that is an `Option` must be `Option<&T>` or `Option<Arc<T>>`,                      where `T` is the type of the graph value"
+                    "{role} that is an `Option` must be `Option<&T>` or `Option<Arc<T>>`, \
+                     where `T` is the type of the graph value"
                 ),
             )),
         };
@@ -171,32 +172,42 @@ pub(crate) fn shape_mismatch(key: &LitStr, param: &NeedParam, ty: &Type) -> Opti
                 Pass::Arc => format!("Option<Arc<{value}>>"),
             };
             format!(
-                "`{text}` is an optional need, so its parameter is an `Option`, `None` when                  nothing provides `{name}`: take `{taken}`"
+                "`{text}` is an optional need, so its parameter is an `Option`, `None` when \
+                 nothing provides `{name}`: take `{taken}`"
             )
         }
         (Spelling::Optional, _) => format!(
-            "`{text}` is an optional need, so its parameter is `Option<&T>` or              `Option<Arc<T>>`, `None` when nothing provides `{name}`"
+            "`{text}` is an optional need, so its parameter is `Option<&T>` or \
+             `Option<Arc<T>>`, `None` when nothing provides `{name}`"
         ),
         (Spelling::List, _) => format!(
-            "`{text}` is a list, so its parameter is `All<'_, T>`, every contribution in              registration order, where `T` is the type of each"
+            "`{text}` is a list, so its parameter is `All<'_, T>`, every contribution in \
+             registration order, where `T` is the type of each"
         ),
         (Spelling::Map, _) => format!(
-            "`{text}` is a whole map, so its parameter is `ByName<'_, T>`, every entry by name,              where `T` is the type of each; for one entry, need `{name}{{eu}}` (its name in the              braces) as `&T` or `Arc<T>`"
+            "`{text}` is a whole map, so its parameter is `ByName<'_, T>`, every entry by name, \
+             where `T` is the type of each; for one entry, need `{name}{{eu}}` (its name in the \
+             braces) as `&T` or `Arc<T>`"
         ),
         (Spelling::One, Receive::Optional(_)) => format!(
-            "this parameter is an `Option`, but `{text}` is not an optional need: need              `\"{text}?\"`, `None` when nothing provides it, or take `&T` or `Arc<T>`"
+            "this parameter is an `Option`, but `{text}` is not an optional need: need \
+             `\"{text}?\"`, `None` when nothing provides it, or take `&T` or `Arc<T>`"
         ),
         (Spelling::One, Receive::All) => format!(
-            "`All<'_, T>` takes a list, and `{text}` is not one: need `\"{text}[]\"`, every              contribution to the list `{text}`, or take `&T` or `Arc<T>`"
+            "`All<'_, T>` takes a list, and `{text}` is not one: need `\"{text}[]\"`, every \
+             contribution to the list `{text}`, or take `&T` or `Arc<T>`"
         ),
         (Spelling::One, Receive::ByName) => format!(
-            "`ByName<'_, T>` takes a whole map, and `{text}` is not one: need              `\"{text}{{}}\"`, every entry of the map `{text}`, or take `&T` or `Arc<T>`"
+            "`ByName<'_, T>` takes a whole map, and `{text}` is not one: need \
+             `\"{text}{{}}\"`, every entry of the map `{text}`, or take `&T` or `Arc<T>`"
         ),
         (Spelling::Entry, Receive::Optional(_)) => format!(
-            "this parameter is an `Option`, but `{text}` is not an optional need: take `&T`              or `Arc<T>`"
+            "this parameter is an `Option`, but `{text}` is not an optional need: take `&T` \
+             or `Arc<T>`"
         ),
         (Spelling::Entry, _) => format!(
-            "`{text}` is one entry of the map `{name}`: take it as `&T` or `Arc<T>`, or need              the whole map, `\"{name}{{}}\"`, as `ByName<'_, T>`"
+            "`{text}` is one entry of the map `{name}`: take it as `&T` or `Arc<T>`, or need \
+             the whole map, `\"{name}{{}}\"`, as `ByName<'_, T>`"
         ),
     };
     Some(syn::Error::new_spanned(ty, message))
@@ -462,8 +473,9 @@ pub(crate) fn single_type_arg<'a>(path: &'a TypePath, name: &str) -> Option<&'a 
 }
 
 /// Records an error unless `params` (the parameters that receive the needs) match `needs`
-/// one for one, and says whether they do. `noun` is what such a parameter is called: `parameter` for a provider; `after`
-/// says which are counted (` after the decorated value` for a decorator, else nothing).
+/// one for one, and says whether they do. `noun` is what such a parameter is called
+/// (`parameter` for a provider); `after` says which are counted (` after the decorated value`
+/// for a decorator, else nothing).
 pub(crate) fn check_need_count(
     fn_name: &syn::Ident,
     params: &[&FnArg],

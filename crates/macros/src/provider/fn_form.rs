@@ -142,10 +142,13 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, *kind);
     let provider_impl =
         provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body);
+    // A decorator's first need has the type it returns (`decorator` checks that): checked
+    // once, as the returned value.
+    let decorated = usize::from(*kind == FnKind::Decorator);
     let checked: Vec<_> = output
         .values
         .iter()
-        .chain(needed.iter().map(|n| &n.ty))
+        .chain(needed.iter().skip(decorated).map(|n| &n.ty))
         .cloned()
         .collect();
     let checks = emit::checks(root, &checked, &[], None, &[]);

@@ -140,7 +140,7 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
     let mut context_name: Option<String> = None;
     // The needs that borrow from the request (lists and maps): index among the needs, type,
     // and the context's method that reads them.
-    let mut borrowed: Vec<(usize, &Type, &str)> = Vec::new();
+    let mut borrowed: Vec<(usize, &Type, String)> = Vec::new();
     let mut need_count = 0;
     let names: Vec<Option<&Ident>> = sig.inputs.iter().map(param_name).collect();
     for ((input, markers), param_ident) in sig.inputs.iter().zip(&markers).zip(names) {
@@ -231,7 +231,9 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
                         _ => None,
                     };
                     if let Some(read) = read {
-                        borrowed.push((need_count, ty, read));
+                        let element = &value.ty;
+                        let element = quote::quote!(#element).to_string().replace(' ', "");
+                        borrowed.push((need_count, ty, format!("{read}::<{element}>")));
                     }
                     need_count += 1;
                 }
@@ -252,7 +254,8 @@ pub(super) fn read(method: &mut ImplItemFn, errors: &mut Errors) -> Option<Handl
                 ty,
                 format!(
                     "`{name}` takes the request's context {context}, and this need would borrow \
-                     from it: read it from the context instead, `{context_name}.{read}({index})`"
+                     from it: read it from the context instead, \
+                     `{context_name}.{read}({index})?`"
                 ),
             );
         }
