@@ -1,5 +1,5 @@
 //! A route's chain as an SVG picture: its providers (from the core's picture of its slice),
-//! its steps and its handler, an arrow per need.
+//! its steps and its handler, an arrow per need (from a box of its own for an absent one).
 
 use green_tea_core::__private::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
 
@@ -8,8 +8,10 @@ use super::{ExplainApp, ExplainPath, ExplainRoute, NeedSource, absent_lines, is_
 impl ExplainRoute {
     /// The route's chain as an SVG picture, drawn in process (no external program): its
     /// providers in build order (keys and types, kind and name, scope, built or not and the
-    /// build time, overrides; dashed while not built), its steps (rounded, request scope), its
-    /// handler, and an arrow per need labelled with the key. Every text is escaped for XML.
+    /// build time, overrides, what a collection holds and a decorator wraps; dashed while not
+    /// built), its steps (rounded, request scope), its handler, and an arrow per need labelled
+    /// with the key, from where the route's plan reads it (dashed for an optional need, from a
+    /// dotted box for an absent one). Every text is escaped for XML.
     ///
     /// ```
     /// use green_tea::App;
