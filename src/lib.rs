@@ -4,6 +4,8 @@
 //!
 //! - [`guide::getting_started`]: a service in twenty lines
 //! - [`guide::providers`]: providers, values and the `#[provider]` macro
+//! - [`guide::vocabulary`]: optional needs (`cache?`), collections (`notifiers[]`,
+//!   `stores{}`) and decorators
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
@@ -507,6 +509,8 @@ pub mod guide {
     pub mod getting_started {}
     #[doc = include_str!("../docs/providers.md")]
     pub mod providers {}
+    #[doc = include_str!("../docs/vocabulary.md")]
+    pub mod vocabulary {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]

@@ -170,6 +170,42 @@ async fn quickstart_runs_to_its_end() {
     assert!(status.success());
 }
 
+/// The shop, with its price cache: an order goes through both payment decorators and every
+/// notifier, and a product's second lookup hits the cache.
+#[tokio::test]
+async fn shop_takes_an_order_and_stops_on_sigterm() {
+    let running = Example::start("shop", &[], &[("SHOP_CACHE", "1")]);
+    let client = http1_client();
+    let created = support::http::post(
+        &client,
+        &format!("http://{}/orders", running.addr),
+        &serde_json::json!({ "userId": "u1", "productId": "sencha", "quantity": 2 }),
+    )
+    .await
+    .expect("a response");
+    assert_eq!(created.status, 201, "{}", created.text());
+    let order: serde_json::Value = serde_json::from_str(&created.text()).expect("JSON");
+    assert_eq!(order["cents"], 2_400);
+    assert_eq!(
+        order["notified"].as_array().map(Vec::len),
+        Some(2),
+        "{order}"
+    );
+    let stats = get(&client, &format!("http://{}/payments/stats", running.addr))
+        .await
+        .expect("a response");
+    assert_eq!(stats.text(), r#"{"asked":1,"charged":1}"#);
+    let product = get(&client, &format!("http://{}/products/sencha", running.addr))
+        .await
+        .expect("a response");
+    let product: serde_json::Value = serde_json::from_str(&product.text()).expect("JSON");
+    assert_eq!(
+        product["cacheHits"], 1,
+        "the order looked it up first: {product}"
+    );
+    assert!(running.stop().success());
+}
+
 /// `GET url` with `headers`, read whole.
 async fn get_with(url: &str, headers: &[(&str, &str)]) -> support::http::Reply {
     request(http::Method::GET, url, headers, bytes::Bytes::new()).await
