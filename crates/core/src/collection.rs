@@ -91,7 +91,7 @@ pub struct All<'a, T> {
     _element: PhantomData<&'a T>,
 }
 
-impl<'a, T: Send + Sync + 'static> All<'a, T> {
+impl<'a, T: 'static> All<'a, T> {
     /// How many contributions there are.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -116,7 +116,9 @@ impl<'a, T: Send + Sync + 'static> All<'a, T> {
                 .expect("every contribution has the list's type")
         })
     }
+}
 
+impl<T: Send + Sync + 'static> All<'_, T> {
     /// Each contribution as an `Arc`, for a value that keeps them (one `Arc` clone each).
     pub fn arcs(&self) -> Vec<Arc<T>> {
         self.values
@@ -126,7 +128,7 @@ impl<'a, T: Send + Sync + 'static> All<'a, T> {
     }
 }
 
-impl<'a, T: Send + Sync + Clone + 'static> All<'a, T> {
+impl<T: Clone + 'static> All<'_, T> {
     /// The contributions, cloned: `Vec<Arc<dyn Notifier>>` for a list of `Arc<dyn Notifier>`.
     pub fn to_vec(&self) -> Vec<T> {
         self.iter().cloned().collect()
@@ -141,7 +143,7 @@ impl<T> Clone for All<'_, T> {
 
 impl<T> Copy for All<'_, T> {}
 
-impl<'a, T: Send + Sync + 'static> IntoIterator for All<'a, T> {
+impl<'a, T: 'static> IntoIterator for All<'a, T> {
     type Item = &'a T;
     type IntoIter = std::iter::Map<std::slice::Iter<'a, AnyValue>, fn(&'a AnyValue) -> &'a T>;
 
@@ -192,7 +194,7 @@ pub struct ByName<'a, T> {
     _element: PhantomData<&'a T>,
 }
 
-impl<'a, T: Send + Sync + 'static> ByName<'a, T> {
+impl<'a, T: 'static> ByName<'a, T> {
     /// How many entries there are.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -290,14 +292,22 @@ pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> V
     };
     for descriptor in declarations {
         let location = descriptor.location;
-        for spec in &descriptor.needs {
+        for spec in descriptor
+            .needs
+            .iter()
+            .filter(|s| s.key.may_be_collection())
+        {
             match spec.key.spelling() {
                 Ok(Spelling::List(name)) => note(format!("{name}[]"), spec, location, true),
                 Ok(Spelling::Map(name)) => note(format!("{name}{{}}"), spec, location, true),
                 _ => {}
             }
         }
-        for spec in &descriptor.provides {
+        for spec in descriptor
+            .provides
+            .iter()
+            .filter(|s| s.key.may_be_collection())
+        {
             match spec.key.spelling() {
                 Ok(Spelling::List(name)) => note(format!("{name}[]"), spec, location, false),
                 Ok(Spelling::Entry { map, .. }) => {

@@ -32,6 +32,7 @@ impl Key {
     }
 
     /// The key's name.
+    #[inline]
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Name::Static(name) => name,
@@ -77,6 +78,17 @@ pub enum Spelling<'a> {
     },
 }
 
+/// The bytes that start a look at a key's spelling: the reserved characters, and `:` (of `::`).
+static RESERVED_BYTES: [bool; 256] = {
+    let mut reserved = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        reserved[i] = matches!(i as u8, b'?' | b'[' | b']' | b'{' | b'}' | b':');
+        i += 1;
+    }
+    reserved
+};
+
 /// The characters a key's name may not hold: they spell optional needs (`?`), lists (`[]`)
 /// and maps (`{}`). `::` is reserved too, for modules.
 pub(crate) const RESERVED: &[char] = &['?', '[', ']', '{', '}'];
@@ -85,7 +97,26 @@ impl Key {
     /// How the key is spelled, or why the spelling is not one: a name holding a reserved
     /// character (`?`, `[`, `]`, `{`, `}`) or `::` outside the forms of [`Spelling`], or an
     /// empty name.
+    #[inline]
     pub fn spelling(&self) -> Result<Spelling<'_>, String> {
+        let text = self.as_str();
+        if self.is_plain() {
+            return Ok(Spelling::One(text));
+        }
+        self.spelling_of_others()
+    }
+
+    /// Whether the key is a plain name (`Spelling::One`, well spelled): nearly every key is,
+    /// and one pass over its bytes finds no reserved one.
+    #[inline]
+    pub(crate) fn is_plain(&self) -> bool {
+        let text = self.as_str();
+        !text.is_empty() && text.bytes().all(|b| !RESERVED_BYTES[usize::from(b)])
+    }
+
+    /// [`spelling`](Self::spelling) of a key that holds a reserved character (or is empty).
+    #[cold]
+    fn spelling_of_others(&self) -> Result<Spelling<'_>, String> {
         let text = self.as_str();
         let (spelling, name) = if let Some(name) = text.strip_suffix('?') {
             (Spelling::Optional(name), name)
@@ -102,6 +133,13 @@ impl Key {
         };
         check_name(name, "a key's name")?;
         Ok(spelling)
+    }
+
+    /// Whether the key may be a collection's or an entry's (it ends in `]` or `}`): the keys
+    /// `build()` looks at for collections, found without parsing the others.
+    #[inline]
+    pub(crate) fn may_be_collection(&self) -> bool {
+        matches!(self.as_str().as_bytes().last(), Some(b']' | b'}'))
     }
 
     /// The name the spelling is about: `cache` for `cache?`, `notifiers` for `notifiers[]`,
@@ -123,6 +161,9 @@ impl Key {
 fn check_name(name: &str, what: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err(format!("{what} is empty"));
+    }
+    if name.bytes().all(|b| !RESERVED_BYTES[usize::from(b)]) {
+        return Ok(());
     }
     if let Some(c) = name.chars().find(|c| RESERVED.contains(c)) {
         return Err(format!(

@@ -404,6 +404,7 @@ impl Inner {
             .build_failed(&node.descriptor, started.elapsed(), &cause);
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
+            kind: node.kind,
             provider: name.to_string(),
             keys: node
                 .descriptor
@@ -437,6 +438,7 @@ impl Inner {
 /// finds the value; the error is for the impossible case, never a panic in a request.
 fn unreachable_unbuilt(descriptor: &Descriptor) -> ProvideError {
     ProvideError::Failed {
+        kind: NodeKind::Provider,
         provider: descriptor.name.to_string(),
         keys: descriptor.provides.iter().map(|s| s.key.clone()).collect(),
         needed_by: Vec::new(),

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::key::{Key, TypeInfo};
 
-use super::FailureCause;
+use super::{FailureCause, NodeKind};
 
 /// Why a value could not be had from a container.
 #[derive(Clone, thiserror::Error)]
@@ -30,12 +30,14 @@ pub enum ProvideError {
     },
     /// A provider in the key's slice failed to build. Not cached: the next request retries.
     #[error(
-        "provider `{provider}`{} failed: {cause}{}",
+        "{kind} `{provider}`{} failed: {cause}{}",
         keys_text(.provider, .keys),
         needed_by_text(.needed_by)
     )]
     Failed {
-        /// The provider that failed.
+        /// What failed: a provider, a decorator, a collection...
+        kind: NodeKind,
+        /// The declaration that failed (its name).
         provider: String,
         /// The keys it provides.
         keys: Vec<Key>,

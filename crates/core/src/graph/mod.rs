@@ -222,7 +222,11 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
             _ => None,
         };
         for need in &consumer_decl.descriptor.needs {
-            let found = match need.key.spelling() {
+            let spelling = match need.key.is_plain() {
+                true => Ok(Spelling::One(need.key.as_str())),
+                false => need.key.spelling(),
+            };
+            let found = match spelling {
                 Err(reason) => {
                     problems.push(Problem::KeySpelling {
                         key: need.key.clone(),
@@ -659,7 +663,21 @@ fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem
 
 /// How `spec` (a key `decl` provides) is spelled, if it is spelled as its place allows;
 /// otherwise the problem is recorded.
+#[inline]
 fn spelled<'k>(
+    decl: &Decl<'_>,
+    spec: &'k KeySpec,
+    problems: &mut Vec<Problem>,
+) -> Option<Spelling<'k>> {
+    if spec.key.is_plain() {
+        return Some(Spelling::One(spec.key.as_str()));
+    }
+    spelled_otherwise(decl, spec, problems)
+}
+
+/// [`spelled`] of a key that is not a plain name.
+#[cold]
+fn spelled_otherwise<'k>(
     decl: &Decl<'_>,
     spec: &'k KeySpec,
     problems: &mut Vec<Problem>,
@@ -695,6 +713,7 @@ fn decorate(
     problems: &mut Vec<Problem>,
 ) -> HashMap<NodeId, ValueRef> {
     let mut chains: Vec<(&Key, Vec<NodeId>)> = Vec::new();
+    let mut chain_of: KeyMap<usize> = KeyMap::default();
     for node in decorators {
         let decl = &decls[node.index()];
         let provides = &decl.descriptor.provides;
@@ -737,9 +756,12 @@ fn decorate(
             )));
             continue;
         }
-        match chains.iter_mut().find(|(key, _)| **key == spec.key) {
-            Some((_, chain)) => chain.push(node),
-            None => chains.push((&spec.key, vec![node])),
+        match chain_of.get(&spec.key) {
+            Some(&at) => chains[at].1.push(node),
+            None => {
+                chain_of.insert(spec.key.clone(), chains.len());
+                chains.push((&spec.key, vec![node]));
+            }
         }
     }
     let mut decorated = HashMap::new();
