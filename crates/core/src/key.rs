@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 /// The name of a value in the graph, such as `"billing"`.
 ///
-/// Each key has exactly one Rust type, declared by the one provider that provides it.
+/// Each key has exactly one Rust type, declared by the one provider that provides it (a list's
+/// or a map's, `notifiers[]` or `stores{}`, by its consumers: see [`Spelling`]).
 ///
 /// ```
 /// use green_tea::Key;
