@@ -9,6 +9,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+#[path = "shared/shapes.rs"]
+mod shapes;
 use green_tea::{Container, ContainerBuilder, Provider, ProviderFn};
 
 /// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges), not yet
@@ -116,5 +119,32 @@ fn explain(c: &mut Criterion) {
     rt.block_on(container.close()).unwrap();
 }
 
-criterion_group!(benches, resolve, build, register_and_build, explain);
+/// `build()` of the 10,000-declaration graph with and without the graph's vocabulary (lists,
+/// decorators, optional needs): `graph_shapes` counts the same two under callgrind.
+fn build_shapes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build_shapes");
+    group.sample_size(10);
+    for (name, graph) in [
+        ("plain", shapes::plain as fn() -> ContainerBuilder),
+        ("vocabulary", shapes::vocabulary),
+    ] {
+        group.bench_function(BenchmarkId::new(name, shapes::N), |b| {
+            b.iter_batched(
+                graph,
+                |builder| black_box(builder.build().unwrap()),
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    resolve,
+    build,
+    register_and_build,
+    explain,
+    build_shapes
+);
 criterion_main!(benches);

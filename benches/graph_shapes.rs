@@ -1,8 +1,7 @@
 //! One `build()` of a 10,000-declaration graph, for callgrind to count: the `core` bench's
 //! graph (`plain`), or the same size with the graph's vocabulary (`vocabulary`): a fifth of
-//! the providers also contribute to one of 50 lists that providers need, a tenth of the
-//! declarations are decorators, and a tenth of the providers have an optional need, half of
-//! them absent.
+//! the declarations contribute to one of 50 lists that providers need, a tenth are
+//! decorators, and a tenth have two optional needs, one of them absent (`shared/shapes.rs`).
 //!
 //! ```text
 //! cargo bench --bench graph_shapes --no-run
@@ -13,82 +12,10 @@
 
 use std::hint::black_box;
 
-use green_tea::{Container, ContainerBuilder, ProviderFn};
+#[path = "shared/shapes.rs"]
+mod shapes;
 
-const N: usize = 10_000;
-
-/// The `core` bench's graph: `p0..pN`, each needing up to 3 earlier ones.
-fn plain() -> ContainerBuilder {
-    (0..N).fold(Container::builder(), |builder, i| {
-        let mut provider =
-            ProviderFn::new(
-                format!("p{i}"),
-                |needs| async move { Ok(needs.len() as u64) },
-            );
-        for step in [1, 7, 31] {
-            if i >= step {
-                provider = provider.needs::<u64>(format!("p{}", i - step));
-            }
-        }
-        builder.provider(provider)
-    })
-}
-
-/// What declaration `i` of [`vocabulary`] is.
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    Provider,
-    /// Contributes to a list instead of providing `p{i}`.
-    Contributor,
-    /// Decorates `p{i - 1}`.
-    Decorator,
-    /// Needs a list, and provides `c{i}`, which nothing needs (so that no list needs itself).
-    Consumer,
-}
-
-fn kind(i: usize) -> Kind {
-    match i % 10 {
-        9 => Kind::Decorator,
-        0 | 5 => Kind::Contributor,
-        _ if i % 100 == 51 => Kind::Consumer,
-        _ => Kind::Provider,
-    }
-}
-
-/// As many declarations, with lists, decorators and optional needs: 6,900 providers, 2,000
-/// contributors to 50 lists, 100 providers needing a list each, 1,000 decorators, and 1,000
-/// providers with two optional needs, one present and one absent.
-fn vocabulary() -> ContainerBuilder {
-    (0..N).fold(Container::builder(), |builder, i| {
-        if kind(i) == Kind::Decorator {
-            let decorator = ProviderFn::new(format!("p{}", i - 1), |needs| async move {
-                Ok(*needs.get::<u64>(0)? + 1)
-            })
-            .needs::<u64>(format!("p{}", i - 1));
-            return builder.decorator(decorator);
-        }
-        let key = match kind(i) {
-            Kind::Contributor => format!("l{}[]", i % 50),
-            Kind::Consumer => format!("c{i}"),
-            _ => format!("p{i}"),
-        };
-        let mut provider = ProviderFn::new(key, |needs| async move { Ok(needs.len() as u64) });
-        for step in [1, 7, 31] {
-            if i >= step && kind(i - step) == Kind::Provider {
-                provider = provider.needs::<u64>(format!("p{}", i - step));
-            }
-        }
-        if i % 10 == 3 {
-            provider = provider
-                .needs::<u64>(format!("p{}?", i - 2))
-                .needs::<u64>(format!("absent{i}?"));
-        }
-        if kind(i) == Kind::Consumer {
-            provider = provider.needs::<u64>(format!("l{}[]", i / 100 % 50));
-        }
-        builder.provider(provider)
-    })
-}
+use shapes::{N, plain, vocabulary};
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();

@@ -148,7 +148,7 @@ async fn a_critical_key_fails_with_any_decorator_over_it() {
     );
     assert!(
         health.reasons.iter().any(|r| r
-            .starts_with("critical `db`: the last build of `pooled` failed: ")
+            .starts_with("critical `db`: decorator `pooled` (of `db`) failed: ")
             && r.ends_with("pool exhausted")),
         "the value under it is fine, the key is not: {:?}",
         health.reasons

@@ -70,15 +70,12 @@ impl AppInner {
                 .iter()
                 .filter(|p| p.keys.iter().any(|k| k == key.as_str()))
                 .find(|p| p.error.is_some());
+            // The error names what failed: `decorator `pooled` (of `db`) failed: ...`.
             if let Some(ProviderHealth {
-                name,
-                error: Some(error),
-                ..
+                error: Some(error), ..
             }) = failed
             {
-                reasons.push(format!(
-                    "critical `{key}`: the last build of `{name}` failed: {error}"
-                ));
+                reasons.push(format!("critical `{key}`: {error}"));
             }
         }
         let checks = self
