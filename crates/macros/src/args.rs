@@ -70,6 +70,8 @@ pub(crate) struct NameKind {
     pub(crate) example: &'static str,
     /// A second example entry, quoted, for the list form.
     pub(crate) second: &'static str,
+    /// The error for an empty entry.
+    pub(crate) empty: &'static str,
 }
 
 /// Graph keys (`provides`, `needs`).
@@ -77,6 +79,7 @@ pub(crate) const KEYS: NameKind = NameKind {
     noun: "key",
     example: "\"billing\"",
     second: "\"billingApi\"",
+    empty: "a key cannot be empty",
 };
 
 /// `"name"` or `["a", "b"]`: every entry a non-empty string literal, none twice.
@@ -85,6 +88,7 @@ pub(crate) fn names(value: &Expr, what: &str, kind: &NameKind) -> syn::Result<Ve
         noun,
         example,
         second,
+        empty,
     } = kind;
     let elements: Vec<&Expr> = match unwrap_expr(value) {
         Expr::Array(array) => array.elems.iter().collect(),
@@ -112,7 +116,7 @@ pub(crate) fn names(value: &Expr, what: &str, kind: &NameKind) -> syn::Result<Ve
             }) => {
                 let text = name.value();
                 if text.is_empty() {
-                    errors.spanned(name, format!("a {noun} cannot be empty"));
+                    errors.spanned(name, empty);
                 } else if !unique.insert(text.clone()) {
                     errors.spanned(name, format!("`{text}` is listed twice in `{what}`"));
                 } else {

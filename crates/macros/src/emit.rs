@@ -24,6 +24,8 @@ pub(crate) struct Declared<'a> {
     pub(crate) provides: Vec<(&'a LitStr, &'a Type)>,
     /// Needed keys with their value types, in order.
     pub(crate) needs: Vec<(&'a LitStr, &'a Type)>,
+    /// The declarations it comes after, by name (`after = [...]`).
+    pub(crate) after: &'a [LitStr],
 }
 
 impl<'a> Declared<'a> {
@@ -42,7 +44,13 @@ impl<'a> Declared<'a> {
             location,
             provides: provides.iter().zip(&output.values).collect(),
             needs: needs.iter().zip(needed.iter().map(|n| &n.ty)).collect(),
+            after: &[],
         }
+    }
+
+    /// Puts it after the declarations named in `after`.
+    pub(crate) fn after(self, after: &'a [LitStr]) -> Self {
+        Declared { after, ..self }
     }
 }
 
@@ -101,6 +109,7 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
         let probe = probe(root, ty);
         quote!(let __descriptor = #probe.needs(__descriptor, #key);)
     });
+    let after = declared.after;
     let location = location(root, declared.location);
     quote! {
         fn descriptor(&self) -> #root::Descriptor {
@@ -108,6 +117,7 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
             let __descriptor = #root::Descriptor::new(#name);
             #(#provides)*
             #(#needs)*
+            #(let __descriptor = __descriptor.after(#after);)*
             __descriptor.at(#location)
         }
     }

@@ -1,11 +1,11 @@
-//! The attribute's arguments: `decorates = "key", needs = ..., discover = false`.
+//! The attribute's arguments: `decorates = "key", needs = ..., after = ..., discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Lit, LitStr, Meta, Token};
 
-use crate::args::{self, KEYS, Known};
+use crate::args::{self, KEYS, Known, NameKind};
 use crate::errors::Errors;
 use crate::key;
 
@@ -15,13 +15,15 @@ pub(super) struct Args {
     pub(super) decorates: LitStr,
     /// The keys needed after it, in order.
     pub(super) needs: Vec<LitStr>,
+    /// The decorators of the same key whose values it wraps, by name.
+    pub(super) after: Vec<LitStr>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
 
 /// The arguments `#[decorator]` takes.
 const KNOWN: Known = Known {
-    names: &["decorates", "needs", "discover"],
+    names: &["decorates", "needs", "after", "discover"],
     synonyms: &[
         ("decorate", "decorates"),
         ("wraps", "decorates"),
@@ -32,11 +34,22 @@ const KNOWN: Known = Known {
         ("deps", "needs"),
         ("depends_on", "needs"),
         ("inject", "needs"),
+        ("comes_after", "after"),
+        ("ordered_after", "after"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),
         ("register", "discover"),
     ],
+};
+
+/// Names in `after = [...]`: other decorators of the same key.
+const DECORATORS: NameKind = NameKind {
+    noun: "decorator's name",
+    example: "\"retrying\"",
+    second: "\"logged\"",
+    empty: "a decorator's name cannot be empty: name another decorator of the same key as it \
+            is declared (its fn's name, like `\"retrying\"`)",
 };
 
 /// Parses and validates the attribute, reporting every problem at once.
@@ -45,6 +58,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut errors = Errors::default();
     let mut decorates: Option<LitStr> = None;
     let mut needs = Vec::new();
+    let mut after = Vec::new();
     let mut discover = true;
     let mut seen: Vec<&str> = Vec::new();
     // Whether `decorates` was meant but written otherwise (reported already, not as missing).
@@ -99,6 +113,11 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     .unwrap_or_default();
                 key::check_needed(&needs, &mut errors);
             }
+            "after" => {
+                after = errors
+                    .take(args::names(&pair.value, "after", &DECORATORS))
+                    .unwrap_or_default();
+            }
             _ => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(ExprLit {
                     lit: Lit::Bool(flag),
@@ -138,6 +157,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     Ok(Args {
         decorates,
         needs,
+        after,
         discover,
     })
 }
@@ -146,6 +166,10 @@ fn usage(name: &str) -> &'static str {
     match name {
         "decorates" => "write `decorates = \"key\"`, the one key whose value the decorator wraps",
         "needs" => "write `needs = \"key\"` or `needs = [\"a\", \"b\"]`",
+        "after" => {
+            "write `after = \"retrying\"` or `after = [\"retrying\", \"logged\"]`: the other \
+             decorators of its key whose values it wraps"
+        }
         _ => {
             "write `discover = false` for a decorator you register yourself, which \
              `discover()` then leaves out (`discover = true` is the default)"
@@ -188,6 +212,31 @@ mod tests {
         assert!(found[0].starts_with("expected one key"));
         let found = messages(quote!(decorates = "billing", needs = ["clock", "billing"]));
         assert!(found[0].contains("leave it out of `needs`"), "{found:?}");
+    }
+
+    #[test]
+    fn after_names_other_decorators() {
+        let args = parse(quote!(
+            decorates = "billing",
+            after = ["retrying", "logged"]
+        ))
+        .unwrap();
+        let after: Vec<String> = args.after.iter().map(LitStr::value).collect();
+        assert_eq!(after, ["retrying", "logged"]);
+        let args = parse(quote!(decorates = "billing", after = "retrying")).unwrap();
+        assert_eq!(args.after[0].value(), "retrying");
+        let found = messages(quote!(
+            decorates = "billing",
+            after = ["retrying", "", "retrying"]
+        ));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("a decorator's name cannot be empty"));
+        assert_eq!(found[1], "`retrying` is listed twice in `after`");
+        let found = messages(quote!(decorates = "billing", after = retrying));
+        assert!(
+            found[0].starts_with("expected a decorator's name"),
+            "{found:?}"
+        );
     }
 
     #[test]

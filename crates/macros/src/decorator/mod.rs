@@ -119,6 +119,7 @@ fn expand_fn(root: Root, args: syn::Result<attr::Args>, item: ItemFn) -> syn::Re
             needs: std::iter::once(args.decorates).chain(args.needs).collect(),
             needed: std::iter::once(first).chain(needed).collect(),
             output,
+            after: args.after,
             dispose: None,
             discover: args.discover,
         },

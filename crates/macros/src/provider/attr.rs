@@ -1,11 +1,12 @@
-//! The attribute's arguments: `provides = ..., needs = ..., dispose = path, discover = false`.
+//! The attribute's arguments: `provides = ..., needs = ..., after = ..., dispose = path,
+//! discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, LitStr, Meta, Path, Token};
 
-use crate::args::{self, KEYS, Known};
+use crate::args::{self, KEYS, Known, NameKind};
 use crate::errors::Errors;
 use crate::key;
 
@@ -15,6 +16,8 @@ pub(super) struct Args {
     pub(super) provides: Vec<LitStr>,
     /// The keys needed, in order.
     pub(super) needs: Vec<LitStr>,
+    /// The contributors to its lists it comes after, by name.
+    pub(super) after: Vec<LitStr>,
     /// `dispose = path`, with the `dispose` key for spans.
     pub(super) dispose: Option<Dispose>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
@@ -31,7 +34,7 @@ pub(super) struct Dispose {
 
 /// The arguments `#[provider]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs", "dispose", "discover"],
+    names: &["provides", "needs", "after", "dispose", "discover"],
     synonyms: &[
         ("provide", "provides"),
         ("produces", "provides"),
@@ -41,6 +44,8 @@ const KNOWN: Known = Known {
         ("deps", "needs"),
         ("depends_on", "needs"),
         ("inject", "needs"),
+        ("comes_after", "after"),
+        ("ordered_after", "after"),
         ("drop", "dispose"),
         ("close", "dispose"),
         ("teardown", "dispose"),
@@ -51,12 +56,23 @@ const KNOWN: Known = Known {
     ],
 };
 
+/// Names in `after = [...]`: other contributors to the same list.
+const CONTRIBUTORS: NameKind = NameKind {
+    noun: "contributor's name",
+    example: "\"email\"",
+    second: "\"sms\"",
+    empty: "a contributor's name cannot be empty: name another provider of the same list as \
+            it is declared (its fn's or type's name, like `\"email\"`)",
+};
+
 /// Parses and validates the attribute, reporting every problem at once.
 pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     let mut errors = Errors::default();
     let mut provides: Option<Vec<LitStr>> = None;
     let mut needs: Option<Vec<LitStr>> = None;
+    // With the value as written, to point at.
+    let mut after: Option<(Expr, Vec<LitStr>)> = None;
     let mut dispose: Option<Dispose> = None;
     let mut discover = true;
     let mut seen: Vec<String> = Vec::new();
@@ -91,6 +107,11 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             "needs" => {
                 needs = errors.take(args::names(&pair.value, "needs", &KEYS));
                 key::check_needed(needs.as_deref().unwrap_or_default(), &mut errors);
+            }
+            "after" => {
+                if let Some(names) = errors.take(args::names(&pair.value, "after", &CONTRIBUTORS)) {
+                    after = Some((pair.value.clone(), names));
+                }
             }
             "discover" => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(syn::ExprLit {
@@ -128,10 +149,27 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
              like `#[provider(provides = \"billing\")]`",
         ));
     }
+    // Only a list's contributions have an order to ask for. (Keys that are not keys were
+    // reported already.)
+    if let (Some((value, _)), Some(provides)) = (&after, &provides)
+        && let Ok(spellings) = provides
+            .iter()
+            .map(|key| key::spelling(&key.value()))
+            .collect::<Result<Vec<_>, _>>()
+        && !spellings.contains(&key::Spelling::List)
+    {
+        errors.spanned(
+            args::unwrap_expr(value),
+            "`after` orders a list's contributions (`provides = \"notifiers[]\"`), and this \
+             provider contributes to no list: a plain key has one provider, and a map's \
+             entries come in their names' order",
+        );
+    }
     errors.finish()?;
     Ok(Args {
         provides: provides.unwrap_or_default(),
         needs: needs.unwrap_or_default(),
+        after: after.map(|(_, names)| names).unwrap_or_default(),
         dispose,
         discover,
     })
@@ -141,6 +179,10 @@ fn usage(name: &str) -> &'static str {
     match name {
         "provides" => "write `provides = \"key\"` or `provides = [\"a\", \"b\"]`",
         "needs" => "write `needs = \"key\"` or `needs = [\"a\", \"b\"]`",
+        "after" => {
+            "write `after = \"email\"` or `after = [\"email\", \"sms\"]`: the other contributors \
+             to its list that come before it"
+        }
         "discover" => {
             "write `discover = false` for a provider you register yourself, which `discover()` \
              then leaves out (`discover = true` is the default)"
@@ -200,6 +242,44 @@ mod tests {
         assert!(messages[1].starts_with("a provider cannot provide `b{}`"));
         assert!(messages[2].contains("reserved for modules"));
         assert!(messages[3].starts_with("a key's name `e]` holds `]`"));
+    }
+
+    #[test]
+    fn after_names_other_contributors_to_a_list() {
+        let args = parse(quote!(provides = "notifiers[]", after = ["email", "sms"])).unwrap();
+        let after: Vec<String> = args.after.iter().map(LitStr::value).collect();
+        assert_eq!(after, ["email", "sms"]);
+        let args = parse(quote!(
+            provides = ["billing", "notifiers[]"],
+            after = "email"
+        ))
+        .unwrap();
+        assert_eq!(args.after[0].value(), "email");
+        assert!(parse(quote!(provides = "a")).unwrap().after.is_empty());
+        assert_eq!(KNOWN.suggestion("afer"), Some("after"));
+        for provides in [quote!("billing"), quote!(["stores{eu}", "billing"])] {
+            let err = parse(quote!(provides = #provides, after = "email"))
+                .err()
+                .unwrap();
+            let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+            assert_eq!(messages.len(), 1, "{messages:?}");
+            assert!(
+                messages[0].contains("contributes to no list"),
+                "{messages:?}"
+            );
+        }
+        let err = parse(quote!(provides = "notifiers[]", after = ["", "sms", "sms"]))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].starts_with("a contributor's name cannot be empty"));
+        assert_eq!(messages[1], "`sms` is listed twice in `after`");
+        // A key that is not one is reported once, not again as "no list".
+        let err = parse(quote!(provides = "notifiers[", after = "email"))
+            .err()
+            .unwrap();
+        assert_eq!(err.into_iter().count(), 1);
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(crate) struct ValidFn<'a> {
     pub(crate) needed: Vec<NeedParam>,
     /// What the fn returns.
     pub(crate) output: Output,
+    /// The declarations it comes after (in its lists, or among its key's decorators).
+    pub(crate) after: Vec<LitStr>,
     /// `dispose = path`.
     pub(crate) dispose: Option<&'a Path>,
     /// Whether `discover()` finds it.
@@ -80,6 +82,7 @@ pub(super) fn expand(
             needs: args.needs,
             needed,
             output,
+            after: args.after,
             dispose: args.dispose.as_ref().map(|d| &d.path),
             discover: args.discover,
         },
@@ -96,6 +99,7 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
         needs,
         needed,
         output,
+        after,
         dispose,
         discover,
     } = &valid;
@@ -108,7 +112,8 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
         name.span(),
         (provides, output),
         (needs, needed),
-    );
+    )
+    .after(after);
     let (fetch, pass) = emit::fetch_needs(root, needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_call = sig.asyncness.map(|_| quote!(.await));

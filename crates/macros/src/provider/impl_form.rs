@@ -147,7 +147,8 @@ pub(super) fn expand(
         self_ty.span(),
         (&args.provides, &output),
         (&args.needs, &needed),
-    );
+    )
+    .after(&args.after);
     let (fetch, pass) = emit::fetch_needs(root, &needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_provide = provide.sig.asyncness.map(|_| quote!(.await));

@@ -63,6 +63,7 @@ const STEP_NAMES: NameKind = NameKind {
     noun: "step name",
     example: "\"require_admin\"",
     second: "\"auth\"",
+    empty: "a step name cannot be empty",
 };
 
 /// Parses `tokens`, the inside of `#[name(...)]`. `attr` is what a missing path is reported
