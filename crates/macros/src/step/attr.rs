@@ -32,6 +32,12 @@ const KNOWN: Known = Known {
     ],
 };
 
+/// Why a step takes no `after`, which would otherwise be one more unknown argument.
+const AFTER: &str = "a step takes no `after`: a step runs once the values it needs are there, \
+                     so to run after another step, name one of that step's values in `needs`; \
+                     `after` orders a list's contributions (`#[provider]`) and a key's \
+                     decorators (`#[decorator]`)";
+
 /// Parses and validates the attribute, reporting every problem at once.
 pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
@@ -40,6 +46,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut needs = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for meta in metas {
+        if meta.path().is_ident("after") {
+            errors.spanned(meta.path(), AFTER);
+            continue;
+        }
         let Some(name) = KNOWN.find(meta.path()) else {
             errors.spanned(meta.path(), KNOWN.unknown(meta.path()).0);
             continue;
@@ -97,6 +107,16 @@ mod tests {
         assert!(messages[0].starts_with("a step cannot provide `a[]`: a step's values"));
         assert!(messages[1].starts_with("a step cannot provide `b{eu}`"));
         assert!(messages[2].starts_with("a step cannot provide `c?`: `?` marks"));
+    }
+
+    #[test]
+    fn a_step_takes_no_after() {
+        let err = parse(quote!(provides = "user", after = "auth"))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(messages[0].starts_with("a step takes no `after`"));
     }
 
     #[test]
