@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[provider(provides = "billing", after = "email")]
+fn billing() -> String {
+    "billing".to_owned()
+}
+
+fn main() {}
