@@ -23,17 +23,26 @@ use root::Root;
 ///
 /// # The attribute
 ///
-/// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`
+/// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`, or
+/// `#[provider(provides = "notifiers[]", after = ["email", "sms"])]`
 ///
 /// - `provides`: the key, or list of keys, this provider provides (required).
 /// - `needs`: the key, or list of keys, it needs, in parameter order (optional). A key's
 ///   spelling says what its parameter receives: `"cache"` (or one entry of a map,
 ///   `"stores{eu}"`) as `&T` or `Arc<T>`; `"cache?"`, an optional need, as `Option<&T>` or
 ///   `Option<Arc<T>>` (`None` when nothing provides `cache`); `"notifiers[]"`, a list, as
-///   `All<'_, T>` (every contribution, in registration order); `"stores{}"`, a map, as
+///   `All<'_, T>` (every contribution, in registration order unless `after` says otherwise);
+///   `"stores{}"`, a map, as
 ///   `ByName<'_, T>`. `T` is the key's type (each contribution's, for a list or a map).
 /// - `provides` may contribute to a list, `"notifiers[]"`, or a map, `"stores{eu}"` (an
 ///   entry named `eu`), beside ordinary keys; `"x?"` and `"x{}"` are needs' spellings only.
+/// - `after` (optional, for a provider that contributes to a list): the name, or list of
+///   names, of other contributors to the same list whose contributions come before this one's,
+///   like `after = "email"` or `after = ["email", "sms"]`. A name is a declaration's name (a
+///   provider fn's, or an impl block's type's). Everything else keeps registration order
+///   (`discover()`'s is by module path, then name). A map's entries come in their names' order
+///   and a plain key has one provider, so neither takes `after`. `build()` reports a name that
+///   is no other contributor's to the list, and `after`s that form a ring (GT0013).
 /// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
 ///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
 /// - `discover = false` (optional): `discover()` leaves this provider out; register it
@@ -73,6 +82,38 @@ use root::Root;
 /// assert_eq!(*container.get::<usize>("billingLen").await.unwrap(), 21);
 /// let billing_url = billing_url(); // still the fn
 /// assert_eq!(billing_len(&billing_url), 21);
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// A list's contributions, one of them asking to come after another:
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[provider(provides = "notifiers[]", after = "sms")]
+/// fn email() -> &'static str {
+///     "email"
+/// }
+///
+/// #[provider(provides = "notifiers[]")]
+/// fn sms() -> &'static str {
+///     "sms"
+/// }
+///
+/// #[provider(provides = "channels", needs = "notifiers[]")]
+/// fn channels(notifiers: All<'_, &'static str>) -> String {
+///     notifiers.iter().copied().collect::<Vec<_>>().join(",")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .provider(email::provider())
+///     .provider(sms::provider())
+///     .provider(channels::provider())
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("channels").await.unwrap(), "sms,email");
 /// container.close().await.unwrap();
 /// # }
 /// ```
@@ -159,7 +200,7 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[decorator(decorates = "billing", needs = ["clock"], discover = false)]`, on a `fn` or
+/// `#[decorator(decorates = "billing", needs = ["clock"], after = "retrying")]`, on a `fn` or
 /// `async fn`.
 ///
 /// - `decorates`: the one key it decorates (required), spelled plainly: not an optional need
@@ -167,6 +208,11 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   a decorator provides the key it decorates.
 /// - `needs`: the keys its other parameters need, in order (optional), spelled as for
 ///   `#[provider]` (`"cache?"`, `"notifiers[]"`, `"stores{}"`...).
+/// - `after` (optional): the name, or list of names, of other decorators of the same key whose
+///   values it wraps, like `after = "retrying"` or `after = ["retrying", "logged"]`: it applies
+///   after them, whatever the registration order. A name is a decorator fn's name. `build()`
+///   reports a name that is no other decorator's of the key, and `after`s that form a ring
+///   (GT0013).
 /// - `discover = false` (optional): `discover()` leaves it out; register it yourself.
 ///
 /// # The fn
@@ -177,8 +223,8 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Its companion, as a provider fn's, implements `Provider` (its descriptor provides the key,
 /// and needs the key first, then the needs): register it with
 /// `.decorator(audited_billing::decorator())`, or let `discover()` find it. Several decorators
-/// of one key apply in registration order (`discover()`'s is by module path, then name): the
-/// first wraps the provider's value, the next wraps that.
+/// of one key apply in registration order (`discover()`'s is by module path, then name), unless
+/// `after` says otherwise: the first wraps the provider's value, the next wraps that.
 ///
 /// ```
 /// use green_tea::prelude::*;
@@ -201,6 +247,39 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     .build()
 ///     .unwrap();
 /// assert_eq!(*container.get::<String>("greeting").await.unwrap(), "hello!");
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// Registered first, a decorator that asks to wrap what another made:
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[provider(provides = "payments")]
+/// fn payments() -> String {
+///     "payments".to_owned()
+/// }
+///
+/// #[decorator(decorates = "payments", after = "retrying")]
+/// fn metered(payments: &String) -> String {
+///     format!("metered({payments})")
+/// }
+///
+/// #[decorator(decorates = "payments")]
+/// fn retrying(payments: &String) -> String {
+///     format!("retrying({payments})")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .provider(payments::provider())
+///     .decorator(metered::decorator())
+///     .decorator(retrying::decorator())
+///     .build()
+///     .unwrap();
+/// let payments = container.get::<String>("payments").await.unwrap();
+/// assert_eq!(*payments, "metered(retrying(payments))");
 /// container.close().await.unwrap();
 /// # }
 /// ```
@@ -237,6 +316,7 @@ pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   parameters (optional); `"key?"`, `"key[]"` and `"key{}"` are received as `Option<&T>`
 ///   (or `Option<Arc<T>>`), `All<'_, T>` and `ByName<'_, T>`, as for `#[provider]`. A step
 ///   provides its request's values only, never a list's contribution or a map's entry.
+/// - There is no `after`: a step runs once the values it needs are there.
 ///
 /// # Parameters, read by type
 ///
