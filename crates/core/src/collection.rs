@@ -12,6 +12,7 @@ use futures_util::future::BoxFuture;
 
 use crate::descriptor::Descriptor;
 use crate::error::BoxError;
+use crate::graph::KeyMap;
 use crate::key::{Key, KeySpec, Location, Spelling, TypeInfo};
 use crate::provider::{ErasedProvider, Registered};
 use crate::value::{AnyValue, Needs, Provided};
@@ -277,18 +278,21 @@ impl ErasedProvider for Collect {
 /// contributor's; its location that declaration's. Its needs are filled in by [`fill`], once
 /// `build()` has decided its contributions.
 pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> Vec<Registered> {
-    // (collection key, type, location, whether a consumer gave the type)
+    // (collection key, type, location, whether a consumer gave the type), and where each key is.
     let mut found: Vec<(Key, TypeInfo, Location, bool)> = Vec::new();
-    let mut note = |key: String, spec: &KeySpec, location: Location, consumer: bool| match found
-        .iter_mut()
-        .find(|(k, ..)| k.as_str() == key)
+    let mut at: KeyMap<usize> = KeyMap::default();
+    let mut note = |key: Key, spec: &KeySpec, location: Location, consumer: bool| match at.get(&key)
     {
-        Some(seen) => {
+        Some(&i) => {
+            let seen = &mut found[i];
             if consumer && !seen.3 {
-                *seen = (seen.0.clone(), spec.ty, location, true);
+                (seen.1, seen.2, seen.3) = (spec.ty, location, true);
             }
         }
-        None => found.push((Key::from(key), spec.ty, location, consumer)),
+        None => {
+            at.insert(key.clone(), found.len());
+            found.push((key, spec.ty, location, consumer));
+        }
     };
     for descriptor in declarations {
         let location = descriptor.location;
@@ -297,10 +301,9 @@ pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> V
             .iter()
             .filter(|s| s.key.may_be_collection())
         {
-            match spec.key.spelling() {
-                Ok(Spelling::List(name)) => note(format!("{name}[]"), spec, location, true),
-                Ok(Spelling::Map(name)) => note(format!("{name}{{}}"), spec, location, true),
-                _ => {}
+            // A list's or a map's key is the collection's own.
+            if let Ok(Spelling::List(_) | Spelling::Map(_)) = spec.key.spelling() {
+                note(spec.key.clone(), spec, location, true);
             }
         }
         for spec in descriptor
@@ -309,9 +312,9 @@ pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> V
             .filter(|s| s.key.may_be_collection())
         {
             match spec.key.spelling() {
-                Ok(Spelling::List(name)) => note(format!("{name}[]"), spec, location, false),
+                Ok(Spelling::List(_)) => note(spec.key.clone(), spec, location, false),
                 Ok(Spelling::Entry { map, .. }) => {
-                    note(format!("{map}{{}}"), spec, location, false)
+                    note(Key::from(format!("{map}{{}}")), spec, location, false)
                 }
                 _ => {}
             }

@@ -238,7 +238,9 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 // Absent is fine: it reads as `None`. Present, it is a need like any other.
                 Ok(Spelling::Optional(name)) => keys.get_str(name),
                 // A decorator's own key is the value it wraps: the one before it in the chain.
-                Ok(_) if decorates == Some(&need.key) => routing.decorated.get(&consumer).copied(),
+                Ok(_) if decorates == Some(&need.key) => {
+                    routing.decorated.get(consumer.index()).copied().flatten()
+                }
                 Ok(_) => {
                     let found = keys.get(&need.key);
                     if found.is_none() {
@@ -487,7 +489,7 @@ pub(crate) struct Routing {
     /// Each map's entry keys (`stores{eu}` under `stores{}`).
     entries: KeyMap<Vec<Key>>,
     /// For each decorator, the value it wraps: the base's, or the decorator before it.
-    decorated: HashMap<NodeId, ValueRef>,
+    decorated: Vec<Option<ValueRef>>,
 }
 
 impl Routing {
@@ -711,7 +713,7 @@ fn decorate(
     decls: &[Decl<'_>],
     decorators: impl Iterator<Item = NodeId>,
     problems: &mut Vec<Problem>,
-) -> HashMap<NodeId, ValueRef> {
+) -> Vec<Option<ValueRef>> {
     let mut chains: Vec<(&Key, Vec<NodeId>)> = Vec::new();
     let mut chain_of: KeyMap<usize> = KeyMap::default();
     for node in decorators {
@@ -764,7 +766,12 @@ fn decorate(
             }
         }
     }
-    let mut decorated = HashMap::new();
+    // By node: a vector as long as the declarations, but only when there are decorators.
+    let mut decorated = if chains.is_empty() {
+        Vec::new()
+    } else {
+        vec![None; decls.len()]
+    };
     for (key, chain) in chains {
         let chain: Vec<(NodeId, NodeId)> = chain.into_iter().map(|n| (n, n)).collect();
         let chain = order::order(key, &chain, decls, problems);
@@ -807,7 +814,7 @@ fn decorate(
                     provided: base_ty,
                 });
             }
-            decorated.insert(node, current);
+            decorated[node.index()] = Some(current);
             current = value_ref(node, 0);
         }
         keys.insert(key, current);
