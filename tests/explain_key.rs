@@ -92,7 +92,11 @@ async fn it_renders_as_text_json_dot_and_mermaid() {
     assert_eq!(json["nodes"][1]["needs"][0]["from"], 0);
     assert_eq!(json["nodes"][1]["needs"][0]["optional"], false);
     assert_eq!(json["nodes"][1]["decorates"], serde_json::Value::Null);
-    assert_eq!(json["roots"], serde_json::json!([1]), "what was asked for: `left`");
+    assert_eq!(
+        json["roots"],
+        serde_json::json!([1]),
+        "what was asked for: `left`"
+    );
     assert_eq!(json["nodes"][1]["kind"], "provider");
     assert_eq!(json["nodes"][1]["scope"], "app");
 
