@@ -546,7 +546,7 @@ pub fn dot_quote(text: &str) -> String {
 /// `text` inside a quoted Mermaid label (`["..."]`, `|"..."|`): the characters that Mermaid or
 /// the HTML it draws labels with would read are written as Mermaid's entity codes (`#quot;`,
 /// `#lt;`...), and `#` too, as it starts them. Keys' `[]{}?` are plain text inside quotes.
-pub(crate) fn mermaid_text(text: &str) -> String {
+pub fn mermaid_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

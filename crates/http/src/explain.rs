@@ -9,7 +9,7 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use green_tea_core::__private::sibling::dot_quote;
+use green_tea_core::__private::sibling::{dot_quote, mermaid_text};
 use green_tea_core::{Explain, Key, NodeKind, Spelling};
 
 /// Everything served at one path template.
@@ -375,25 +375,6 @@ fn needs_text(needs: &[String], absent: &[String]) -> String {
         })
         .collect();
     needs.join(", ")
-}
-
-/// `text` inside a quoted Mermaid label, as the core writes it: `#` and what Mermaid or its
-/// HTML labels would read (`"`, `<`, `>`, `&`, `|`) as Mermaid's entity codes.
-fn mermaid_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '#' => out.push_str("#35;"),
-            '"' => out.push_str("#quot;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '&' => out.push_str("#amp;"),
-            '|' => out.push_str("#124;"),
-            '\n' => out.push_str("<br/>"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 impl fmt::Display for ExplainPath {

@@ -12,7 +12,7 @@ use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::value::{Needs, Provided};
 
 pub use crate::error::{join_message, panic_message};
-pub use crate::explain::dot_quote;
+pub use crate::explain::{dot_quote, mermaid_text};
 pub use crate::graph::closest;
 pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use crate::provider::in_modules;
