@@ -51,7 +51,7 @@ pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{Explain, ExplainKey, ExplainNeed, ExplainNode};
     #[doc(inline)]
-    pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep};
+    pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
 }
 
 /// What a handler reads: the [`RequestContext`](extract::RequestContext) (the request's head,

@@ -934,3 +934,32 @@ fn an_after_naming_no_member_and_a_ring_of_afters_are_gt0013() {
         "{err}"
     );
 }
+
+#[test]
+fn a_routes_json_says_where_each_need_comes_from() {
+    let app = App::builder()
+        .value("db", Part("db".into()))
+        .step(green_tea::steps::StepFn::new("user", |_parts, _needs| {
+            Ok(Part("ada".into()))
+        }))
+        .route(
+            Route::get("/", |_ctx: green_tea::extract::RequestContext| async {
+                "ok"
+            })
+            .needs::<Part>("db")
+            .needs::<Part>("user")
+            .needs::<Part>("cache?"),
+        )
+        .build()
+        .unwrap();
+    let json = app.explain("/").unwrap().to_json();
+    let route = &json["routes"][0];
+    assert_eq!(route["needs"], serde_json::json!(["db", "user", "cache?"]));
+    assert_eq!(
+        route["from"],
+        serde_json::json!([{ "provider": 0 }, { "step": 0 }, "absent"]),
+        "{route}"
+    );
+    assert_eq!(route["providers"]["nodes"][0]["name"], "value `db`");
+    assert_eq!(route["steps"][0]["name"], "user");
+}

@@ -41,9 +41,8 @@ pub struct ExplainRoute {
     /// The handler's optional needs that nothing provides (each also in `needs`): it reads
     /// them as `None`.
     pub absent: Vec<String>,
-    /// Where each of `needs` comes from.
-    #[serde(skip)]
-    pub(crate) from: Vec<NeedSource>,
+    /// Where each of `needs` comes from, in the same order.
+    pub from: Vec<NeedSource>,
     /// The tower layers a request to this route meets, outermost first: the app's (marked
     /// `(app)`), then the route's own.
     pub layers: Vec<String>,
@@ -66,16 +65,18 @@ pub struct ExplainStep {
     /// Its optional needs that nothing provides (each also in `needs`): it reads them as
     /// `None`.
     pub absent: Vec<String>,
-    /// Where each of `needs` comes from.
-    #[serde(skip)]
-    pub(crate) from: Vec<NeedSource>,
+    /// Where each of `needs` comes from, in the same order.
+    pub from: Vec<NeedSource>,
     /// Where it was declared.
     pub location: String,
 }
 
-/// Where a step's or a handler's need comes from, as the route's plan reads it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum NeedSource {
+/// Where a step's or a handler's need comes from, as the route's plan reads it. In JSON,
+/// `{"provider": 3}`, `{"step": 0}` or `"absent"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NeedSource {
     /// The node at this position in the route's providers.
     Provider(usize),
     /// The step at this position in the route's steps.

@@ -28,7 +28,7 @@ pub use app::{App, AppBuilder};
 pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
-pub use explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NoRoute};
+pub use explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
 pub use extract::{Path, PathParams, Query};
 pub use future::{IntoReplyFuture, StepFuture, StepResult};
 pub use health::{AppHealth, CheckReport};
