@@ -262,6 +262,7 @@ impl<I: Id, T> IdLists<I, T> {
     }
 
     /// Adds the next id's list and returns its id.
+    #[inline]
     pub(crate) fn push(&mut self, list: impl IntoIterator<Item = T>) -> I {
         let id = <I as private::Sealed>::from_index(self.starts.len() - 1);
         self.items.extend(list);

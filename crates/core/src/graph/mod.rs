@@ -430,10 +430,14 @@ pub(crate) struct KeyTable {
 }
 
 impl KeyTable {
+    // Always inlined: the graph check's hottest lookup, called from several places, which can
+    // make the compiler keep it out of line (at some 10% of a 10k `build()`).
+    #[inline(always)]
     fn get(&self, key: &Key) -> Option<ValueRef> {
         self.get_str(key.as_str())
     }
 
+    #[inline(always)]
     fn get_str(&self, key: &str) -> Option<ValueRef> {
         if let Some(at) = self.app.get(key) {
             return Some(ValueRef {
