@@ -12,27 +12,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 #[path = "shared/shapes.rs"]
 mod shapes;
-use green_tea::{Container, ContainerBuilder, Provider, ProviderFn};
 
-/// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges), not yet
-/// registered.
-fn declarations(n: usize) -> Vec<impl Provider> {
-    (0..n)
-        .map(|i| {
-            let mut provider =
-                ProviderFn::new(
-                    format!("p{i}"),
-                    |needs| async move { Ok(needs.len() as u64) },
-                );
-            for step in [1, 7, 31] {
-                if i >= step {
-                    provider = provider.needs::<u64>(format!("p{}", i - step));
-                }
-            }
-            provider
-        })
-        .collect()
-}
+use green_tea::{Container, ContainerBuilder, Provider};
+use shapes::declarations;
 
 /// A builder with `providers` registered, in order.
 fn register(providers: Vec<impl Provider>) -> ContainerBuilder {

@@ -1,26 +1,36 @@
-//! The two 10,000-declaration graphs that `graph_shapes` (for callgrind) and `core`'s
+//! The `core` bench's graph, and the two 10,000-declaration graphs that `graph_shapes` (for callgrind) and `core`'s
 //! `build_shapes` group (for criterion) build.
 
-use green_tea::{Container, ContainerBuilder, ProviderFn};
+use green_tea::{Container, ContainerBuilder, Provider, ProviderFn};
 
 /// How many declarations each graph has.
 pub(crate) const N: usize = 10_000;
 
-/// The `core` bench's graph: `p0..pN`, each needing up to 3 earlier ones.
-pub(crate) fn plain() -> ContainerBuilder {
-    (0..N).fold(Container::builder(), |builder, i| {
-        let mut provider =
-            ProviderFn::new(
-                format!("p{i}"),
-                |needs| async move { Ok(needs.len() as u64) },
-            );
-        for step in [1, 7, 31] {
-            if i >= step {
-                provider = provider.needs::<u64>(format!("p{}", i - step));
+/// `n` providers `p0..pn`, each needing up to 3 earlier ones (a DAG with ~3n edges), not yet
+/// registered: the `core` bench's graph.
+pub(crate) fn declarations(n: usize) -> Vec<impl Provider> {
+    (0..n)
+        .map(|i| {
+            let mut provider =
+                ProviderFn::new(
+                    format!("p{i}"),
+                    |needs| async move { Ok(needs.len() as u64) },
+                );
+            for step in [1, 7, 31] {
+                if i >= step {
+                    provider = provider.needs::<u64>(format!("p{}", i - step));
+                }
             }
-        }
-        builder.provider(provider)
-    })
+            provider
+        })
+        .collect()
+}
+
+/// [`declarations`]`(N)`, registered.
+pub(crate) fn plain() -> ContainerBuilder {
+    declarations(N)
+        .into_iter()
+        .fold(Container::builder(), ContainerBuilder::provider)
 }
 
 /// What declaration `i` of [`vocabulary`] is.

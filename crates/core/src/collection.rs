@@ -109,13 +109,8 @@ impl<'a, T: 'static> All<'a, T> {
     }
 
     /// Each contribution, in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a T> + DoubleEndedIterator + 'a {
-        // Every value is a `T`: the element type was checked when this view was made, and
-        // each contribution's type against it at `build()`.
-        self.values.iter().map(|v| {
-            v.downcast_ref()
-                .expect("every contribution has the list's type")
-        })
+    pub fn iter(&self) -> <Self as IntoIterator>::IntoIter {
+        (*self).into_iter()
     }
 }
 
@@ -149,6 +144,8 @@ impl<'a, T: 'static> IntoIterator for All<'a, T> {
     type IntoIter = std::iter::Map<std::slice::Iter<'a, AnyValue>, fn(&'a AnyValue) -> &'a T>;
 
     fn into_iter(self) -> Self::IntoIter {
+        // Every value is a `T`: the element type was checked when this view was made, and
+        // each contribution's type against it at `build()`.
         self.values.iter().map(|v| {
             v.downcast_ref()
                 .expect("every contribution has the list's type")

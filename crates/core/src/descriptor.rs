@@ -76,6 +76,11 @@ impl Descriptor {
         self
     }
 
+    /// The keys it provides, in order (for what an error names).
+    pub(crate) fn provided_keys(&self) -> Vec<Key> {
+        self.provides.iter().map(|s| s.key.clone()).collect()
+    }
+
     /// Renames it.
     pub fn named(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.name = name.into();

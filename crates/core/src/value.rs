@@ -268,12 +268,9 @@ impl<'a> Needs<'a> {
         &self,
         index: usize,
     ) -> Result<Option<Arc<T>>, NeedError> {
-        match self.value(index) {
-            Ok(value) => downcast(value)
-                .map(Some)
-                .ok_or_else(|| self.wrong_type::<T>(index)),
+        match self.get(index) {
             Err(NeedError::Absent { .. }) => Ok(None),
-            Err(error) => Err(error),
+            got => got.map(Some),
         }
     }
 
@@ -282,13 +279,9 @@ impl<'a> Needs<'a> {
         &self,
         index: usize,
     ) -> Result<Option<&T>, NeedError> {
-        match self.value(index) {
-            Ok(value) => (**value)
-                .downcast_ref::<T>()
-                .map(Some)
-                .ok_or_else(|| self.wrong_type::<T>(index)),
+        match self.get_ref(index) {
             Err(NeedError::Absent { .. }) => Ok(None),
-            Err(error) => Err(error),
+            got => got.map(Some),
         }
     }
 

@@ -114,12 +114,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     Some(CloseFailure {
         part: ClosePart::Provider {
             name: node.descriptor.name.to_string(),
-            keys: node
-                .descriptor
-                .provides
-                .iter()
-                .map(|s| s.key.clone())
-                .collect(),
+            keys: node.descriptor.provided_keys(),
         },
         cause,
     })

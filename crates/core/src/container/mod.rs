@@ -406,12 +406,7 @@ impl Inner {
         Err(ProvideError::Failed {
             kind: node.kind,
             provider: name.to_string(),
-            keys: node
-                .descriptor
-                .provides
-                .iter()
-                .map(|s| s.key.clone())
-                .collect(),
+            keys: node.descriptor.provided_keys(),
             needed_by: Vec::new(),
             cause,
         })
@@ -440,7 +435,7 @@ fn unreachable_unbuilt(descriptor: &Descriptor) -> ProvideError {
     ProvideError::Failed {
         kind: NodeKind::Provider,
         provider: descriptor.name.to_string(),
-        keys: descriptor.provides.iter().map(|s| s.key.clone()).collect(),
+        keys: descriptor.provided_keys(),
         needed_by: Vec::new(),
         cause: FailureCause::WrongOutput("no value after a successful build".to_owned()),
     }

@@ -734,25 +734,8 @@ fn decorate(
             )));
             continue;
         };
-        match spec.key.spelling() {
-            Err(reason) => {
-                problems.push(Problem::KeySpelling {
-                    key: spec.key.clone(),
-                    by: decl.origin(),
-                    reason,
-                });
-                continue;
-            }
-            Ok(spelling) => {
-                if let Some(reason) = cannot_provide(spelling, decl.kind) {
-                    problems.push(Problem::KeySpelling {
-                        key: spec.key.clone(),
-                        by: decl.origin(),
-                        reason: reason.to_owned(),
-                    });
-                    continue;
-                }
-            }
+        if spelled(decl, spec, problems).is_none() {
+            continue;
         }
         if !decl.descriptor.needs.iter().any(|n| n.key == spec.key) {
             problems.push(shape(format!(

@@ -185,12 +185,9 @@ impl RequestContext {
         &self,
         index: usize,
     ) -> Result<Option<Arc<T>>, HttpError> {
-        match self.optional_value(index)? {
-            Some(value) => Arc::clone(value)
-                .downcast::<T>()
-                .map(Some)
-                .map_err(|_| self.wrong_need_type::<T>(index)),
-            None => Ok(None),
+        match self.is_absent(index) {
+            true => Ok(None),
+            false => self.need(index).map(Some),
         }
     }
 
@@ -199,12 +196,9 @@ impl RequestContext {
         &self,
         index: usize,
     ) -> Result<Option<&T>, HttpError> {
-        match self.optional_value(index)? {
-            Some(value) => (**value)
-                .downcast_ref::<T>()
-                .map(Some)
-                .ok_or_else(|| self.wrong_need_type::<T>(index)),
-            None => Ok(None),
+        match self.is_absent(index) {
+            true => Ok(None),
+            false => self.need_ref(index).map(Some),
         }
     }
 
@@ -227,12 +221,9 @@ impl RequestContext {
         sibling::by_name(value).ok_or_else(|| self.wrong_need_type::<T>(index))
     }
 
-    /// An optional need's value: `None` when it is absent.
-    fn optional_value(&self, index: usize) -> Result<Option<&AnyValue>, HttpError> {
-        match self.route().plan.needs.get(index) {
-            Some(Source::Absent) => Ok(None),
-            _ => self.need_value(index).map(Some),
-        }
+    /// Whether the `index`-th need is an optional one that nothing provides.
+    fn is_absent(&self, index: usize) -> bool {
+        matches!(self.route().plan.needs.get(index), Some(Source::Absent))
     }
 
     // Inlined into `need` and `need_ref`, which the handler's crate compiles: its errors are
