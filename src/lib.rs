@@ -6,6 +6,8 @@
 //! - [`guide::providers`]: providers, values and the `#[provider]` macro
 //! - [`guide::vocabulary`]: optional needs (`cache?`), collections (`notifiers[]`,
 //!   `stores{}`) and decorators
+//! - [`guide::modules`]: modules: keys private unless exported, one module registered twice
+//!   (partial: providers, values and decorators, by hand)
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
@@ -26,8 +28,8 @@
 #[doc(inline)]
 pub use green_tea_core::{
     All, BoxError, BuildError, ByName, CloseError, Container, ContainerBuilder, Descriptor, Key,
-    KeySpec, Location, NeedError, Needs, ProvideError, Provided, Provider, ProviderFn, Resolver,
-    Scope, Spelling, TypeInfo,
+    KeySpec, Location, Module, NeedError, Needs, ProvideError, Provided, Provider, ProviderFn,
+    Resolver, Scope, Spelling, TypeInfo,
 };
 #[doc(inline)]
 pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, Plugin, Warning};
@@ -511,6 +513,8 @@ pub mod guide {
     pub mod providers {}
     #[doc = include_str!("../docs/vocabulary.md")]
     pub mod vocabulary {}
+    #[doc = include_str!("../docs/modules.md")]
+    pub mod modules {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]
@@ -574,6 +578,10 @@ pub mod guide {
         pub mod gt0012 {}
         #[doc = include_str!("../docs/errors/GT0013.md")]
         pub mod gt0013 {}
+        #[doc = include_str!("../docs/errors/GT0014.md")]
+        pub mod gt0014 {}
+        #[doc = include_str!("../docs/errors/GT0015.md")]
+        pub mod gt0015 {}
     }
 }
 

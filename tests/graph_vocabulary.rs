@@ -714,7 +714,7 @@ fn reserved_characters_and_misplaced_forms_are_gt0010_all_at_once() {
     assert_eq!(problems(&err), ["GT0010"; 5], "{err}");
     let text = err.to_string();
     for expected in [
-        "spells a key `billing::client`: a key's name `billing::client` holds `::`, which is reserved for modules",
+        "spells a key `billing::client`: a declaration provides a name of its own, without a module",
         "spells a key `cache?`: `?` marks an optional need, and a provided key is there",
         "spells a key `stores{}`: `{}` is a whole map, which its entries make",
         "spells a key `we[ird`: a key's name `we[ird` holds `[`, which is reserved",

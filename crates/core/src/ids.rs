@@ -159,6 +159,11 @@ impl<I: Id, T> IdVec<I, T> {
         self.items.iter()
     }
 
+    /// The items in id order, to change.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.items.iter_mut()
+    }
+
     /// Every id, in order.
     pub fn ids(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + use<I, T> {
         (0..self.items.len()).map(<I as private::Sealed>::from_index)

@@ -55,7 +55,8 @@ impl Key {
 ///     Key::from("stores{eu}").spelling(),
 ///     Ok(Spelling::Entry { map: "stores", name: "eu" })
 /// );
-/// assert!(Key::from("billing::client").spelling().is_err()); // `::` is reserved
+/// assert_eq!(Key::from("billing::client").spelling(), Ok(Spelling::One("billing::client")));
+/// assert!(Key::from("billing:client").spelling().is_err()); // `:` alone is not a separator
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -91,13 +92,13 @@ static RESERVED_BYTES: [bool; 256] = {
 };
 
 /// The characters a key's name may not hold: they spell optional needs (`?`), lists (`[]`)
-/// and maps (`{}`). `::` is reserved too, for modules.
+/// and maps (`{}`). `::` separates a module from its key.
 pub(crate) const RESERVED: &[char] = &['?', '[', ']', '{', '}'];
 
 impl Key {
     /// How the key is spelled, or why the spelling is not one: a name holding a reserved
-    /// character (`?`, `[`, `]`, `{`, `}`) or `::` outside the forms of [`Spelling`], or an
-    /// empty name.
+    /// character (`?`, `[`, `]`, `{`, `}`) outside the forms of [`Spelling`], a `:` that is not
+    /// part of a module's `::`, or an empty name. A name may say its module: `billing::client`.
     #[inline]
     pub fn spelling(&self) -> Result<Spelling<'_>, String> {
         let text = self.as_str();
@@ -172,9 +173,14 @@ fn check_name(name: &str, what: &str) -> Result<(), String> {
              (`cache?`), `[]` a list (`notifiers[]`), `{{}}` a map (`stores{{}}`, `stores{{eu}}`)"
         ));
     }
-    if name.contains("::") {
+    // `::` separates a module's name from its key (`billing::client`): each part is a name.
+    if name
+        .split("::")
+        .any(|part| part.is_empty() || part.contains(':'))
+    {
         return Err(format!(
-            "{what} `{name}` holds `::`, which is reserved for modules"
+            "{what} `{name}` holds `:` other than as `::` between a module and a name \
+             (`billing::client`)"
         ));
     }
     Ok(())

@@ -172,6 +172,7 @@ impl ContainerBuilder {
                 .map(|(descriptor, _)| Decl {
                     kind: NodeKind::Step,
                     descriptor,
+                    in_module: None,
                 })
                 .collect(),
             routes: scope
@@ -181,10 +182,12 @@ impl ContainerBuilder {
                     decl: Decl {
                         kind: NodeKind::Route,
                         descriptor: &r.descriptor,
+                        in_module: None,
                     },
                     guards: &r.guards,
                 })
                 .collect(),
+            scopes: &self.scopes,
         };
         let analysis = graph::analyze(&input);
         drop(input);

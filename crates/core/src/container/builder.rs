@@ -10,6 +10,7 @@ use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::{self, Analysis, Decl, Input, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
+use crate::module::{Module, ModuleScope};
 use crate::provider::{Provider, Registered, ValueProvider, discovered};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
@@ -32,6 +33,8 @@ pub struct ContainerBuilder {
     ///
     /// [`without_decorators`]: Self::without_decorators
     undecorated: Vec<(Key, Location)>,
+    /// The registered modules, parents before their sub-modules.
+    pub(crate) scopes: Vec<ModuleScope>,
 }
 
 impl std::fmt::Debug for ContainerBuilder {
@@ -51,6 +54,8 @@ impl std::fmt::Debug for ContainerBuilder {
 pub(crate) struct Entry {
     pub(crate) registered: Registered,
     pub(crate) kind: NodeKind,
+    /// The module it was registered in (its position in `scopes`), if any.
+    pub(crate) module: Option<u32>,
 }
 
 impl Default for ContainerBuilder {
@@ -70,6 +75,7 @@ impl ContainerBuilder {
             dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
             undecorated: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -184,8 +190,44 @@ impl ContainerBuilder {
     }
 
     fn entry(mut self, registered: Registered, kind: NodeKind) -> Self {
-        self.entries.push(Entry { registered, kind });
+        self.entries.push(Entry {
+            registered,
+            kind,
+            module: None,
+        });
         self
+    }
+
+    /// Adds a module: its declarations, with keys of its own (`name::key`), private unless it
+    /// exports them; see [`Module`].
+    pub fn module(mut self, module: Module) -> Self {
+        self.add_module(module, None);
+        self
+    }
+
+    fn add_module(&mut self, module: Module, parent: Option<usize>) {
+        let path = match parent {
+            Some(parent) => format!("{}::{}", self.scopes[parent].path, module.name),
+            None => module.name,
+        };
+        let at = self.scopes.len();
+        self.scopes.push(ModuleScope {
+            path,
+            location: module.location,
+            exports: module.exports,
+            parent,
+        });
+        let index = u32::try_from(at).expect("fewer than 2^32 modules");
+        for (registered, kind) in module.entries {
+            self.entries.push(Entry {
+                registered,
+                kind,
+                module: Some(index),
+            });
+        }
+        for sub in module.modules {
+            self.add_module(sub, Some(at));
+        }
     }
 
     /// Checks the whole graph and returns a container that has built nothing yet, or a
@@ -196,6 +238,7 @@ impl ContainerBuilder {
             providers: self.provider_decls(),
             steps: IdVec::new(),
             routes: IdVec::new(),
+            scopes: &self.scopes,
         };
         let analysis = graph::analyze(&input);
         drop(input);
@@ -246,6 +289,7 @@ impl ContainerBuilder {
             self.entries.push(Entry {
                 registered,
                 kind: NodeKind::Collection,
+                module: None,
             });
         }
         problems
@@ -265,6 +309,7 @@ impl ContainerBuilder {
             .map(|e| Decl {
                 kind: e.kind,
                 descriptor: &e.registered.descriptor,
+                in_module: Decl::in_module(e.module),
             })
             .collect()
     }
@@ -282,6 +327,20 @@ impl ContainerBuilder {
         let mut entries = self.entries;
         for (id, specs) in collections {
             collection::fill(&mut entries[id].registered, specs);
+        }
+        // A module's keys under their names in the graph (`notifications::http`), so that
+        // explain, health and errors say which module's they are. Contributions to the app's
+        // collections keep theirs.
+        if !self.scopes.is_empty() {
+            for entry in entries.iter_mut() {
+                let Some(module) = entry.module else { continue };
+                let path = &self.scopes[module as usize].path;
+                for spec in &mut entry.registered.descriptor.provides {
+                    if spec.key.is_plain() || !spec.key.may_be_collection() {
+                        spec.key = Key::from(format!("{path}::{}", spec.key));
+                    }
+                }
+            }
         }
         let mut position = IdVec::filled(0_u32, entries.len());
         for (pos, &id) in provider_order.iter().enumerate() {

@@ -250,6 +250,28 @@ pub enum Problem {
         /// Each declaration, which comes after the next; the last comes after the first.
         ring: Vec<Origin>,
     },
+    /// GT0014: a need of a module's key that the module does not export (or that a module
+    /// around it does not export again).
+    PrivateKey {
+        /// The key as the consumer wrote it (`notifications::http`).
+        key: Key,
+        /// The module that keeps it private.
+        module: String,
+        /// Who needs it.
+        consumer: Origin,
+        /// Who provides it.
+        provider: Origin,
+    },
+    /// GT0015: a module that cannot be registered as it is: a name that is not one, a name
+    /// two modules share, or an export of a key it does not have.
+    ModuleShape {
+        /// The module's path (`notifications`, `shop::notifications`).
+        module: String,
+        /// Where it was made (or where the export was written).
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -282,6 +304,8 @@ impl Problem {
             | Problem::DecoratorShape { .. }
             | Problem::NoDecorators { .. } => "GT0012",
             Problem::UnknownAfter { .. } | Problem::OrderCycle { .. } => "GT0013",
+            Problem::PrivateKey { .. } => "GT0014",
+            Problem::ModuleShape { .. } => "GT0015",
         }
     }
 
@@ -321,6 +345,8 @@ impl Problem {
             Problem::DecoratorShape { decorator, .. } => (decorator.name.clone(), String::new()),
             Problem::NoDecorators { key, .. } => (key.to_string(), String::new()),
             Problem::UnknownAfter { key, by, .. } => (key.to_string(), by.name.clone()),
+            Problem::PrivateKey { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
+            Problem::ModuleShape { module, reason, .. } => (module.clone(), reason.clone()),
             Problem::OrderCycle { key, ring } => (
                 key.to_string(),
                 ring.first().map(|o| o.name.clone()).unwrap_or_default(),

@@ -285,6 +285,25 @@ impl fmt::Display for Problem {
                     "\n  help: drop one `after`: the others, and registration order, still decide"
                 )
             }
+            Problem::PrivateKey {
+                key,
+                module,
+                consumer,
+                provider,
+            } => write!(
+                f,
+                "error[{code}]: {consumer} needs `{key}`, which is private to the module \
+                 `{module}`\n  `{key}` is provided by {provider}\n  help: export it from \
+                 `{module}` (`.export(...)`), or need what the module exports"
+            ),
+            Problem::ModuleShape {
+                module,
+                location,
+                reason,
+            } => write!(
+                f,
+                "error[{code}]: the module `{module}` ({location}) {reason}"
+            ),
             Problem::UnknownStep {
                 step,
                 route,

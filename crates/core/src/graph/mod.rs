@@ -6,6 +6,7 @@
 //! between a node and the declaration it stands for.
 
 mod adjacency;
+mod modules;
 mod numbering;
 mod order;
 mod suggest;
@@ -18,9 +19,11 @@ use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem};
 use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
 use crate::key::{Key, KeySpec, Spelling};
+use crate::module::ModuleScope;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
+use modules::{Lookup, Scopes};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -50,9 +53,23 @@ impl std::fmt::Display for Scope {
 pub(crate) struct Decl<'a> {
     pub(crate) kind: NodeKind,
     pub(crate) descriptor: &'a Descriptor,
+    /// The module it was registered in, if any: its position in [`Input::scopes`], plus one
+    /// (so that a declaration stays 16 bytes; read it with [`Decl::module`]).
+    pub(crate) in_module: Option<std::num::NonZeroU32>,
 }
 
 impl Decl<'_> {
+    /// The module it was registered in (its position in [`Input::scopes`]), if any.
+    #[inline]
+    pub(crate) fn module(&self) -> Option<u32> {
+        self.in_module.map(|m| m.get() - 1)
+    }
+
+    /// What [`Decl::in_module`] holds for the module at `module`.
+    pub(crate) fn in_module(module: Option<u32>) -> Option<std::num::NonZeroU32> {
+        module.and_then(|m| std::num::NonZeroU32::new(m.checked_add(1)?))
+    }
+
     fn scope(&self) -> Scope {
         match self.kind {
             NodeKind::Step | NodeKind::Route => Scope::Request,
@@ -91,6 +108,8 @@ pub(crate) struct Input<'a> {
     pub(crate) providers: IdVec<ProviderId, Decl<'a>>,
     pub(crate) steps: IdVec<StepId, Decl<'a>>,
     pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
+    /// The modules declarations were registered in.
+    pub(crate) scopes: &'a [ModuleScope],
 }
 
 /// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
@@ -160,8 +179,10 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let decl = |node: NodeId| &decls[node.index()];
 
     let mut problems = Vec::new();
-    let routing = route_keys(&layout, &decls, &mut problems);
+    let scopes = Scopes(input.scopes);
+    let routing = route_keys(&layout, &decls, scopes, &mut problems);
     let keys = &routing.keys;
+    scopes.check(keys, &decls, &mut problems);
     let route_guards = resolve_guards(input, &mut problems);
 
     // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
@@ -222,11 +243,21 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
             _ => None,
         };
         for need in &consumer_decl.descriptor.needs {
-            let spelling = match need.key.is_plain() {
+            let plain = need.key.is_plain();
+            let spelling = match plain {
                 true => Ok(Spelling::One(need.key.as_str())),
                 false => need.key.spelling(),
             };
             let found = match spelling {
+                // The usual need: a plain name, outside any module, is the app's key of that
+                // name (a plain name holds no `::`).
+                Ok(_) if plain && consumer_decl.in_module.is_none() && decorates.is_none() => {
+                    let found = keys.get(&need.key);
+                    if found.is_none() {
+                        missing.push((consumer, need.key.clone()));
+                    }
+                    found
+                }
                 Err(reason) => {
                     problems.push(Problem::KeySpelling {
                         key: need.key.clone(),
@@ -235,18 +266,34 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                     });
                     None
                 }
-                // Absent is fine: it reads as `None`. Present, it is a need like any other.
-                Ok(Spelling::Optional(name)) => keys.get_str(name),
                 // A decorator's own key is the value it wraps: the one before it in the chain.
                 Ok(_) if decorates == Some(&need.key) => {
                     routing.decorated.get(consumer.index()).copied().flatten()
                 }
-                Ok(_) => {
-                    let found = keys.get(&need.key);
-                    if found.is_none() {
-                        missing.push((consumer, need.key.clone()));
+                Ok(spelling) => {
+                    let (name, optional) = match spelling {
+                        Spelling::Optional(name) => (name, true),
+                        _ => (need.key.as_str(), false),
+                    };
+                    match scopes.resolve(keys, &decls, consumer_decl.module(), name) {
+                        Lookup::Found(at) => Some(at),
+                        Lookup::Private { at, module } => {
+                            problems.push(Problem::PrivateKey {
+                                key: need.key.clone(),
+                                module,
+                                consumer: consumer_decl.origin(),
+                                provider: decl(at.node).origin(),
+                            });
+                            None
+                        }
+                        // Absent is fine for an optional need: it reads as `None`. Present,
+                        // it is a need like any other.
+                        Lookup::Missing if optional => None,
+                        Lookup::Missing => {
+                            missing.push((consumer, need.key.clone()));
+                            None
+                        }
                     }
-                    found
                 }
             };
             let Some(target) = found else {
@@ -555,7 +602,12 @@ fn cannot_provide(spelling: Spelling<'_>, kind: NodeKind) -> Option<&'static str
 /// reported once, and the key stays with the declaration it would have replaced, so its
 /// consumers are not reported too. A list's contributions are gathered instead (its key is
 /// provided by its collection); an override of a list replaces all of them.
-fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem>) -> Routing {
+fn route_keys(
+    layout: &Numbering,
+    decls: &[Decl<'_>],
+    scopes: Scopes<'_>,
+    problems: &mut Vec<Problem>,
+) -> Routing {
     let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
     let (providers, rest) = decls.split_at(layout.providers());
     let mut keys = KeyTable {
@@ -586,14 +638,24 @@ fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem
                     .push(value_ref(node, index));
                 continue;
             }
-            match keys.get(&spec.key) {
+            // A module's own key is qualified by its path; its contributions to collections
+            // are the app's.
+            let qualified;
+            let key = match (spelling, decl.in_module) {
+                (Spelling::One(_), Some(_)) => {
+                    qualified = scopes.qualify(decl.module(), &spec.key);
+                    &qualified
+                }
+                _ => &spec.key,
+            };
+            match keys.get(key) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
-                    key: spec.key.clone(),
+                    key: key.clone(),
                     first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
                 None => {
-                    keys.insert(&spec.key, value_ref(node, index));
+                    keys.insert(key, value_ref(node, index));
                     if let Spelling::Entry { map, .. } = spelling {
                         entries
                             .entry(Key::from(format!("{map}{{}}")))
@@ -656,6 +718,7 @@ fn route_keys(layout: &Numbering, decls: &[Decl<'_>], problems: &mut Vec<Problem
     let decorated = decorate(
         &mut keys,
         decls,
+        scopes,
         nodes().filter(of_kind(NodeKind::Decorator)),
         problems,
     );
@@ -694,6 +757,19 @@ fn spelled_otherwise<'k>(
         .and_then(|s| match cannot_provide(s, decl.kind) {
             Some(reason) => Err(reason.to_owned()),
             None => Ok(s),
+        })
+        .and_then(|s| {
+            // An override may reach into a module (`notifications::http`); a declaration
+            // provides a name of its own, which its module qualifies.
+            if spec.key.as_str().contains("::") && decl.kind != NodeKind::Override {
+                return Err(
+                    "a declaration provides a name of its own, without a module: the module it \
+                     is registered in qualifies it (`http` in `notifications` is \
+                     `notifications::http`)"
+                        .to_owned(),
+                );
+            }
+            Ok(s)
         });
     spelling
         .map_err(|reason| {
@@ -715,10 +791,13 @@ fn is_override(decl: &Decl<'_>) -> bool {
 fn decorate(
     keys: &mut KeyTable,
     decls: &[Decl<'_>],
+    scopes: Scopes<'_>,
     decorators: impl Iterator<Item = NodeId>,
     problems: &mut Vec<Problem>,
 ) -> Vec<Option<ValueRef>> {
-    let mut chains: Vec<(&Key, Vec<NodeId>)> = Vec::new();
+    // Each chain under its key as the graph knows it (a module's decorator decorates the
+    // module's own key).
+    let mut chains: Vec<(Key, Vec<NodeId>)> = Vec::new();
     let mut chain_of: KeyMap<usize> = KeyMap::default();
     for node in decorators {
         let decl = &decls[node.index()];
@@ -745,11 +824,12 @@ fn decorate(
             )));
             continue;
         }
-        match chain_of.get(&spec.key) {
+        let key = scopes.qualify(decl.module(), &spec.key);
+        match chain_of.get(&key) {
             Some(&at) => chains[at].1.push(node),
             None => {
-                chain_of.insert(spec.key.clone(), chains.len());
-                chains.push((&spec.key, vec![node]));
+                chain_of.insert(key.clone(), chains.len());
+                chains.push((key, vec![node]));
             }
         }
     }
@@ -759,8 +839,8 @@ fn decorate(
     } else {
         vec![None; decls.len()]
     };
-    for (key, chain) in chains {
-        let chain: Vec<(NodeId, NodeId)> = chain.into_iter().map(|n| (n, n)).collect();
+    for (key, chain) in &chains {
+        let chain: Vec<(NodeId, NodeId)> = chain.iter().map(|&n| (n, n)).collect();
         let chain = order::order(key, &chain, decls, problems);
         let Some(base) = keys.get(key) else {
             for &node in &chain {

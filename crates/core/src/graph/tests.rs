@@ -62,6 +62,7 @@ impl Graph {
                 .providers
                 .iter()
                 .map(|(kind, descriptor)| Decl {
+                    in_module: None,
                     kind: *kind,
                     descriptor,
                 })
@@ -72,6 +73,7 @@ impl Graph {
                 .map(|descriptor| Decl {
                     kind: NodeKind::Step,
                     descriptor,
+                    in_module: None,
                 })
                 .collect(),
             routes: self
@@ -81,10 +83,12 @@ impl Graph {
                     decl: Decl {
                         kind: NodeKind::Route,
                         descriptor,
+                        in_module: None,
                     },
                     guards,
                 })
                 .collect(),
+            scopes: &[],
         };
         analyze(&input)
     }

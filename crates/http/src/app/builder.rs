@@ -128,6 +128,13 @@ impl AppBuilder {
         self
     }
 
+    /// Adds a module of providers, values and decorators, whose keys are private to it unless
+    /// exported; see [`Module`](green_tea_core::Module).
+    pub fn module(mut self, module: green_tea_core::Module) -> Self {
+        self.container = self.container.module(module);
+        self
+    }
+
     /// Adds a decorator of a key something else provides: `name::decorator()` for a
     /// `#[decorator]` fn, or any [`Provider`] that provides one key and needs it; see
     /// [`ContainerBuilder::decorator`].

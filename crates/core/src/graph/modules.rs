@@ -1,0 +1,150 @@
+//! Modules in the graph: the keys a module's declarations provide are qualified by its path
+//! (`notifications::http`), a need inside a module resolves to its own key first and then
+//! outward, and a need of another module's key (`notifications::http`) must be exported by
+//! every module between the key and the consumer.
+
+use super::{Decl, KeyTable, ValueRef};
+use crate::error::Problem;
+use crate::key::Key;
+use crate::module::ModuleScope;
+
+/// The modules of one graph.
+#[derive(Clone, Copy)]
+pub(crate) struct Scopes<'a>(pub(crate) &'a [ModuleScope]);
+
+/// What a need's name resolved to.
+pub(crate) enum Lookup {
+    Found(ValueRef),
+    /// The key exists, but a module between it and the consumer does not export it.
+    Private {
+        at: ValueRef,
+        module: String,
+    },
+    Missing,
+}
+
+impl<'a> Scopes<'a> {
+    /// `key` as the declaration providing it in `module` means it: the module's path before it.
+    pub(crate) fn qualify(&self, module: Option<u32>, key: &Key) -> Key {
+        match module {
+            Some(m) => Key::from(format!("{}::{key}", self.0[m as usize].path)),
+            None => key.clone(),
+        }
+    }
+
+    /// The modules from `module` out to the root's child: `module`, its parent, ...
+    fn outward(&self, module: Option<u32>) -> impl Iterator<Item = usize> + 'a {
+        let scopes = self.0;
+        std::iter::successors(module.map(|m| m as usize), move |&m| scopes[m].parent)
+    }
+
+    /// What a need named `name` (no `?`) of a declaration in `consumer` resolves to: a name
+    /// with a module (`billing::client`) from the root, if it is visible from `consumer`; a
+    /// plain name in `consumer`'s own module first, then in each module outward, then the root.
+    #[inline(never)] // off the path of a need outside any module
+    pub(crate) fn resolve(
+        &self,
+        keys: &KeyTable,
+        decls: &[Decl<'_>],
+        consumer: Option<u32>,
+        name: &str,
+    ) -> Lookup {
+        if name.contains("::") {
+            let Some(at) = keys.get_str(name) else {
+                return Lookup::Missing;
+            };
+            return match self.hidden_by(decls[at.node.index()].module(), consumer, name) {
+                Some(module) => Lookup::Private { at, module },
+                None => Lookup::Found(at),
+            };
+        }
+        if consumer.is_some() {
+            for m in self.outward(consumer) {
+                let qualified = format!("{}::{name}", self.0[m].path);
+                if let Some(at) = keys.get_str(&qualified) {
+                    return Lookup::Found(at);
+                }
+            }
+        }
+        match keys.get_str(name) {
+            Some(at) => Lookup::Found(at),
+            None => Lookup::Missing,
+        }
+    }
+
+    /// The module that hides `name` (qualified, provided in `module`) from a consumer in
+    /// `consumer`, if one does: every module from the key's out to the one the two share must
+    /// export it (the part of the name after that module's path).
+    fn hidden_by(&self, module: Option<u32>, consumer: Option<u32>, name: &str) -> Option<String> {
+        let around_consumer: Vec<usize> = self.outward(consumer).collect();
+        for m in self.outward(module) {
+            if around_consumer.contains(&m) {
+                return None; // the consumer is inside it: everything in it is visible
+            }
+            let scope = &self.0[m];
+            let relative = name
+                .strip_prefix(scope.path.as_str())
+                .and_then(|rest| rest.strip_prefix("::"))
+                .unwrap_or(name);
+            if !scope.exports.iter().any(|(k, _)| k.as_str() == relative) {
+                return Some(scope.path.clone());
+            }
+        }
+        None
+    }
+}
+
+impl Scopes<'_> {
+    /// Every module's problems: a name that is not one, a path two modules share, an export of
+    /// a key the module does not have (or that a sub-module keeps private).
+    pub(crate) fn check(&self, keys: &KeyTable, decls: &[Decl<'_>], problems: &mut Vec<Problem>) {
+        let shape = |scope: &ModuleScope, location, reason: String| Problem::ModuleShape {
+            module: scope.path.clone(),
+            location,
+            reason,
+        };
+        for (i, scope) in self.0.iter().enumerate() {
+            let name = scope.path.rsplit("::").next().unwrap_or(&scope.path);
+            let bad_name = name.is_empty()
+                || name.contains(':')
+                || Key::from(name.to_owned()).spelling() != Ok(crate::key::Spelling::One(name));
+            if bad_name {
+                problems.push(shape(
+                    scope,
+                    scope.location,
+                    format!(
+                        "is named `{name}`: a module's name is a key's name, without `:`, `?`, \
+                         `[]` or `{{}}`"
+                    ),
+                ));
+                continue;
+            }
+            if self.0[..i].iter().any(|earlier| earlier.path == scope.path) {
+                problems.push(shape(
+                    scope,
+                    scope.location,
+                    "is registered twice: register the second under another name \
+                     (`.named(\"...\")`), and each has keys of its own"
+                        .to_owned(),
+                ));
+                continue;
+            }
+            for (export, location) in &scope.exports {
+                let qualified = format!("{}::{export}", scope.path);
+                let reason = match keys.get_str(&qualified) {
+                    None => Some(format!("exports `{export}`, which it does not provide")),
+                    Some(at) => self
+                        .hidden_by(decls[at.node.index()].module(), Some(i as u32), &qualified)
+                        .map(|sub| {
+                            format!(
+                                "exports `{export}`, which its sub-module `{sub}` keeps private"
+                            )
+                        }),
+                };
+                if let Some(reason) = reason {
+                    problems.push(shape(scope, *location, reason));
+                }
+            }
+        }
+    }
+}

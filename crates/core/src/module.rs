@@ -1,0 +1,143 @@
+//! `Module`: a named bundle of registrations whose keys are private to it unless exported.
+
+use crate::error::NodeKind;
+use crate::key::{Key, Location};
+use crate::provider::{Provider, Registered, ValueProvider};
+
+/// A named bundle of providers, values, decorators and sub-modules. The keys its declarations
+/// provide are its own: `http` provided in the module `notifications` is the key
+/// `notifications::http`, which the module's declarations need as `http` and the rest of the
+/// app cannot need at all unless the module exports it (then as `notifications::http`). Two
+/// modules can each have a private `http`; one module registered twice under two names has
+/// two of everything.
+///
+/// A need inside a module resolves to the module's own key first, then to its parent's, and so
+/// on out to the app's keys. A need spelled with a module (`billing::client`) names that
+/// module's key, from the app's root, and is an error (GT0014) if the key is private.
+/// Collections are the app's: a contribution made in a module (`notifiers[]`, `stores{eu}`)
+/// joins the app's list or map.
+///
+/// Partial: modules hold providers, values, decorators and sub-modules, and are registered on
+/// a `ContainerBuilder` or an `AppBuilder`; steps and routes in modules, the macros'
+/// `needs = ["module::key"]`, and `explain`'s module boundaries are not there yet.
+///
+/// ```
+/// use green_tea::{Container, Module, ProviderFn};
+///
+/// fn notifications() -> Module {
+///     Module::new("notifications")
+///         .value("http", String::from("the notifications' own client"))
+///         .provider(ProviderFn::new("notifier", |needs| async move {
+///             Ok(format!("notifier over {}", needs.get::<String>(0)?))
+///         }).needs::<String>("http"))
+///         .export("notifier")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("http", String::from("the app's client"))
+///     .module(notifications())
+///     .build()
+///     .unwrap();
+/// let notifier = container.get::<String>("notifications::notifier").await.unwrap();
+/// assert_eq!(*notifier, "notifier over the notifications' own client");
+/// assert_eq!(*container.get::<String>("http").await.unwrap(), "the app's client");
+/// # container.close().await.unwrap(); }
+/// ```
+#[must_use = "a module does nothing until it is registered with `.module(m)`"]
+pub struct Module {
+    pub(crate) name: String,
+    pub(crate) location: Location,
+    pub(crate) entries: Vec<(Registered, NodeKind)>,
+    pub(crate) modules: Vec<Module>,
+    pub(crate) exports: Vec<(Key, Location)>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let declarations: Vec<&str> = self
+            .entries
+            .iter()
+            .map(|(r, _)| &*r.descriptor.name)
+            .collect();
+        let exports: Vec<&Key> = self.exports.iter().map(|(k, _)| k).collect();
+        f.debug_struct("Module")
+            .field("name", &self.name)
+            .field("declarations", &declarations)
+            .field("modules", &self.modules)
+            .field("exports", &exports)
+            .finish()
+    }
+}
+
+impl Module {
+    /// An empty module named `name` (a name without `::`, `?`, `[]` or `{}`).
+    #[track_caller]
+    pub fn new(name: impl Into<String>) -> Self {
+        Module {
+            name: name.into(),
+            location: Location::caller(),
+            entries: Vec::new(),
+            modules: Vec::new(),
+            exports: Vec::new(),
+        }
+    }
+
+    /// The same module under another name: `billing().named("billing_eu")`, to register one
+    /// module twice, each with keys of its own.
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Adds a provider, whose keys are the module's.
+    pub fn provider(mut self, provider: impl Provider) -> Self {
+        self.entries
+            .push((Registered::new(provider), NodeKind::Provider));
+        self
+    }
+
+    /// Adds a ready value under the module's `key`.
+    #[track_caller]
+    pub fn value<T: Send + Sync + 'static>(mut self, key: impl Into<Key>, value: T) -> Self {
+        let provider = ValueProvider::new(key.into(), value, Location::caller());
+        self.entries
+            .push((Registered::new(provider), NodeKind::Value));
+        self
+    }
+
+    /// Adds a decorator of one of the module's keys.
+    pub fn decorator(mut self, decorator: impl Provider) -> Self {
+        self.entries
+            .push((Registered::new(decorator), NodeKind::Decorator));
+        self
+    }
+
+    /// Adds a sub-module: its keys are its own, and its exports are the module's to use (as
+    /// `sub::key`) and to export again.
+    pub fn module(mut self, module: Module) -> Self {
+        self.modules.push(module);
+        self
+    }
+
+    /// Makes `key` (one of the module's keys, or a sub-module's export, `sub::key`) visible to
+    /// the rest of the app, as `module::key`.
+    #[track_caller]
+    pub fn export(mut self, key: impl Into<Key>) -> Self {
+        self.exports.push((key.into(), Location::caller()));
+        self
+    }
+}
+
+/// A registered module, as the graph sees it: its path from the app's root and its exports.
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleScope {
+    /// `notifications`, or `shop::notifications` for a sub-module.
+    pub(crate) path: String,
+    /// Where the module was made.
+    pub(crate) location: Location,
+    /// Its exports, relative to it (`notifier`, or a sub-module's `sms::gateway`).
+    pub(crate) exports: Vec<(Key, Location)>,
+    /// Its parent's position among the scopes, if it is a sub-module.
+    pub(crate) parent: Option<usize>,
+}
