@@ -15,16 +15,17 @@ use std::hint::black_box;
 #[path = "shared/shapes.rs"]
 mod shapes;
 
-use shapes::{N, plain, vocabulary};
+use shapes::{N, modules, plain, vocabulary};
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     let builder = match which.as_str() {
         "plain" => plain(),
         "vocabulary" => vocabulary(),
+        "modules" => modules(),
         _ => {
             eprintln!(
-                "usage: graph_shapes plain|vocabulary (cargo bench passes --bench: nothing to do)"
+                "usage: graph_shapes plain|vocabulary|modules (cargo bench passes --bench: nothing to do)"
             );
             return;
         }

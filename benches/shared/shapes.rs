@@ -88,3 +88,34 @@ pub(crate) fn vocabulary() -> ContainerBuilder {
         builder.provider(provider)
     })
 }
+
+/// The plain graph's 10,000 providers in 100 modules of 100: provider `p{j}` of module `m{k}`
+/// needs up to 3 earlier providers of its module, by their plain names, as the plain graph's do;
+/// each module exports its even providers (half its keys private), and the first provider of
+/// each module from the second on also needs the previous module's last export.
+pub(crate) fn modules() -> ContainerBuilder {
+    (0..100).fold(Container::builder(), |builder, m| {
+        let module = (0..100).fold(green_tea::Module::new(format!("m{m}")), |module, j| {
+            let mut provider =
+                ProviderFn::new(
+                    format!("p{j}"),
+                    |needs| async move { Ok(needs.len() as u64) },
+                );
+            for step in [1, 7, 31] {
+                if j >= step {
+                    provider = provider.needs::<u64>(format!("p{}", j - step));
+                }
+            }
+            if j == 0 && m > 0 {
+                provider = provider.needs::<u64>(format!("m{}::p98", m - 1));
+            }
+            let module = module.provider(provider);
+            if j % 2 == 0 {
+                module.export(format!("p{j}"))
+            } else {
+                module
+            }
+        });
+        builder.module(module)
+    })
+}
