@@ -192,6 +192,13 @@ impl From<&'static str> for Key {
     }
 }
 
+impl Key {
+    /// A key of a name already shared (no copy).
+    pub(crate) fn shared(name: Arc<str>) -> Self {
+        Key(Name::Shared(name))
+    }
+}
+
 impl From<String> for Key {
     fn from(name: String) -> Self {
         Key(Name::Shared(Arc::from(name)))

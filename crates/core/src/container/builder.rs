@@ -332,12 +332,23 @@ impl ContainerBuilder {
         // explain, health and errors say which module's they are. Contributions to the app's
         // collections keep theirs.
         if !self.scopes.is_empty() {
+            // The keys the graph made for the values it hands out (`notifications::http`),
+            // shared rather than made again; what no key names (a decorated key's provider and
+            // inner decorators) is made here.
+            for (key, at) in keys.iter() {
+                let entry = &mut entries[at.provider];
+                if entry.module.is_some() {
+                    entry.registered.descriptor.provides[at.index as usize].key = key.clone();
+                }
+            }
             for entry in entries.iter_mut() {
                 let Some(module) = entry.module else { continue };
                 let path = &self.scopes[module as usize].path;
                 for spec in &mut entry.registered.descriptor.provides {
-                    if spec.key.is_plain() || !spec.key.may_be_collection() {
-                        spec.key = Key::from(format!("{path}::{}", spec.key));
+                    let qualified = spec.key.as_str().starts_with(path.as_str())
+                        && spec.key.as_str()[path.len()..].starts_with("::");
+                    if !qualified && (spec.key.is_plain() || !spec.key.may_be_collection()) {
+                        spec.key = crate::graph::qualified_key(path, spec.key.as_str());
                     }
                 }
             }

@@ -23,6 +23,7 @@ use crate::module::ModuleScope;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
+pub(crate) use modules::qualified_key;
 use modules::{Lookup, Scopes};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
@@ -193,6 +194,8 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let mut edges: Vec<Edge> = Vec::with_capacity(total_needs);
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
     let mut collections = Vec::new();
+    // For the names a need in a module is looked up by (`orders::name`).
+    let mut buffer = String::new();
 
     let add_edge = |edges: &mut Vec<Edge>, first_edge: usize, from: NodeId, to: NodeId| {
         // One edge per declaration needed, however many of its values are needed.
@@ -275,7 +278,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                         Spelling::Optional(name) => (name, true),
                         _ => (need.key.as_str(), false),
                     };
-                    match scopes.resolve(keys, &decls, consumer_decl.module(), name) {
+                    match scopes.resolve(keys, &decls, consumer_decl.module(), name, &mut buffer) {
                         Lookup::Found(at) => Some(at),
                         Lookup::Private { at, module } => {
                             problems.push(Problem::PrivateKey {

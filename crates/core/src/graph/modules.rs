@@ -27,7 +27,7 @@ impl<'a> Scopes<'a> {
     /// `key` as the declaration providing it in `module` means it: the module's path before it.
     pub(crate) fn qualify(&self, module: Option<u32>, key: &Key) -> Key {
         match module {
-            Some(m) => Key::from(format!("{}::{key}", self.0[m as usize].path)),
+            Some(m) => qualified_key(&self.0[m as usize].path, key.as_str()),
             None => key.clone(),
         }
     }
@@ -48,6 +48,7 @@ impl<'a> Scopes<'a> {
         decls: &[Decl<'_>],
         consumer: Option<u32>,
         name: &str,
+        buffer: &mut String,
     ) -> Lookup {
         if name.contains("::") {
             let Some(at) = keys.get_str(name) else {
@@ -59,9 +60,12 @@ impl<'a> Scopes<'a> {
             };
         }
         if consumer.is_some() {
+            // The caller's buffer for every candidate (`orders::audit::name`, `orders::name`):
+            // no allocation once it is long enough.
             for m in self.outward(consumer) {
-                let qualified = format!("{}::{name}", self.0[m].path);
-                if let Some(at) = keys.get_str(&qualified) {
+                buffer.clear();
+                push_joined(buffer, &self.0[m].path, name);
+                if let Some(at) = keys.get_str(buffer) {
                     return Lookup::Found(at);
                 }
             }
@@ -76,9 +80,8 @@ impl<'a> Scopes<'a> {
     /// `consumer`, if one does: every module from the key's out to the one the two share must
     /// export it (the part of the name after that module's path).
     fn hidden_by(&self, module: Option<u32>, consumer: Option<u32>, name: &str) -> Option<String> {
-        let around_consumer: Vec<usize> = self.outward(consumer).collect();
         for m in self.outward(module) {
-            if around_consumer.contains(&m) {
+            if self.outward(consumer).any(|c| c == m) {
                 return None; // the consumer is inside it: everything in it is visible
             }
             let scope = &self.0[m];
@@ -129,8 +132,10 @@ impl Scopes<'_> {
                 ));
                 continue;
             }
+            let mut qualified = String::new();
             for (export, location) in &scope.exports {
-                let qualified = format!("{}::{export}", scope.path);
+                qualified.clear();
+                push_joined(&mut qualified, &scope.path, export.as_str());
                 let reason = match keys.get_str(&qualified) {
                     None => Some(format!("exports `{export}`, which it does not provide")),
                     Some(at) => self
@@ -147,4 +152,23 @@ impl Scopes<'_> {
             }
         }
     }
+}
+
+/// The key `path::name`, made in one allocation (this runs for every key of every module).
+pub(crate) fn qualified_key(path: &str, name: &str) -> Key {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        push_joined(buffer, path, name);
+        Key::shared(std::sync::Arc::from(buffer.as_str()))
+    })
+}
+
+/// Appends `path::name` to `out`, without the formatting machinery.
+fn push_joined(out: &mut String, path: &str, name: &str) {
+    out.push_str(path);
+    out.push_str("::");
+    out.push_str(name);
 }
