@@ -32,7 +32,7 @@ pub use green_tea_core::{
     Resolver, Scope, Spelling, TypeInfo,
 };
 #[doc(inline)]
-pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, Plugin, Warning};
+pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, ModuleExt, Warning};
 
 /// The data behind every error: the problems `build()` finds, who they are about, and what
 /// failed while building or closing.
@@ -500,8 +500,8 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::{
         All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,
-        HttpError, Json, Needs, ProvideError, Provided, Provider, decorator, delete, get, patch,
-        post, provider, put, route, step,
+        HttpError, Json, Module, ModuleExt, Needs, ProvideError, Provided, Provider, decorator,
+        delete, get, patch, post, provider, put, route, step,
     };
 }
 

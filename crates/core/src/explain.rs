@@ -78,6 +78,10 @@ pub struct ExplainNode {
     /// key points at (the key's provider, or the decorator before it), and whatever needs the
     /// key gets the last decorator's value. `None` for every other kind.
     pub decorates: Option<String>,
+    /// The path of the module it was registered in (`notifications`, or `shop::orders` for a
+    /// sub-module), or `None` for a declaration of the app itself. The keys it provides are
+    /// qualified by it (`notifications::http`); a renderer draws a box per module.
+    pub module: Option<String>,
 }
 
 /// A provided key and its type.
@@ -168,6 +172,9 @@ impl Container {
                         .slot
                         .build_time()
                         .map(|t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX)),
+                    module: node
+                        .module
+                        .map(|m| inner.modules[m as usize].path.to_string()),
                     decorates: match node.kind {
                         NodeKind::Decorator => d.provides.first().map(|s| s.key.to_string()),
                         _ => None,

@@ -51,6 +51,20 @@ pub struct Module {
     pub(crate) entries: Vec<(Registered, NodeKind)>,
     pub(crate) modules: Vec<Module>,
     pub(crate) exports: Vec<(Key, Location)>,
+    /// What the layer above adds (green-tea-http: steps, routes, a prefix, shutdown hooks).
+    pub(crate) extension: Option<Box<dyn ModuleExtension>>,
+}
+
+/// What a layer above the core keeps in a [`Module`] (green-tea-http's steps, routes and
+/// shutdown hooks). Not a public API.
+#[doc(hidden)]
+pub trait ModuleExtension: std::any::Any + Send + std::fmt::Debug {
+    /// What it holds that a `Container` alone cannot run (`"2 routes"`), if anything.
+    fn needs_an_app(&self) -> Option<String>;
+    /// Itself, to downcast.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+    /// Itself, to downcast by value.
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
 
 impl std::fmt::Debug for Module {
@@ -66,6 +80,7 @@ impl std::fmt::Debug for Module {
             .field("declarations", &declarations)
             .field("modules", &self.modules)
             .field("exports", &exports)
+            .field("extension", &self.extension)
             .finish()
     }
 }
@@ -80,7 +95,13 @@ impl Module {
             entries: Vec::new(),
             modules: Vec::new(),
             exports: Vec::new(),
+            extension: None,
         }
+    }
+
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The same module under another name: `billing().named("billing_eu")`, to register one
@@ -133,11 +154,44 @@ impl Module {
 #[derive(Clone, Debug)]
 pub(crate) struct ModuleScope {
     /// `notifications`, or `shop::notifications` for a sub-module.
-    pub(crate) path: String,
+    pub(crate) path: std::sync::Arc<str>,
     /// Where the module was made.
     pub(crate) location: Location,
     /// Its exports, relative to it (`notifier`, or a sub-module's `sms::gateway`).
     pub(crate) exports: Vec<(Key, Location)>,
     /// Its parent's position among the scopes, if it is a sub-module.
     pub(crate) parent: Option<usize>,
+}
+
+/// Where a registered module is among a builder's modules: what the layer above (steps,
+/// routes) tags its declarations with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModuleIndex(pub(crate) u32);
+
+impl ModuleIndex {
+    pub(crate) fn new(at: usize) -> Self {
+        ModuleIndex(u32::try_from(at).expect("fewer than 2^32 modules"))
+    }
+
+    /// Where [`crate::graph::Decl`] keeps it.
+    pub(crate) fn in_module(index: Option<ModuleIndex>) -> Option<std::num::NonZeroU32> {
+        crate::graph::Decl::in_module(index.map(|m| m.0))
+    }
+}
+
+/// The layer above's part of `module`, made with `T::default()` if it has none yet.
+pub(crate) fn extension_mut<T: ModuleExtension + Default>(module: &mut Module) -> &mut T {
+    let extension = module
+        .extension
+        .get_or_insert_with(|| Box::new(T::default()));
+    extension
+        .as_any_mut()
+        .downcast_mut::<T>()
+        .expect("one layer above the core keeps its part of a module")
+}
+
+/// Takes the layer above's part out of `module`, if it has one.
+pub(crate) fn take_extension<T: ModuleExtension>(module: &mut Module) -> Option<T> {
+    let extension = module.extension.take()?.into_any();
+    extension.downcast::<T>().ok().map(|b| *b)
 }

@@ -3,17 +3,21 @@
 //! comes from, by typed id. The HTTP layer serves these plans.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::container::{Container, ContainerBuilder};
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind};
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, Value};
 use crate::ids::{AppValue, IdVec, LocalId, RouteId, Source, StepId};
+use crate::module::ModuleIndex;
 
 /// The steps and routes of an app, each with what the layer above needs to run it (`S` for a
 /// step, `R` for a route).
 pub struct RequestScope<S, R> {
     steps: IdVec<StepId, (Descriptor, S)>,
+    /// The module each step was registered in, if any.
+    step_modules: IdVec<StepId, Option<ModuleIndex>>,
     routes: IdVec<RouteId, ScopedRoute<R>>,
 }
 
@@ -30,6 +34,7 @@ impl<S, R> std::fmt::Debug for RequestScope<S, R> {
 
 struct ScopedRoute<R> {
     descriptor: Descriptor,
+    module: Option<ModuleIndex>,
     guards: Vec<Cow<'static, str>>,
     payload: R,
 }
@@ -38,6 +43,7 @@ impl<S, R> Default for RequestScope<S, R> {
     fn default() -> Self {
         RequestScope {
             steps: IdVec::new(),
+            step_modules: IdVec::new(),
             routes: IdVec::new(),
         }
     }
@@ -51,6 +57,18 @@ impl<S, R> RequestScope<S, R> {
 
     /// Adds a step; its name is how routes name it as a guard.
     pub fn add_step(&mut self, descriptor: Descriptor, step: S) -> StepId {
+        self.add_step_in(descriptor, step, None)
+    }
+
+    /// Adds a step registered in `module`: the keys it provides are the module's, and its
+    /// needs resolve inside it first.
+    pub fn add_step_in(
+        &mut self,
+        descriptor: Descriptor,
+        step: S,
+        module: Option<ModuleIndex>,
+    ) -> StepId {
+        self.step_modules.push(module);
         self.steps.push((descriptor, step))
     }
 
@@ -62,8 +80,20 @@ impl<S, R> RequestScope<S, R> {
         guards: Vec<Cow<'static, str>>,
         route: R,
     ) -> RouteId {
+        self.add_route_in(descriptor, guards, route, None)
+    }
+
+    /// Adds a route registered in `module`: its needs and guards resolve inside it first.
+    pub fn add_route_in(
+        &mut self,
+        descriptor: Descriptor,
+        guards: Vec<Cow<'static, str>>,
+        route: R,
+        module: Option<ModuleIndex>,
+    ) -> RouteId {
         self.routes.push(ScopedRoute {
             descriptor,
+            module,
             guards,
             payload: route,
         })
@@ -96,6 +126,9 @@ pub struct WiredStep<S> {
     pub descriptor: Descriptor,
     /// What the layer above runs.
     pub step: S,
+    /// The path of the module it was registered in (`shop::orders`), if any; the keys it
+    /// provides are qualified by it in `descriptor`.
+    pub module: Option<Arc<str>>,
 }
 
 impl<S> std::fmt::Debug for WiredStep<S> {
@@ -114,6 +147,8 @@ pub struct WiredRoute<R> {
     pub route: R,
     /// What serving it takes.
     pub plan: RoutePlan,
+    /// The path of the module it was registered in, if any.
+    pub module: Option<Arc<str>>,
 }
 
 impl<R> std::fmt::Debug for WiredRoute<R> {
@@ -169,10 +204,11 @@ impl ContainerBuilder {
             steps: scope
                 .steps
                 .iter()
-                .map(|(descriptor, _)| Decl {
+                .zip(scope.step_modules.iter())
+                .map(|((descriptor, _), &module)| Decl {
                     kind: NodeKind::Step,
                     descriptor,
-                    in_module: None,
+                    in_module: ModuleIndex::in_module(module),
                 })
                 .collect(),
             routes: scope
@@ -182,7 +218,7 @@ impl ContainerBuilder {
                     decl: Decl {
                         kind: NodeKind::Route,
                         descriptor: &r.descriptor,
-                        in_module: None,
+                        in_module: ModuleIndex::in_module(r.module),
                     },
                     guards: &r.guards,
                 })
@@ -203,17 +239,35 @@ impl ContainerBuilder {
             routes = scope.routes.len(),
             "request scope checked"
         );
+        let path = |module: Option<ModuleIndex>| {
+            module.map(|m| Arc::clone(&self.scopes[m.0 as usize].path))
+        };
+        let step_modules: Vec<Option<Arc<str>>> =
+            scope.step_modules.iter().map(|&m| path(m)).collect();
+        let route_modules: Vec<Option<Arc<str>>> =
+            scope.routes.iter().map(|r| path(r.module)).collect();
         let container = self.into_container(analysis);
         let mut plans = plans.into_iter();
+        let mut step_modules = step_modules.into_iter();
+        let mut route_modules = route_modules.into_iter();
         Ok(Wired {
             container,
-            steps: scope
-                .steps
-                .map(|_, (descriptor, step)| WiredStep { descriptor, step }),
+            steps: scope.steps.map(|_, (mut descriptor, step)| {
+                let module = step_modules.next().flatten();
+                if let Some(path) = &module {
+                    qualify_provided(&mut descriptor, path);
+                }
+                WiredStep {
+                    descriptor,
+                    step,
+                    module,
+                }
+            }),
             routes: scope.routes.map(|_, r| WiredRoute {
                 descriptor: r.descriptor,
                 route: r.payload,
                 plan: plans.next().expect("one plan per route"),
+                module: route_modules.next().flatten(),
             }),
         })
     }
@@ -283,5 +337,20 @@ fn plan<S>(
         needs,
         locals,
         app_values: app_values.into(),
+    }
+}
+
+/// The keys `descriptor` provides, as the graph named them for a declaration in the module at
+/// `path`: a plain name qualified (`orders::user`), a collection's contribution as it is.
+pub(crate) fn qualify_provided(descriptor: &mut Descriptor, path: &str) {
+    for spec in &mut descriptor.provides {
+        let qualified = spec
+            .key
+            .as_str()
+            .strip_prefix(path)
+            .is_some_and(|rest| rest.starts_with("::"));
+        if !qualified && (spec.key.is_plain() || !spec.key.may_be_collection()) {
+            spec.key = crate::graph::qualified_key(path, spec.key.as_str());
+        }
     }
 }

@@ -14,7 +14,7 @@ mod in_flight;
 mod json;
 mod layer;
 mod limits;
-mod plugin;
+mod module;
 mod response;
 mod route;
 mod runtime;
@@ -36,7 +36,7 @@ pub use in_flight::InFlightGuard;
 pub use json::Json;
 pub use layer::Layered;
 pub use limits::Limits;
-pub use plugin::Plugin;
+pub use module::ModuleExt;
 #[doc(hidden)]
 pub use response::IntoReply;
 pub use response::{Reply, ResponseBody, reply_of};

@@ -31,7 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("layer", 4),
     // 5. The app: building, dispatching, health, explain, closing.
     ("app", 5),
-    ("plugin", 5),
+    ("module", 5),
     ("health", 5),
     ("explain", 5),
     // 6. The app as a tower service, and driven in process.

@@ -33,6 +33,8 @@ pub struct ContainerBuilder {
     ///
     /// [`without_decorators`]: Self::without_decorators
     undecorated: Vec<(Key, Location)>,
+    /// Modules registered here that hold what only an app serves (routes, steps).
+    module_problems: Vec<Problem>,
     /// The registered modules, parents before their sub-modules.
     pub(crate) scopes: Vec<ModuleScope>,
 }
@@ -75,6 +77,7 @@ impl ContainerBuilder {
             dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
             undecorated: Vec::new(),
+            module_problems: Vec::new(),
             scopes: Vec::new(),
         }
     }
@@ -205,14 +208,25 @@ impl ContainerBuilder {
         self
     }
 
-    fn add_module(&mut self, module: Module, parent: Option<usize>) {
+    /// Registers `module` (and its sub-modules) inside `parent`, and returns where its scope is.
+    pub(crate) fn add_module(&mut self, module: Module, parent: Option<usize>) -> usize {
         let path = match parent {
             Some(parent) => format!("{}::{}", self.scopes[parent].path, module.name),
             None => module.name,
         };
+        if let Some(what) = module.extension.as_ref().and_then(|e| e.needs_an_app()) {
+            self.module_problems.push(Problem::ModuleShape {
+                module: path.clone(),
+                location: module.location,
+                reason: format!(
+                    "holds {what}, which only an app serves: register it with \
+                     `App::builder().module(..)`, not on a `Container`"
+                ),
+            });
+        }
         let at = self.scopes.len();
         self.scopes.push(ModuleScope {
-            path,
+            path: path.into(),
             location: module.location,
             exports: module.exports,
             parent,
@@ -228,6 +242,7 @@ impl ContainerBuilder {
         for sub in module.modules {
             self.add_module(sub, Some(at));
         }
+        at
     }
 
     /// Checks the whole graph and returns a container that has built nothing yet, or a
@@ -255,7 +270,7 @@ impl ContainerBuilder {
         &mut self,
         others: impl Iterator<Item = &'a Descriptor>,
     ) -> Vec<Problem> {
-        let mut problems = Vec::new();
+        let mut problems = std::mem::take(&mut self.module_problems);
         for (key, location) in std::mem::take(&mut self.undecorated) {
             let decorates = |e: &Entry| {
                 e.kind == NodeKind::Decorator
@@ -344,13 +359,7 @@ impl ContainerBuilder {
             for entry in entries.iter_mut() {
                 let Some(module) = entry.module else { continue };
                 let path = &self.scopes[module as usize].path;
-                for spec in &mut entry.registered.descriptor.provides {
-                    let qualified = spec.key.as_str().starts_with(path.as_str())
-                        && spec.key.as_str()[path.len()..].starts_with("::");
-                    if !qualified && (spec.key.is_plain() || !spec.key.may_be_collection()) {
-                        spec.key = crate::graph::qualified_key(path, spec.key.as_str());
-                    }
-                }
+                crate::scope::qualify_provided(&mut entry.registered.descriptor, path);
             }
         }
         let mut position = IdVec::filled(0_u32, entries.len());
@@ -373,6 +382,7 @@ impl ContainerBuilder {
                 provider: entry.registered.provider,
                 descriptor: entry.registered.descriptor,
                 kind: entry.kind,
+                module: entry.module,
                 slot: Default::default(),
                 explain_keys: Default::default(),
                 #[cfg(feature = "metrics")]
@@ -392,6 +402,7 @@ impl ContainerBuilder {
                 closed: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
+                modules: self.scopes.into(),
             }),
         }
     }

@@ -70,12 +70,16 @@ pub(crate) struct Inner {
     pub(crate) closed: AtomicBool,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) dispose_timeout: Duration,
+    /// The registered modules, parents before their sub-modules.
+    pub(crate) modules: Box<[crate::module::ModuleScope]>,
 }
 
 pub(crate) struct Node {
     pub(crate) provider: Arc<dyn ErasedProvider>,
     pub(crate) descriptor: Descriptor,
     pub(crate) kind: NodeKind,
+    /// The module it was registered in (its position in [`Inner::modules`]), if any.
+    pub(crate) module: Option<u32>,
     pub(crate) slot: Slot,
     /// The provided keys with their short type names, worked out on the first `explain`.
     pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,

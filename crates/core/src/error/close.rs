@@ -8,7 +8,7 @@ use crate::key::Key;
 
 use super::BoxError;
 
-/// What went wrong in a part of the app: a provider's build or dispose, a plugin's shutdown,
+/// What went wrong in a part of the app: a provider's build or dispose, a module's shutdown hook,
 /// the drain.
 #[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -69,10 +69,10 @@ pub enum ClosePart {
         /// The keys it provided.
         keys: Vec<Key>,
     },
-    /// A plugin's `on_shutdown`.
-    Plugin {
-        /// The plugin's name.
-        name: String,
+    /// A module's `on_shutdown` hook.
+    Module {
+        /// The module's path (`shop::notifications`).
+        module: String,
     },
     /// Waiting for requests in flight to finish.
     Drain {
@@ -88,7 +88,7 @@ impl fmt::Display for ClosePart {
                 let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
                 write!(f, "provider `{name}` (provides {})", keys.join(", "))
             }
-            ClosePart::Plugin { name } => write!(f, "plugin `{name}` on_shutdown"),
+            ClosePart::Module { module } => write!(f, "module `{module}` on_shutdown"),
             ClosePart::Drain { in_flight } => {
                 write!(f, "draining ({in_flight} request(s) still in flight)")
             }

@@ -901,12 +901,33 @@ fn value_ref(node: NodeId, index: usize) -> ValueRef {
 
 /// For each route, the steps it names as guards; an unknown name is GT0007.
 fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<RouteId, Box<[StepId]>> {
-    let by_name: HashMap<&str, StepId> = input
+    // A step is named by its module and its name; a guard resolves inside-out from its
+    // route's module, like a need, or names another module's step as `module::name`.
+    let scopes = Scopes(input.scopes);
+    let by_name: HashMap<(Option<u32>, &str), StepId> = input
         .steps
         .iter_enumerated()
-        .map(|(id, s)| (&*s.descriptor.name, id))
+        .map(|(id, s)| ((s.module(), &*s.descriptor.name), id))
         .collect();
-    let mut names: Vec<&str> = by_name.keys().copied().collect();
+    let find = |module: Option<u32>, name: &str| -> Option<StepId> {
+        if let Some((path, step)) = name.rsplit_once("::") {
+            let module = scopes.position(path)?;
+            return by_name.get(&(Some(module), step)).copied();
+        }
+        scopes
+            .outward(module)
+            .map(|m| Some(m as u32))
+            .chain([None])
+            .find_map(|m| by_name.get(&(m, name)).copied())
+    };
+    let mut names: Vec<String> = input
+        .steps
+        .iter()
+        .map(|s| match s.module() {
+            Some(m) => format!("{}::{}", scopes.0[m as usize].path, s.descriptor.name),
+            None => s.descriptor.name.to_string(),
+        })
+        .collect();
     names.sort_unstable();
     input
         .routes
@@ -915,8 +936,8 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
             route
                 .guards
                 .iter()
-                .filter_map(|name| match by_name.get(name.as_ref()) {
-                    Some(&step) => Some(step),
+                .filter_map(|name| match find(route.decl.module(), name) {
+                    Some(step) => Some(step),
                     None => {
                         problems.push(Problem::UnknownStep {
                             step: name.to_string(),

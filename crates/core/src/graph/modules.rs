@@ -32,8 +32,16 @@ impl<'a> Scopes<'a> {
         }
     }
 
+    /// The position of the module at `path` (`shop::orders`), if one is there.
+    pub(crate) fn position(&self, path: &str) -> Option<u32> {
+        self.0
+            .iter()
+            .position(|s| &*s.path == path)
+            .map(|m| m as u32)
+    }
+
     /// The modules from `module` out to the root's child: `module`, its parent, ...
-    fn outward(&self, module: Option<u32>) -> impl Iterator<Item = usize> + 'a {
+    pub(crate) fn outward(&self, module: Option<u32>) -> impl Iterator<Item = usize> + 'a {
         let scopes = self.0;
         std::iter::successors(module.map(|m| m as usize), move |&m| scopes[m].parent)
     }
@@ -86,11 +94,11 @@ impl<'a> Scopes<'a> {
             }
             let scope = &self.0[m];
             let relative = name
-                .strip_prefix(scope.path.as_str())
+                .strip_prefix(&*scope.path)
                 .and_then(|rest| rest.strip_prefix("::"))
                 .unwrap_or(name);
             if !scope.exports.iter().any(|(k, _)| k.as_str() == relative) {
-                return Some(scope.path.clone());
+                return Some(scope.path.to_string());
             }
         }
         None
@@ -102,7 +110,7 @@ impl Scopes<'_> {
     /// a key the module does not have (or that a sub-module keeps private).
     pub(crate) fn check(&self, keys: &KeyTable, decls: &[Decl<'_>], problems: &mut Vec<Problem>) {
         let shape = |scope: &ModuleScope, location, reason: String| Problem::ModuleShape {
-            module: scope.path.clone(),
+            module: scope.path.to_string(),
             location,
             reason,
         };

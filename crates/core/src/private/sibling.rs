@@ -15,6 +15,7 @@ pub use crate::error::{join_message, panic_message};
 pub use crate::explain::{dot_quote, mermaid_text};
 pub use crate::graph::closest;
 pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
+pub use crate::module::{ModuleExtension, ModuleIndex};
 pub use crate::provider::in_modules;
 pub use crate::scope::{PlannedStep, RequestScope, RoutePlan, Wired, WiredRoute, WiredStep};
 pub use crate::value::AnyValue;
@@ -26,6 +27,36 @@ pub fn build_scope<S, R>(
     scope: RequestScope<S, R>,
 ) -> Result<Wired<S, R>, BuildError> {
     builder.build_scope(scope)
+}
+
+/// Registers `module` (its declarations and its own sub-modules) inside `parent`; returns
+/// where it is, for the steps and routes the layer above adds to it.
+pub fn add_module(
+    builder: &mut ContainerBuilder,
+    module: crate::Module,
+    parent: Option<ModuleIndex>,
+) -> ModuleIndex {
+    ModuleIndex::new(builder.add_module(module, parent.map(|p| p.0 as usize)))
+}
+
+/// The path of the registered module `index` (`shop::notifications`).
+pub fn module_path(builder: &ContainerBuilder, index: ModuleIndex) -> Arc<str> {
+    Arc::clone(&builder.scopes[index.0 as usize].path)
+}
+
+/// Takes `module`'s sub-modules out of it, for the layer above to register one by one.
+pub fn take_modules(module: &mut crate::Module) -> Vec<crate::Module> {
+    std::mem::take(&mut module.modules)
+}
+
+/// The layer above's part of `module`, made with `T::default()` if it has none yet.
+pub fn extension_mut<T: ModuleExtension + Default>(module: &mut crate::Module) -> &mut T {
+    crate::module::extension_mut(module)
+}
+
+/// Takes the layer above's part out of `module`, if it has one.
+pub fn take_extension<T: ModuleExtension>(module: &mut crate::Module) -> Option<T> {
+    crate::module::take_extension(module)
 }
 
 /// How many providers each `discover` call on `builder` found.

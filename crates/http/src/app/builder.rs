@@ -11,7 +11,7 @@ use http::Request;
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::__private::sibling::{self};
+use green_tea_core::__private::sibling::{self, ModuleIndex};
 use green_tea_core::{ContainerBuilder, HealthCheck, Key, Location, Provider, TypeInfo};
 
 use super::built_in::{BuiltIn, HealthPaths};
@@ -19,7 +19,11 @@ use super::compile::Mount;
 use crate::health::{CheckSetting, HealthSettings};
 use crate::layer::{self as layers, ApplyLayer, Layered};
 use crate::limits::Limits;
-use crate::plugin::{ErasedPlugin, Plugin};
+use green_tea_core::Module;
+
+#[cfg(doc)]
+use crate::module::ModuleExt;
+use crate::module::{Served, ShutdownHook, take_served};
 use crate::route::{Route, RouteRegistration};
 use crate::step::{Step, StepRegistration};
 
@@ -28,9 +32,11 @@ use crate::step::{Step, StepRegistration};
 #[must_use = "a builder does nothing until `build()`"]
 pub struct AppBuilder {
     pub(super) container: ContainerBuilder,
-    pub(super) steps: Vec<Arc<dyn Step>>,
+    /// The steps, each with the module it was registered in.
+    pub(super) steps: Vec<(Arc<dyn Step>, Option<ModuleIndex>)>,
     pub(super) routes: Vec<Route>,
-    pub(super) plugins: Vec<Arc<dyn ErasedPlugin>>,
+    /// The modules' shutdown hooks, in registration order, with their modules' paths.
+    pub(super) shutdown: Vec<(Arc<str>, ShutdownHook)>,
     pub(super) limits: Limits,
     pub(super) drain_timeout: Duration,
     pub(super) dispose_timeout: Duration,
@@ -49,14 +55,18 @@ pub struct AppBuilder {
 
 impl std::fmt::Debug for AppBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let steps: Vec<_> = self.steps.iter().map(|s| s.descriptor().name).collect();
-        let plugins: Vec<_> = self.plugins.iter().map(|p| p.name()).collect();
+        let steps: Vec<_> = self
+            .steps
+            .iter()
+            .map(|(s, _)| s.descriptor().name)
+            .collect();
+        let shutdown: Vec<&str> = self.shutdown.iter().map(|(m, _)| &**m).collect();
         let mounts: Vec<&str> = self.mounts.iter().map(|m| &*m.prefix).collect();
         f.debug_struct("AppBuilder")
             .field("container", &self.container)
             .field("steps", &steps)
             .field("routes", &self.routes)
-            .field("plugins", &plugins)
+            .field("on_shutdown", &shutdown)
             .field("mounts", &mounts)
             .field("fallback", &self.fallback)
             .field("layers", &self.layers.len())
@@ -83,7 +93,7 @@ impl AppBuilder {
             container: ContainerBuilder::new(),
             steps: Vec::new(),
             routes: Vec::new(),
-            plugins: Vec::new(),
+            shutdown: Vec::new(),
             limits: Limits::default(),
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
@@ -128,11 +138,45 @@ impl AppBuilder {
         self
     }
 
-    /// Adds a module of providers, values and decorators, whose keys are private to it unless
-    /// exported; see [`Module`](green_tea_core::Module).
-    pub fn module(mut self, module: green_tea_core::Module) -> Self {
-        self.container = self.container.module(module);
+    /// Adds a module: its providers, values, decorators, steps and routes, with keys of its
+    /// own (`name::key`), private unless it exports them; its routes under its prefix; its
+    /// `on_shutdown` hooks run on close. See [`Module`] and [`ModuleExt`].
+    pub fn module(mut self, module: Module) -> Self {
+        self.add_module(module, None, "");
         self
+    }
+
+    fn add_module(&mut self, mut module: Module, parent: Option<ModuleIndex>, prefix: &str) {
+        let Served {
+            steps,
+            routes,
+            prefix: own,
+            on_shutdown,
+        } = take_served(&mut module);
+        let modules = sibling::take_modules(&mut module);
+        let index = sibling::add_module(&mut self.container, module, parent);
+        let path = sibling::module_path(&self.container, index);
+        let prefix = format!("{prefix}{own}");
+        self.steps
+            .extend(steps.into_iter().map(|step| (step, Some(index))));
+        for mut route in routes {
+            if !prefix.is_empty() {
+                route.path = match route.path.as_str() {
+                    "/" | "" => prefix.clone(),
+                    path => format!("{prefix}{path}"),
+                };
+            }
+            route.module = Some(index);
+            self.routes.push(route);
+        }
+        self.shutdown.extend(
+            on_shutdown
+                .into_iter()
+                .map(|hook| (Arc::clone(&path), hook)),
+        );
+        for sub in modules {
+            self.add_module(sub, Some(index), &prefix);
+        }
     }
 
     /// Adds a decorator of a key something else provides: `name::decorator()` for a
@@ -153,7 +197,7 @@ impl AppBuilder {
 
     /// Adds a step: `name::step()` for a `#[step]` fn, or any [`Step`].
     pub fn step(mut self, step: impl Step) -> Self {
-        self.steps.push(Arc::new(step));
+        self.steps.push((Arc::new(step), None));
         self
     }
 
@@ -282,14 +326,6 @@ impl AppBuilder {
         self
     }
 
-    /// Registers a plugin: it adds what it brings now, and its `on_shutdown` runs on close.
-    pub fn plugin(self, plugin: impl Plugin) -> Self {
-        let plugin: Arc<dyn ErasedPlugin> = Arc::new(plugin);
-        let mut this = plugin.register(self);
-        this.plugins.push(plugin);
-        this
-    }
-
     /// Adds every provider, step and route declared with the macros in this binary, in a
     /// deterministic order (by module path, then name).
     ///
@@ -326,7 +362,7 @@ impl AppBuilder {
         routes.sort_by_key(|r| (r.module, r.name));
         let found = steps.len() + routes.len();
         self.steps
-            .extend(steps.into_iter().map(|r| Arc::from((r.make)())));
+            .extend(steps.into_iter().map(|r| (Arc::from((r.make)()), None)));
         self.routes.extend(routes.into_iter().map(|r| (r.make)()));
         let modules = modules.map(|m| m.iter().map(|s| (*s).to_owned()).collect());
         self.discovered.push((modules, found));

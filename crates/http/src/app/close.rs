@@ -1,5 +1,5 @@
-//! `App::close()`: stop accepting, drain requests in flight, run plugins' `on_shutdown` (in
-//! reverse registration order), then close the container (dispose in reverse).
+//! `App::close()`: stop accepting, drain requests in flight, run modules' `on_shutdown` hooks
+//! (in reverse registration order), then close the container (dispose in reverse).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -13,8 +13,8 @@ use super::{App, AppInner};
 
 impl App {
     /// Closes the app: new requests get 503 and servers stop accepting; requests in flight
-    /// finish (bounded by the drain timeout); plugins' `on_shutdown` run, last registered
-    /// first; then every built provider is disposed, dependents first.
+    /// finish (bounded by the drain timeout); modules' `on_shutdown` hooks run, last
+    /// registered first; then every built provider is disposed, dependents first.
     ///
     /// Every failure along the way lands in one [`CloseError`] and stops nothing else.
     /// Idempotent: a second or concurrent call returns the same outcome. Like
@@ -64,21 +64,24 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         });
     }
 
-    for plugin in inner.plugins.iter().rev() {
-        let name = plugin.name().into_owned();
-        let shutdown = AssertUnwindSafe(plugin.on_shutdown()).catch_unwind();
+    let hooks = std::mem::take(&mut *inner.shutdown.lock().unwrap_or_else(|p| p.into_inner()));
+    for (module, hook) in hooks.into_iter().rev() {
+        // The hook is called inside the future, so that a panic while making it is caught too.
+        let shutdown = AssertUnwindSafe(async move { hook().await }).catch_unwind();
         let cause = match tokio::time::timeout(inner.dispose_timeout, shutdown).await {
             Ok(Ok(Ok(()))) => {
-                tracing::info!(plugin = %name, "plugin shut down");
+                tracing::info!(module = %module, "module shut down");
                 continue;
             }
             Ok(Ok(Err(error))) => FailureCause::Error(Arc::new(error)),
             Ok(Err(panic)) => FailureCause::Panicked(panic_message(&*panic)),
             Err(_) => FailureCause::TimedOut(inner.dispose_timeout),
         };
-        tracing::error!(plugin = %name, %cause, "plugin on_shutdown failed");
+        tracing::error!(module = %module, %cause, "module on_shutdown failed");
         failures.push(CloseFailure {
-            part: ClosePart::Plugin { name },
+            part: ClosePart::Module {
+                module: module.to_string(),
+            },
             cause,
         });
     }

@@ -31,20 +31,21 @@ impl AppBuilder {
         }
         let mut problems = self.health.problems(&self.container);
         let mut scope = RequestScope::new();
-        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.descriptor()).collect();
+        let descriptors: Vec<Descriptor> = self.steps.iter().map(|(s, _)| s.descriptor()).collect();
         let from_connection = self
             .needs_client_addr(&descriptors)
             .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
-        for (descriptor, step) in descriptors.into_iter().zip(self.steps) {
-            scope.add_step(descriptor, step);
+        for (descriptor, (step, module)) in descriptors.into_iter().zip(self.steps) {
+            scope.add_step_in(descriptor, step, module);
         }
         let mut table = RouteTable::default();
         mount_problems(&self.mounts, &self.routes, &mut problems);
         let mut routes = self.routes;
         routes.extend(self.mounts.iter().flat_map(Mount::routes));
         let fallback = self.fallback.map(|route| {
-            let (descriptor, guards) = (route.descriptor(), route.steps.clone());
-            scope.add_route(descriptor, guards, route)
+            let (descriptor, guards, module) =
+                (route.descriptor(), route.steps.clone(), route.module);
+            scope.add_route_in(descriptor, guards, route, module)
         });
         for route in routes {
             let (descriptor, guards) = (route.descriptor(), route.steps.clone());
@@ -53,7 +54,8 @@ impl AppBuilder {
                 route.path.clone(),
                 route_origin(&route),
             );
-            let id = scope.add_route(descriptor, guards, route);
+            let module = route.module;
+            let id = scope.add_route_in(descriptor, guards, route, module);
             table.add(id, method, path, origin, &mut problems);
         }
         let (router, paths) = table.finish();
@@ -130,7 +132,7 @@ impl AppBuilder {
             router,
             paths,
             routes: compiled,
-            plugins: self.plugins,
+            shutdown: std::sync::Mutex::new(self.shutdown),
             close_outcome: Default::default(),
             drain_timeout: self.drain_timeout,
             dispose_timeout: self.dispose_timeout,

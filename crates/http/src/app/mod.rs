@@ -29,7 +29,6 @@ pub(crate) use future::{DispatchFuture, Finish};
 
 use crate::client_addr::ClientAddr;
 use crate::layer::Layered;
-use crate::plugin::ErasedPlugin;
 use crate::response::Reply;
 pub(crate) use crate::runtime::RunFuture;
 use crate::runtime::Runtime;
@@ -51,7 +50,9 @@ pub(crate) struct AppInner {
     router: matchit::Router<usize>,
     paths: Vec<PathEntry>,
     routes: IdVec<RouteId, CompiledRoute>,
-    plugins: Vec<Arc<dyn ErasedPlugin>>,
+    /// The modules' shutdown hooks, in registration order, each with its module's path;
+    /// taken by `close()`.
+    shutdown: std::sync::Mutex<Vec<(Arc<str>, crate::module::ShutdownHook)>>,
     close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     drain_timeout: Duration,
     dispose_timeout: Duration,

@@ -123,6 +123,8 @@ pub struct Route {
     pub(crate) entry: Arc<dyn Entry>,
     pub(crate) location: Location,
     pub(crate) layers: Vec<ApplyLayer>,
+    /// The module it was registered in, if any.
+    pub(crate) module: Option<green_tea_core::__private::sibling::ModuleIndex>,
 }
 
 impl std::fmt::Debug for Route {
@@ -167,6 +169,7 @@ impl Route {
             entry: Arc::new(HandlerEntry(Arc::new(handler))),
             location: Location::caller(),
             layers: Vec::new(),
+            module: None,
         }
     }
 
