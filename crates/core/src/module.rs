@@ -51,6 +51,8 @@ pub struct Module {
     pub(crate) entries: Vec<(Registered, NodeKind)>,
     pub(crate) modules: Vec<Module>,
     pub(crate) exports: Vec<(Key, Location)>,
+    /// The Rust modules whose macro declarations it takes (`discover_in`).
+    pub(crate) discover: Vec<String>,
     /// What the layer above adds (green-tea-http: steps, routes, a prefix, shutdown hooks).
     pub(crate) extension: Option<Box<dyn ModuleExtension>>,
 }
@@ -95,6 +97,7 @@ impl Module {
             entries: Vec::new(),
             modules: Vec::new(),
             exports: Vec::new(),
+            discover: Vec::new(),
             extension: None,
         }
     }
@@ -134,6 +137,19 @@ impl Module {
         self
     }
 
+    /// Adds to the module every declaration the macros made in the Rust modules `modules`
+    /// (crate or module paths: `env!("CARGO_CRATE_NAME")`, `"my_crate::billing"`) or inside
+    /// them: a library's `pub fn module() -> Module` finds its own providers (and, in an app,
+    /// its steps and routes), whatever else the binary links. Those declarations are the
+    /// module's, and the app's own `discover()` leaves them out. Found when the module is
+    /// registered, so a module registered twice has two of each; finding nothing is a build
+    /// error (GT0015).
+    pub fn discover_in(mut self, modules: &[&str]) -> Self {
+        self.discover
+            .extend(modules.iter().map(|m| (*m).to_owned()));
+        self
+    }
+
     /// Adds a sub-module: its keys are its own, and its exports are the module's to use (as
     /// `sub::key`) and to export again.
     pub fn module(mut self, module: Module) -> Self {
@@ -161,6 +177,9 @@ pub(crate) struct ModuleScope {
     pub(crate) exports: Vec<(Key, Location)>,
     /// Its parent's position among the scopes, if it is a sub-module.
     pub(crate) parent: Option<usize>,
+    /// Replaced by a test's `override_module`: it holds nothing any more, and the graph
+    /// passes over it.
+    pub(crate) replaced: bool,
 }
 
 /// Where a registered module is among a builder's modules: what the layer above (steps,

@@ -175,18 +175,22 @@ impl Discovered {
 
 inventory::collect!(Registration);
 
-/// Every registered provider in `modules` (all, if `None`), sorted by module path and name
-/// (inventory's order is unspecified).
-pub(crate) fn discovered(modules: Option<&[&str]>) -> Vec<(Registered, NodeKind)> {
+/// Every registered provider in `modules` (all, if `None`) and not in `claimed`, sorted by
+/// module path and name (inventory's order is unspecified), each with its module path.
+pub(crate) fn discovered(
+    modules: Option<&[&str]>,
+    claimed: &[&str],
+) -> Vec<(Registered, NodeKind, &'static str)> {
     let mut regs: Vec<&Registration> = inventory::iter::<Registration>
         .into_iter()
         .filter(|r| modules.is_none_or(|m| in_modules(r.module, m)))
+        .filter(|r| !in_modules(r.module, claimed))
         .collect();
     regs.sort_by_key(|r| (r.module, r.name));
     regs.into_iter()
         .map(|r| {
             let Discovered(registered, kind) = (r.make)();
-            (registered, kind)
+            (registered, kind, r.module)
         })
         .collect()
 }

@@ -12,7 +12,7 @@ use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::value::{Needs, Provided};
 
 pub use crate::error::{join_message, panic_message};
-pub use crate::explain::{dot_quote, mermaid_text};
+pub use crate::explain::{RequestMember, dot_quote, explain_module_with, in_module, mermaid_text};
 pub use crate::graph::closest;
 pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use crate::module::{ModuleExtension, ModuleIndex};
@@ -37,6 +37,52 @@ pub fn add_module(
     parent: Option<ModuleIndex>,
 ) -> ModuleIndex {
     ModuleIndex::new(builder.add_module(module, parent.map(|p| p.0 as usize)))
+}
+
+/// The Rust modules the registered module `index` discovers in (`Module::discover_in`), if
+/// it does: the layer above adds its own declarations from there, and counts them with
+/// [`found_in_module`].
+pub fn module_discovers(builder: &ContainerBuilder, index: ModuleIndex) -> Option<&[String]> {
+    builder
+        .module_discovery
+        .iter()
+        .find(|(at, _, _)| *at == index.0 as usize)
+        .map(|(_, paths, _)| paths.as_slice())
+}
+
+/// Counts `found` more declarations discovered into the module `index`.
+pub fn found_in_module(builder: &mut ContainerBuilder, index: ModuleIndex, found: usize) {
+    if let Some(entry) = builder
+        .module_discovery
+        .iter_mut()
+        .find(|(at, _, _)| *at == index.0 as usize)
+    {
+        entry.2 += found;
+    }
+}
+
+/// The Rust modules registered modules discover in: the app's own discovery leaves them out.
+pub fn claimed(builder: &ContainerBuilder) -> Vec<&str> {
+    builder
+        .claimed
+        .iter()
+        .map(|(path, _)| path.as_str())
+        .collect()
+}
+
+/// Empties the registered root module `name` and its sub-modules for a test's replacement,
+/// registered next with [`add_module`]; returns their positions (the layer above drops its
+/// own declarations in them). A name no module has is a problem at `build()`.
+pub fn replace_module(
+    builder: &mut ContainerBuilder,
+    name: &str,
+    location: Location,
+) -> Vec<ModuleIndex> {
+    builder
+        .replace_module(name, location)
+        .into_iter()
+        .map(ModuleIndex::new)
+        .collect()
 }
 
 /// The path of the registered module `index` (`shop::notifications`).
@@ -158,18 +204,22 @@ pub fn health_key_problem(
     setting: String,
     location: Location,
 ) -> Option<Problem> {
-    // Overrides replace keys that something else provides; they add none.
-    let provided: Vec<(&KeySpec, Location)> = builder
+    // Overrides replace keys that something else provides; they add none. A module's keys are
+    // named as the graph names them (`billing::breaker`).
+    let provided: Vec<(KeySpec, Location)> = builder
         .entries
         .iter()
         .filter(|e| e.kind != NodeKind::Override)
         .flat_map(|e| {
             let location = e.registered.descriptor.location;
-            e.registered
-                .descriptor
-                .provides
-                .iter()
-                .map(move |s| (s, location))
+            let path = e.module.map(|m| &*builder.scopes[m as usize].path);
+            e.registered.descriptor.provides.iter().map(move |s| {
+                let mut spec = s.clone();
+                if let Some(path) = path.filter(|_| s.key.is_plain()) {
+                    spec.key = crate::graph::qualified_key(path, s.key.as_str());
+                }
+                (spec, location)
+            })
         })
         .collect();
     let problem = |found, suggestion| Problem::HealthKey {
@@ -209,9 +259,25 @@ pub fn locate(container: &Container, key: &str) -> Option<AppValue> {
 }
 
 pub use crate::picture::{
-    Edge as PictureEdge, Node as PictureNode, Picture, Shape as PictureShape, escape as xml_escape,
-    render as render_svg, render_stack as render_svg_stack,
+    Edge as PictureEdge, Node as PictureNode, Picture, Shape as PictureShape, dot_groups,
+    escape as xml_escape, mermaid_groups, render as render_svg, render_stack as render_svg_stack,
 };
+
+/// The key of the value `at` (qualified, for a module's key).
+pub fn value_key(container: &Container, at: AppValue) -> &Key {
+    &container.inner.spec(at).key
+}
+
+/// Every registered module's path, parents before their sub-modules.
+pub fn module_paths(container: &Container) -> impl Iterator<Item = &Arc<str>> {
+    container.inner.modules.iter().map(|m| &m.path)
+}
+
+/// The path of the registered module whose key `key` is (`billing` for `billing::client`).
+pub fn module_of_key(container: &Container, key: &str) -> Option<Arc<str>> {
+    let modules = &container.inner.modules;
+    crate::explain::module_of_key(modules, key).map(|m| Arc::clone(&modules[m].path))
+}
 
 /// The boxes and needs of `explain`, for a larger picture.
 pub fn explain_picture(explain: &Explain) -> Picture {

@@ -33,10 +33,10 @@ use crate::step::{Step, StepRegistration};
 pub struct AppBuilder {
     pub(super) container: ContainerBuilder,
     /// The steps, each with the module it was registered in.
-    pub(super) steps: Vec<(Arc<dyn Step>, Option<ModuleIndex>)>,
+    pub(super) steps: Vec<StepEntry>,
     pub(super) routes: Vec<Route>,
-    /// The modules' shutdown hooks, in registration order, with their modules' paths.
-    pub(super) shutdown: Vec<(Arc<str>, ShutdownHook)>,
+    /// The modules' shutdown hooks, in registration order, with their modules and paths.
+    pub(super) shutdown: Vec<(ModuleIndex, Arc<str>, ShutdownHook)>,
     pub(super) limits: Limits,
     pub(super) drain_timeout: Duration,
     pub(super) dispose_timeout: Duration,
@@ -53,14 +53,57 @@ pub struct AppBuilder {
     pub(super) built_in: BuiltIn,
 }
 
+/// A registered step: where it was registered, and the Rust module that declared it if
+/// discovery added it.
+pub(super) struct StepEntry {
+    pub(super) step: Arc<dyn Step>,
+    pub(super) module: Option<ModuleIndex>,
+    pub(super) discovered_in: Option<&'static str>,
+}
+
+/// The steps and routes the macros declared in `modules` (all, if `None`), but not in
+/// `claimed`, sorted by Rust module and name, each step with its Rust module.
+fn discovered(
+    modules: Option<&[&str]>,
+    claimed: &[&str],
+) -> (Vec<(Arc<dyn Step>, &'static str)>, Vec<Route>) {
+    let wanted = |module: &str| {
+        modules.is_none_or(|m| sibling::in_modules(module, m))
+            && !sibling::in_modules(module, claimed)
+    };
+    let mut steps: Vec<&StepRegistration> = inventory::iter::<StepRegistration>
+        .into_iter()
+        .filter(|r| wanted(r.module))
+        .collect();
+    steps.sort_by_key(|r| (r.module, r.name));
+    let mut routes: Vec<&RouteRegistration> = inventory::iter::<RouteRegistration>
+        .into_iter()
+        .filter(|r| wanted(r.module))
+        .collect();
+    routes.sort_by_key(|r| (r.module, r.name));
+    let steps = steps
+        .into_iter()
+        .map(|r| (Arc::from((r.make)()), r.module))
+        .collect();
+    let routes = routes
+        .into_iter()
+        .map(|r| {
+            let mut route = (r.make)();
+            route.discovered_in = Some(r.module);
+            route
+        })
+        .collect();
+    (steps, routes)
+}
+
 impl std::fmt::Debug for AppBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let steps: Vec<_> = self
             .steps
             .iter()
-            .map(|(s, _)| s.descriptor().name)
+            .map(|s| s.step.descriptor().name)
             .collect();
-        let shutdown: Vec<&str> = self.shutdown.iter().map(|(m, _)| &**m).collect();
+        let shutdown: Vec<&str> = self.shutdown.iter().map(|(_, m, _)| &**m).collect();
         let mounts: Vec<&str> = self.mounts.iter().map(|m| &*m.prefix).collect();
         f.debug_struct("AppBuilder")
             .field("container", &self.container)
@@ -146,6 +189,21 @@ impl AppBuilder {
         self
     }
 
+    /// Replaces the registered module of `module`'s name (its providers, steps, routes and
+    /// hooks, and its sub-modules') with `module`, for tests; see
+    /// [`ContainerBuilder::override_module`]. The replacement is served under its own
+    /// prefix: give it the one the app gives the original.
+    #[track_caller]
+    pub fn override_module(mut self, module: Module) -> Self {
+        let gone = sibling::replace_module(&mut self.container, module.name(), Location::caller());
+        let in_gone = |m: Option<ModuleIndex>| m.is_some_and(|m| gone.contains(&m));
+        self.steps.retain(|s| !in_gone(s.module));
+        self.routes.retain(|r| !in_gone(r.module));
+        self.shutdown.retain(|(m, _, _)| !in_gone(Some(*m)));
+        self.add_module(module, None, "");
+        self
+    }
+
     fn add_module(&mut self, mut module: Module, parent: Option<ModuleIndex>, prefix: &str) {
         let Served {
             steps,
@@ -157,8 +215,35 @@ impl AppBuilder {
         let index = sibling::add_module(&mut self.container, module, parent);
         let path = sibling::module_path(&self.container, index);
         let prefix = format!("{prefix}{own}");
+        let mut steps: Vec<(Arc<dyn Step>, Option<&'static str>)> =
+            steps.into_iter().map(|step| (step, None)).collect();
+        let mut routes = routes;
+        if let Some(paths) = sibling::module_discovers(&self.container, index) {
+            // The module's own discovery: its Rust modules' steps and routes are its, and
+            // what the app discovered from there already is taken back.
+            let paths: Vec<String> = paths.to_vec();
+            let claimed: Vec<&str> = paths.iter().map(String::as_str).collect();
+            let in_claimed =
+                |m: Option<&'static str>| m.is_some_and(|m| sibling::in_modules(m, &claimed));
+            self.steps
+                .retain(|s| s.module.is_some() || !in_claimed(s.discovered_in));
+            self.routes
+                .retain(|r| r.module.is_some() || !in_claimed(r.discovered_in));
+            let (found_steps, found_routes) = discovered(Some(&claimed), &[]);
+            sibling::found_in_module(
+                &mut self.container,
+                index,
+                found_steps.len() + found_routes.len(),
+            );
+            steps.extend(found_steps.into_iter().map(|(s, m)| (s, Some(m))));
+            routes.extend(found_routes);
+        }
         self.steps
-            .extend(steps.into_iter().map(|step| (step, Some(index))));
+            .extend(steps.into_iter().map(|(step, discovered_in)| StepEntry {
+                step,
+                module: Some(index),
+                discovered_in,
+            }));
         for mut route in routes {
             if !prefix.is_empty() {
                 route.path = match route.path.as_str() {
@@ -172,7 +257,7 @@ impl AppBuilder {
         self.shutdown.extend(
             on_shutdown
                 .into_iter()
-                .map(|hook| (Arc::clone(&path), hook)),
+                .map(|hook| (index, Arc::clone(&path), hook)),
         );
         for sub in modules {
             self.add_module(sub, Some(index), &prefix);
@@ -197,7 +282,11 @@ impl AppBuilder {
 
     /// Adds a step: `name::step()` for a `#[step]` fn, or any [`Step`].
     pub fn step(mut self, step: impl Step) -> Self {
-        self.steps.push((Arc::new(step), None));
+        self.steps.push(StepEntry {
+            step: Arc::new(step),
+            module: None,
+            discovered_in: None,
+        });
         self
     }
 
@@ -345,25 +434,20 @@ impl AppBuilder {
     }
 
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
-        let wanted = |module: &str| modules.is_none_or(|m| sibling::in_modules(module, m));
         self.container = match modules {
             Some(modules) => self.container.discover_in(modules),
             None => self.container.discover(),
         };
-        let mut steps: Vec<&StepRegistration> = inventory::iter::<StepRegistration>
-            .into_iter()
-            .filter(|r| wanted(r.module))
-            .collect();
-        steps.sort_by_key(|r| (r.module, r.name));
-        let mut routes: Vec<&RouteRegistration> = inventory::iter::<RouteRegistration>
-            .into_iter()
-            .filter(|r| wanted(r.module))
-            .collect();
-        routes.sort_by_key(|r| (r.module, r.name));
+        let claimed = sibling::claimed(&self.container);
+        let (steps, routes) = discovered(modules, &claimed);
         let found = steps.len() + routes.len();
         self.steps
-            .extend(steps.into_iter().map(|r| (Arc::from((r.make)()), None)));
-        self.routes.extend(routes.into_iter().map(|r| (r.make)()));
+            .extend(steps.into_iter().map(|(step, rust_module)| StepEntry {
+                step,
+                module: None,
+                discovered_in: Some(rust_module),
+            }));
+        self.routes.extend(routes);
         let modules = modules.map(|m| m.iter().map(|s| (*s).to_owned()).collect());
         self.discovered.push((modules, found));
         self
@@ -388,7 +472,7 @@ impl AppBuilder {
         self
     }
 
-    /// How long each provider's `dispose` and each plugin's `on_shutdown` may run (default 10 s).
+    /// How long each provider's `dispose` and each module's `on_shutdown` hook may run (default 10 s).
     pub fn dispose_timeout(mut self, timeout: Duration) -> Self {
         self.dispose_timeout = timeout;
         self

@@ -31,12 +31,12 @@ impl AppBuilder {
         }
         let mut problems = self.health.problems(&self.container);
         let mut scope = RequestScope::new();
-        let descriptors: Vec<Descriptor> = self.steps.iter().map(|(s, _)| s.descriptor()).collect();
+        let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.step.descriptor()).collect();
         let from_connection = self
             .needs_client_addr(&descriptors)
             .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
-        for (descriptor, (step, module)) in descriptors.into_iter().zip(self.steps) {
-            scope.add_step_in(descriptor, step, module);
+        for (descriptor, entry) in descriptors.into_iter().zip(self.steps) {
+            scope.add_step_in(descriptor, entry.step, entry.module);
         }
         let mut table = RouteTable::default();
         mount_problems(&self.mounts, &self.routes, &mut problems);
@@ -75,6 +75,7 @@ impl AppBuilder {
             from_connection: Some(id) == from_connection,
             step: s.step,
             descriptor: s.descriptor,
+            module: s.module,
         });
         let app_body_limit = self.limits.body_bytes;
         let (shutdown, _) = tokio::sync::watch::channel(false);
@@ -103,6 +104,7 @@ impl AppBuilder {
                     method: r.route.method,
                     template: r.route.path,
                     name: r.route.name,
+                    module: r.module,
                 });
                 let layered = (!route_layers.is_empty()).then(|| {
                     let inner = layers::route_entry(runtime.clone(), id);
@@ -132,7 +134,12 @@ impl AppBuilder {
             router,
             paths,
             routes: compiled,
-            shutdown: std::sync::Mutex::new(self.shutdown),
+            shutdown: std::sync::Mutex::new(
+                self.shutdown
+                    .into_iter()
+                    .map(|(_, path, hook)| (path, hook))
+                    .collect(),
+            ),
             close_outcome: Default::default(),
             drain_timeout: self.drain_timeout,
             dispose_timeout: self.dispose_timeout,

@@ -125,6 +125,8 @@ pub struct Route {
     pub(crate) layers: Vec<ApplyLayer>,
     /// The module it was registered in, if any.
     pub(crate) module: Option<green_tea_core::__private::sibling::ModuleIndex>,
+    /// The Rust module that declared it, if discovery added it.
+    pub(crate) discovered_in: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Route {
@@ -170,6 +172,7 @@ impl Route {
             location: Location::caller(),
             layers: Vec::new(),
             module: None,
+            discovered_in: None,
         }
     }
 
