@@ -1,7 +1,10 @@
 //! The explain model: a slice of the graph in build order, as data, rendered to text, JSON,
 //! Graphviz DOT, Mermaid and SVG. Every rendering shows the graph's shapes the same way: an
 //! optional need's edge dashed and an absent one from a box of its own, a collection's
-//! contributions in order, a decorator over what it wraps.
+//! contributions in order, a decorator over what it wraps, a module's declarations inside a box
+//! of the module (nested for a sub-module). `module.rs` explains one module.
+
+mod module;
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -13,7 +16,12 @@ use crate::error::{NodeKind, ProvideError};
 use crate::graph::Scope;
 use crate::ids::{AppValue, IdVec, ProviderId};
 use crate::key::Spelling;
-use crate::picture::{Edge, Node, Picture, Shape};
+use crate::picture::{Edge, Node, Picture, Shape, dot_groups, mermaid_groups};
+
+pub(crate) use module::module_of_key;
+pub use module::{
+    ExplainImport, ExplainMember, ExplainModule, RequestMember, UnknownModule, explain_module_with,
+};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON) and renders to [DOT](Self::to_dot) and
@@ -199,12 +207,15 @@ impl Explain {
     /// The slice as a Graphviz `digraph`: one box per declaration (a collection as a folder,
     /// a decorator as a component), an edge per need pointing from what is built first to
     /// what needs it; an optional need's edge is dashed, and an absent one comes from a dotted
-    /// box of its own.
+    /// box of its own. A module's declarations are in a `subgraph "cluster_<path>"` labelled
+    /// with its path, a sub-module's cluster inside its parent's.
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
             dot_quote(&self.target)
         );
+        let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
+        let mut edges = String::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let style = if node.built { "solid" } else { "dashed" };
             let shape = match node.kind {
@@ -213,11 +224,10 @@ impl Explain {
                 _ => "",
             };
             let label = node.label_lines(self).join("\n");
-            let _ = writeln!(
-                out,
-                "  n{i} [label={} style={style}{shape}];",
-                dot_quote(&label)
-            );
+            nodes.push((
+                node.module.as_deref(),
+                format!("n{i} [label={} style={style}{shape}];", dot_quote(&label)),
+            ));
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
@@ -225,21 +235,25 @@ impl Explain {
                 let from = match need.from {
                     Some(from) => format!("n{from}"),
                     None => {
-                        let _ = writeln!(
-                            out,
-                            "  n{i}a{j} [label={} style=dotted];",
-                            dot_quote(&absent_lines(&need.key).join("\n"))
-                        );
+                        nodes.push((
+                            None,
+                            format!(
+                                "n{i}a{j} [label={} style=dotted];",
+                                dot_quote(&absent_lines(&need.key).join("\n"))
+                            ),
+                        ));
                         format!("n{i}a{j}")
                     }
                 };
                 let _ = writeln!(
-                    out,
+                    edges,
                     "  {from} -> n{i} [label={}{style}];",
                     dot_quote(&node.need_label(j))
                 );
             }
         }
+        dot_groups(&mut out, &nodes);
+        out.push_str(&edges);
         out.push_str("}\n");
         out
     }
@@ -247,9 +261,12 @@ impl Explain {
     /// The slice as a Mermaid `flowchart`: a box per declaration (a collection as a hexagon,
     /// a decorator as a subroutine), a link per need, dotted for an optional need, from a
     /// dashed box of its own for an absent one. Every label is quoted, with the characters
-    /// Mermaid would read written as its entity codes.
+    /// Mermaid would read written as its entity codes. A module's declarations are in a
+    /// `subgraph module<i>["<path>"]`, a sub-module's inside its parent's.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
+        let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
+        let mut links = String::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let label = mermaid_lines(&node.label_lines(self));
             let (open, close) = match node.kind {
@@ -257,7 +274,10 @@ impl Explain {
                 NodeKind::Decorator => ("[[", "]]"),
                 _ => ("[", "]"),
             };
-            let _ = writeln!(out, "  n{i}{open}\"{label}\"{close}");
+            nodes.push((
+                node.module.as_deref(),
+                format!("n{i}{open}\"{label}\"{close}"),
+            ));
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
@@ -267,15 +287,19 @@ impl Explain {
                     None => {
                         let id = format!("n{i}a{j}");
                         let label = mermaid_lines(&absent_lines(&need.key));
-                        let _ = writeln!(out, "  {id}[\"{label}\"]");
-                        let _ = writeln!(out, "  style {id} stroke-dasharray: 3 3");
+                        nodes.push((
+                            None,
+                            format!("{id}[\"{label}\"]\nstyle {id} stroke-dasharray: 3 3"),
+                        ));
                         id
                     }
                 };
                 let label = mermaid_text(&node.need_label(j));
-                let _ = writeln!(out, "  {from} {arrow}|\"{label}\"| n{i}");
+                let _ = writeln!(links, "  {from} {arrow}|\"{label}\"| n{i}");
             }
         }
+        mermaid_groups(&mut out, &nodes);
+        out.push_str(&links);
         out
     }
 }
@@ -311,6 +335,7 @@ impl Explain {
                         lines: absent_lines(&need.key),
                         shape: Shape::Absent,
                         built: true,
+                        module: None,
                     });
                     nodes.len() - 1
                 });
@@ -356,6 +381,7 @@ impl ExplainNode {
                 _ => Shape::Provider,
             },
             built: self.built,
+            module: self.module.clone(),
         }
     }
 
@@ -526,8 +552,9 @@ impl fmt::Display for Explain {
             }
             write!(
                 f,
-                "\n     {} at {}, {} scope, {}",
+                "\n     {}{} at {}, {} scope, {}",
                 node.who(),
+                in_module(node.module.as_deref()),
                 node.location,
                 node.scope,
                 node.state()
@@ -538,6 +565,11 @@ impl fmt::Display for Explain {
         }
         Ok(())
     }
+}
+
+/// ` in module `shop::orders`` for a declaration in a module, nothing at the app's root.
+pub fn in_module(module: Option<&str>) -> String {
+    module.map_or_else(String::new, |m| format!(" in module `{m}`"))
 }
 
 /// A Graphviz string literal.

@@ -1,6 +1,6 @@
 //! The graph's health as data: each provider's state now (built, failed with its last error,
-//! never needed...), and [`HealthCheck`], by which a provider's value reports a state of its
-//! own (a circuit breaker's) when the app's health is asked for.
+//! never needed...), each module's, and [`HealthCheck`], by which a provider's value reports a
+//! state of its own (a circuit breaker's) when the app's health is asked for.
 
 use std::fmt;
 
@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::container::Container;
 use crate::error::NodeKind;
+use crate::explain::module_of_key;
 
 /// The state of every provider of a container, in build order; see [`Container::health`].
 #[derive(Clone, Debug, Serialize)]
@@ -18,6 +19,29 @@ pub struct ContainerHealth {
     /// Every provider, dependencies first: decorators after what they wrap, collections
     /// after their contributions.
     pub providers: Vec<ProviderHealth>,
+    /// Every registered module, parents before their sub-modules: its providers' states in
+    /// sum.
+    pub modules: Vec<ModuleHealth>,
+}
+
+/// One module's health: its own providers (a sub-module has its own entry); an app adds its
+/// health checks.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ModuleHealth {
+    /// The module's path (`billing`, `shop::orders`).
+    pub path: String,
+    /// Down if one of its providers' last build failed or one of its health checks reports
+    /// down; degraded if a check reports degraded; up otherwise (a provider never needed is
+    /// not a problem).
+    pub status: CheckStatus,
+    /// How many providers (values, decorators, overrides of its keys) it has.
+    pub providers: usize,
+    /// How many of them are built now.
+    pub built: usize,
+    /// What makes it down or degraded, one line each: a failed build's error, a check's
+    /// answer.
+    pub reasons: Vec<String>,
 }
 
 /// One provider's state.
@@ -38,6 +62,9 @@ pub struct ProviderHealth {
     pub error: Option<String>,
     /// How long its successful build took, in microseconds.
     pub build_micros: Option<u64>,
+    /// The path of the module whose keys it provides (`billing`; an override of
+    /// `billing::client` is `billing`'s too), or `None` for the app's root.
+    pub module: Option<String>,
 }
 
 /// Where a provider is in its life.
@@ -75,8 +102,8 @@ impl fmt::Display for ProviderState {
 }
 
 impl Container {
-    /// Every provider's state now, dependencies first, and whether the container is closed.
-    /// Reads the providers' slots and builds nothing.
+    /// Every provider's state now, dependencies first, each module's, and whether the
+    /// container is closed. Reads the providers' slots and builds nothing.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -98,6 +125,17 @@ impl Container {
     /// ```
     pub fn health(&self) -> ContainerHealth {
         let inner = &self.inner;
+        let mut modules: Vec<ModuleHealth> = inner
+            .modules
+            .iter()
+            .map(|m| ModuleHealth {
+                path: m.path.to_string(),
+                status: CheckStatus::Up,
+                providers: 0,
+                built: 0,
+                reasons: Vec::new(),
+            })
+            .collect();
         let providers = inner
             .order
             .iter()
@@ -128,6 +166,20 @@ impl Container {
                 } else {
                     ProviderState::NotBuilt
                 };
+                // An override of a module's key is the module's, though the app registers it.
+                let module = node.module.map(|m| m as usize).or_else(|| {
+                    let key = node.descriptor.provides.first()?;
+                    (node.kind == NodeKind::Override)
+                        .then(|| module_of_key(&inner.modules, key.key.as_str()))?
+                });
+                if let Some(health) = module.map(|m| &mut modules[m]) {
+                    health.providers += 1;
+                    health.built += usize::from(state == ProviderState::Built);
+                    if let Some(error) = error.as_ref().filter(|_| state == ProviderState::Failed) {
+                        health.status = CheckStatus::Down;
+                        health.reasons.push(error.to_string());
+                    }
+                }
                 ProviderHealth {
                     name: node.descriptor.name.to_string(),
                     kind: node.kind,
@@ -142,12 +194,14 @@ impl Container {
                     build_micros: slot
                         .build_time()
                         .map(|t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX)),
+                    module: module.map(|m| inner.modules[m].path.to_string()),
                 }
             })
             .collect();
         ContainerHealth {
             closed: self.is_closed(),
             providers,
+            modules,
         }
     }
 }

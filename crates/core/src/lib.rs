@@ -35,9 +35,14 @@ pub use error::{
     BoxError, BuildError, CloseError, CloseFailure, ClosePart, FailureCause, NodeKind, Origin,
     Problem, ProvideError, Suggestion, Unregistered,
 };
-pub use explain::{Explain, ExplainKey, ExplainNeed, ExplainNode};
+pub use explain::{
+    Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
+    UnknownModule,
+};
 pub use graph::Scope;
-pub use health::{Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState};
+pub use health::{
+    Check, CheckStatus, ContainerHealth, HealthCheck, ModuleHealth, ProviderHealth, ProviderState,
+};
 pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
 pub use provider::Provider;

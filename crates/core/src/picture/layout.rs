@@ -1,8 +1,11 @@
 //! A layered layout, left to right: each box's column is the longest path of needs to it,
 //! boxes in a column are ordered by the mean row of what they need (a few sweeps), then
-//! placed; sizes come from the text, in a monospace font of known width.
+//! placed; sizes come from the text, in a monospace font of known width. With modules, each
+//! module's boxes take a band of rows of their own (a sub-module's band inside its parent's),
+//! so that a module's box holds its boxes and no other.
 
 use super::Picture;
+use super::modules::ModuleTree;
 
 /// Width of one character of the 12px monospace font, rounded up.
 pub(super) const CHAR_WIDTH: f64 = 7.4;
@@ -16,13 +19,27 @@ const COLUMN_GAP: f64 = 80.0;
 const ROW_GAP: f64 = 18.0;
 /// Room around the whole picture.
 pub(super) const MARGIN: f64 = 12.0;
+/// Room at the top of a module's box, for its label.
+const MODULE_LABEL: f64 = LINE_HEIGHT + 8.0;
+/// Room between a module's box and what it holds.
+const MODULE_PAD: f64 = 8.0;
+
+/// A box: x, y, width, height.
+pub(super) type Rect = (f64, f64, f64, f64);
 
 /// Where each box is, and how large the picture is.
 pub(super) struct Placed {
     /// (x, y, width, height) of each box, in the picture's order.
-    pub(super) boxes: Vec<(f64, f64, f64, f64)>,
+    pub(super) boxes: Vec<Rect>,
+    /// Each module's box, with its path, parents before their sub-modules (drawn under them).
+    pub(super) modules: Vec<(String, Rect)>,
     pub(super) width: f64,
     pub(super) height: f64,
+}
+
+/// The label of a module's box.
+pub(super) fn module_label(path: &str) -> String {
+    format!("module `{path}`")
 }
 
 pub(super) fn text_width(text: &str) -> f64 {
@@ -77,6 +94,16 @@ pub(super) fn place(picture: &Picture, top: f64) -> Placed {
     for (i, &c) in column.iter().enumerate() {
         layers[c].push(i);
     }
+    let tree = ModuleTree::of(picture.nodes.iter().filter_map(|n| n.module.as_deref()));
+    let group: Vec<usize> = picture
+        .nodes
+        .iter()
+        .map(|n| tree.group(n.module.as_deref()))
+        .collect();
+    // A module's boxes together in each column (its band), in the tree's order.
+    for layer in &mut layers {
+        layer.sort_by_key(|&i| group[i]);
+    }
 
     // Barycenter sweeps: order each column by the mean row of the boxes it needs.
     let mut row = vec![0.0_f64; n];
@@ -90,7 +117,7 @@ pub(super) fn place(picture: &Picture, top: f64) -> Placed {
     number(&layers, &mut row);
     for _ in 0..4 {
         for layer in layers.iter_mut().skip(1) {
-            let mut keyed: Vec<(f64, usize)> = layer
+            let mut keyed: Vec<(usize, f64, usize)> = layer
                 .iter()
                 .map(|&i| {
                     let from: Vec<f64> = picture
@@ -104,45 +131,136 @@ pub(super) fn place(picture: &Picture, top: f64) -> Placed {
                     } else {
                         from.iter().sum::<f64>() / from.len() as f64
                     };
-                    (mean, i)
+                    (group[i], mean, i)
                 })
                 .collect();
-            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-            *layer = keyed.into_iter().map(|(_, i)| i).collect();
+            keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            *layer = keyed.into_iter().map(|(_, _, i)| i).collect();
         }
         number(&layers, &mut row);
     }
 
-    // Columns left to right, each centred on the tallest.
-    let heights: Vec<f64> = layers
-        .iter()
-        .map(|layer| {
-            layer.iter().map(|&i| sizes[i].1).sum::<f64>()
-                + ROW_GAP * layer.len().saturating_sub(1) as f64
-        })
-        .collect();
-    let tallest = heights.iter().copied().fold(0.0, f64::max);
-    let mut boxes = vec![(0.0, 0.0, 0.0, 0.0); n];
-    let mut x = MARGIN;
-    for (layer, height) in layers.iter().zip(&heights) {
-        let width = layer.iter().map(|&i| sizes[i].0).fold(0.0, f64::max);
-        let mut y = top + (tallest - height) / 2.0;
-        for &i in layer {
-            let (w, h) = sizes[i];
-            boxes[i] = (x, y, w, h);
-            y += h + ROW_GAP;
-        }
-        x += width + COLUMN_GAP;
+    // Room on the left for the boxes of the deepest modules.
+    let depth = (1..tree.groups())
+        .map(|g| tree.path(g).split("::").count())
+        .max()
+        .unwrap_or(0);
+    let mut xs = Vec::with_capacity(columns);
+    let mut x = MARGIN + MODULE_PAD * depth as f64;
+    for layer in &layers {
+        xs.push(x);
+        x += layer.iter().map(|&i| sizes[i].0).fold(0.0, f64::max) + COLUMN_GAP;
     }
-    let width = if columns == 0 {
-        2.0 * MARGIN
-    } else {
-        x - COLUMN_GAP + MARGIN
+    let right = if columns == 0 { MARGIN } else { x - COLUMN_GAP };
+    let mut bands = Bands {
+        tree: &tree,
+        layers: &layers,
+        sizes: &sizes,
+        group: &group,
+        xs: &xs,
+        boxes: vec![(0.0, 0.0, 0.0, 0.0); n],
+        band: vec![(0.0, 0.0); tree.groups()],
     };
+    let bottom = if tree.is_empty() {
+        bands.centred(0, top)
+    } else {
+        bands.place(0, top)
+    };
+    let Bands { boxes, band, .. } = bands;
+
+    // Each module's box around its boxes and its sub-modules' boxes, sub-modules first.
+    let mut rects: Vec<Rect> = vec![(0.0, 0.0, 0.0, 0.0); tree.groups()];
+    for g in (1..tree.groups()).rev() {
+        let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (i, &(bx, _, bw, _)) in boxes.iter().enumerate() {
+            if group[i] == g {
+                x0 = x0.min(bx - MODULE_PAD);
+                x1 = x1.max(bx + bw + MODULE_PAD);
+            }
+        }
+        for child in tree.children(g) {
+            let (cx, _, cw, _) = rects[child];
+            x0 = x0.min(cx - MODULE_PAD);
+            x1 = x1.max(cx + cw + MODULE_PAD);
+        }
+        x1 = x1.max(x0 + text_width(&module_label(tree.path(g))) + 2.0 * PAD);
+        let (y0, y1) = band[g];
+        rects[g] = (x0, y0, x1 - x0, y1 - y0);
+    }
+    let modules: Vec<(String, Rect)> = (1..tree.groups())
+        .map(|g| (tree.path(g).to_owned(), rects[g]))
+        .collect();
+    let widest = modules
+        .iter()
+        .map(|(_, (x, _, w, _))| x + w)
+        .fold(right, f64::max);
     Placed {
         boxes,
-        width,
-        height: top + tallest + MARGIN,
+        modules,
+        width: widest + MARGIN,
+        height: bottom + MARGIN,
+    }
+}
+
+/// Placing the boxes of each group (the root, a module) in rows.
+struct Bands<'a> {
+    tree: &'a ModuleTree,
+    layers: &'a [Vec<usize>],
+    sizes: &'a [(f64, f64)],
+    group: &'a [usize],
+    /// Each column's left edge.
+    xs: &'a [f64],
+    boxes: Vec<Rect>,
+    /// Each group's band: top and bottom.
+    band: Vec<(f64, f64)>,
+}
+
+impl Bands<'_> {
+    /// Places `group`'s own boxes from `top`, each column centred on the group's tallest;
+    /// returns the bottom (`top` if it has none).
+    fn centred(&mut self, group: usize, top: f64) -> f64 {
+        let heights: Vec<f64> = self
+            .layers
+            .iter()
+            .map(|layer| {
+                let own = layer.iter().filter(|&&i| self.group[i] == group);
+                let (sum, count) = own.fold((0.0, 0), |(s, c), &i| (s + self.sizes[i].1, c + 1));
+                sum + ROW_GAP * (count as f64 - 1.0).max(0.0)
+            })
+            .collect();
+        let tallest = heights.iter().copied().fold(0.0, f64::max);
+        for ((layer, height), &x) in self.layers.iter().zip(&heights).zip(self.xs) {
+            let mut y = top + (tallest - height) / 2.0;
+            for &i in layer.iter().filter(|&&i| self.group[i] == group) {
+                let (w, h) = self.sizes[i];
+                self.boxes[i] = (x, y, w, h);
+                y += h + ROW_GAP;
+            }
+        }
+        top + tallest
+    }
+
+    /// Places `group`'s band from `top`: a module's label, its own boxes, then each
+    /// sub-module's band; returns the bottom.
+    fn place(&mut self, group: usize, top: f64) -> f64 {
+        let module = group != 0;
+        let mut y = top + if module { MODULE_LABEL } else { 0.0 };
+        let own = self.centred(group, y);
+        let mut first = own == y;
+        y = own;
+        let children: Vec<usize> = self.tree.children(group).collect();
+        for child in children {
+            if !first {
+                y += ROW_GAP;
+            }
+            y = self.place(child, y);
+            first = false;
+        }
+        if module {
+            y += MODULE_PAD;
+        }
+        self.band[group] = (top, y);
+        y
     }
 }
 
@@ -156,6 +274,7 @@ mod tests {
             lines: vec![text.to_owned()],
             shape: Shape::Provider,
             built: true,
+            module: None,
         }
     }
 
@@ -184,6 +303,66 @@ mod tests {
         for &(bx, by, bw, bh) in &placed.boxes {
             assert!(bx >= 0.0 && by >= 0.0);
             assert!(bx + bw <= placed.width && by + bh <= placed.height);
+        }
+    }
+
+    fn in_module(text: &str, module: Option<&str>) -> Node {
+        Node {
+            module: module.map(str::to_owned),
+            ..node(text)
+        }
+    }
+
+    fn inside(inner: Rect, outer: Rect) -> bool {
+        inner.0 > outer.0
+            && inner.1 > outer.1
+            && inner.0 + inner.2 < outer.0 + outer.2
+            && inner.1 + inner.3 < outer.1 + outer.3
+    }
+
+    fn overlap(a: Rect, b: Rect) -> bool {
+        a.0 < b.0 + b.2 && b.0 < a.0 + a.2 && a.1 < b.1 + b.3 && b.1 < a.1 + a.3
+    }
+
+    #[test]
+    fn a_module_s_box_holds_its_boxes_and_no_other() {
+        // root -> shop (0 -> 1), shop -> shop::orders (1 -> 2), billing (3) -> shop::orders,
+        // root (4) needs billing, in the same column as shop's box.
+        let picture = Picture {
+            caption: None,
+            nodes: vec![
+                in_module("db", None),
+                in_module("catalog", Some("shop")),
+                in_module("orders", Some("shop::orders")),
+                in_module("billing", Some("billing")),
+                in_module("audit", None),
+            ],
+            edges: vec![edge(0, 1), edge(1, 2), edge(3, 2), edge(3, 4)],
+        };
+        let placed = place(&picture, MARGIN);
+        let module = |path: &str| {
+            placed
+                .modules
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, r)| *r)
+                .unwrap()
+        };
+        let paths: Vec<&str> = placed.modules.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["billing", "shop", "shop::orders"]);
+        let (shop, orders, billing) = (module("shop"), module("shop::orders"), module("billing"));
+        assert!(inside(placed.boxes[1], shop) && inside(placed.boxes[2], shop));
+        assert!(inside(placed.boxes[2], orders) && inside(orders, shop));
+        assert!(!overlap(placed.boxes[1], orders));
+        assert!(inside(placed.boxes[3], billing));
+        assert!(!overlap(billing, shop));
+        for i in [0, 4] {
+            for rect in [shop, billing] {
+                assert!(!overlap(placed.boxes[i], rect), "box {i} in a module's box");
+            }
+        }
+        for &(x, y, w, h) in placed.modules.iter().map(|(_, r)| r) {
+            assert!(x >= 0.0 && y >= 0.0 && x + w <= placed.width && y + h <= placed.height);
         }
     }
 

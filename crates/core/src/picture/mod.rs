@@ -3,11 +3,15 @@
 //! drawn as SVG, in process.
 //!
 //! The graphs are small and acyclic (a route's slice), so the layout is a plain layered one
-//! (longest path, then a few barycenter sweeps to untangle each layer); see `layout.rs`.
+//! (longest path, then a few barycenter sweeps to untangle each layer); see `layout.rs`. A box
+//! in a module is drawn inside a labelled box of its module (nested for a sub-module): each
+//! module gets a band of rows of its own, so that no other box falls inside its box.
 
 mod layout;
+mod modules;
 mod svg;
 
+pub use modules::{dot_groups, mermaid_groups};
 pub use svg::{escape, render, render_stack};
 
 /// What a box stands for: its colours and shape.
@@ -30,8 +34,8 @@ pub enum Shape {
     Handler,
 }
 
-/// One box: its lines of text (the first in bold), its shape, and whether it is built (a
-/// box not built is drawn dashed).
+/// One box: its lines of text (the first in bold), its shape, whether it is built (a box not
+/// built is drawn dashed), and the module it is in.
 #[derive(Clone, Debug)]
 pub struct Node {
     /// The lines, the first one the title.
@@ -40,6 +44,9 @@ pub struct Node {
     pub shape: Shape,
     /// Dashed when false.
     pub built: bool,
+    /// The path of its module (`shop::orders`), drawn as a box around it; `None` at the app's
+    /// root.
+    pub module: Option<String>,
 }
 
 /// A need: from the box that provides `label` to the one that needs it.

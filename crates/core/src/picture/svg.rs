@@ -1,5 +1,6 @@
-//! Drawing a laid-out picture as SVG: boxes by shape, dashed when not built, curved edges with
-//! their keys; every text escaped for XML.
+//! Drawing a laid-out picture as SVG: module boxes under everything, labelled with their paths;
+//! boxes by shape, dashed when not built, curved edges with their keys; every text escaped for
+//! XML.
 
 use std::fmt::Write as _;
 
@@ -76,7 +77,21 @@ pub fn render_stack(pictures: &[Picture]) -> String {
 }
 
 fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
-    // Edges first, under the boxes.
+    // Modules first, a parent under its sub-modules, then edges, under the boxes.
+    for (path, (x, y, w, h)) in &placed.modules {
+        let label = escape(&layout::module_label(path));
+        let _ = write!(
+            out,
+            "<g class=\"module\" data-module=\"{}\"><title>{label}</title>\
+             <rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"8\" \
+             fill=\"#eceff1\" fill-opacity=\"0.45\" stroke=\"#607d8b\" stroke-width=\"1.2\" \
+             stroke-dasharray=\"6 3\"/><text x=\"{:.1}\" y=\"{:.1}\" {FONT_FAMILY} font-size=\"12\" \
+             font-weight=\"bold\" fill=\"#455a64\">{label}</text></g>",
+            escape(path),
+            x + PAD,
+            y + 16.0,
+        );
+    }
     for edge in &picture.edges {
         let (Some(&(fx, fy, fw, fh)), Some(&(tx, ty, _, th))) =
             (placed.boxes.get(edge.from), placed.boxes.get(edge.to))
@@ -138,9 +153,14 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
             Shape::Handler => "handler",
         };
         let title = node.lines.join("\n");
+        let module = node
+            .module
+            .as_deref()
+            .map(|m| format!(" data-module=\"{}\"", escape(m)))
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<g class=\"node {kind}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" \
+            "<g class=\"node {kind}\"{module}><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" \
              rx=\"{radius}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"1.5\"{dash}/>",
             escape(&title)
         );
@@ -177,11 +197,13 @@ mod tests {
                     lines: vec!["k: Vec<&str>".to_owned(), "provider `a\"b`".to_owned()],
                     shape: Shape::Provider,
                     built: false,
+                    module: Some("a<b".to_owned()),
                 },
                 Node {
                     lines: vec!["GET /x".to_owned()],
                     shape: Shape::Handler,
                     built: true,
+                    module: None,
                 },
             ],
             edges: vec![Edge {
@@ -196,6 +218,8 @@ mod tests {
         assert!(svg.contains("k: Vec&lt;&amp;str&gt;"));
         assert!(svg.contains("GET /&lt;script&gt;"));
         assert!(svg.contains("&lt;k&gt;"));
+        assert!(svg.contains("data-module=\"a&lt;b\""));
+        assert!(svg.contains("module `a&lt;b`"));
         assert!(!svg.contains("<script>") && !svg.contains("<k>"));
         assert!(
             svg.contains("stroke-dasharray"),
