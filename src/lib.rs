@@ -48,10 +48,13 @@ pub mod error {
 #[doc(inline)]
 pub use green_tea_core::metric;
 
-/// What `explain` returns: a key's or a route's slice of the graph, as data.
+/// What `explain` returns: a key's or a route's slice of the graph, or a module, as data.
 pub mod explain {
     #[doc(inline)]
-    pub use green_tea_core::{Explain, ExplainKey, ExplainNeed, ExplainNode};
+    pub use green_tea_core::{
+        Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
+        UnknownModule,
+    };
     #[doc(inline)]
     pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
 }
@@ -168,7 +171,8 @@ pub mod extract {
 pub mod health {
     #[doc(inline)]
     pub use green_tea_core::{
-        Check, CheckStatus, ContainerHealth, HealthCheck, ProviderHealth, ProviderState,
+        Check, CheckStatus, ContainerHealth, HealthCheck, ModuleHealth, ProviderHealth,
+        ProviderState,
     };
     #[doc(inline)]
     pub use green_tea_http::{AppHealth, CheckReport};

@@ -1,6 +1,7 @@
 //! `explain(path)`: for each method at a path, the handler, its steps in run order and its
-//! providers in build order; as text, JSON, DOT and Mermaid. Optional needs, collections and
-//! decorators show as the core's explain shows them.
+//! providers in build order; as text, JSON, DOT and Mermaid. Optional needs, collections,
+//! decorators and modules show as the core's explain shows them: what a module registered (a
+//! provider, a step, a route) inside a box of the module.
 
 mod html;
 mod picture;
@@ -9,8 +10,10 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use green_tea_core::__private::sibling::{dot_quote, mermaid_text};
-use green_tea_core::{Explain, Key, NodeKind, Spelling};
+use green_tea_core::__private::sibling::{
+    dot_groups, dot_quote, in_module, mermaid_groups, mermaid_text,
+};
+use green_tea_core::{Explain, ExplainModule, Key, NodeKind, Spelling};
 
 /// Everything served at one path template.
 #[derive(Clone, Debug, Serialize)]
@@ -50,6 +53,9 @@ pub struct ExplainRoute {
     pub steps: Vec<ExplainStep>,
     /// The providers the route builds, in build order, with their state now.
     pub providers: Explain,
+    /// The path of the module the route was registered in (`shop::orders`), or `None` for a
+    /// route of the app itself.
+    pub module: Option<String>,
 }
 
 /// A step in a route's chain.
@@ -69,6 +75,9 @@ pub struct ExplainStep {
     pub from: Vec<NeedSource>,
     /// Where it was declared.
     pub location: String,
+    /// The path of the module it was registered in, or `None` for a step of the app itself;
+    /// the keys it provides are qualified by it (`orders::user`).
+    pub module: Option<String>,
 }
 
 /// Where a step's or a handler's need comes from, as the route's plan reads it. In JSON,
@@ -85,12 +94,15 @@ pub enum NeedSource {
     Absent,
 }
 
-/// The whole app: every path, sorted.
+/// The whole app: every path, sorted, and every module.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ExplainApp {
     /// Every path template with its routes.
     pub paths: Vec<ExplainPath>,
+    /// Every registered module, parents before their sub-modules, as
+    /// [`App::explain_module`](crate::App::explain_module) explains it.
+    pub modules: Vec<ExplainModule>,
 }
 
 /// `explain` was asked about a path no route serves.
@@ -130,14 +142,23 @@ impl ExplainPath {
 
     /// As a Graphviz `digraph`: providers (a collection as a folder, a decorator as a
     /// component), then steps, then each handler; an edge per need, dashed for an optional
-    /// need, from a dotted box for an absent one.
+    /// need, from a dotted box for an absent one. What a module registered is in a
+    /// `subgraph "cluster_<path>"` labelled with its path (one per module, for every route at
+    /// the path), a sub-module's inside its parent's.
     pub fn to_dot(&self) -> String {
         let mut out = format!(
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
             dot_quote(&self.path)
         );
-        for (r, route) in self.routes.iter().enumerate() {
-            let graph = route.graph(r);
+        let graphs: Vec<Graph> = self
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(r, route)| route.graph(r))
+            .collect();
+        let mut nodes: Vec<(Option<&str>, String)> = Vec::new();
+        let mut edges = String::new();
+        for graph in &graphs {
             for node in &graph.nodes {
                 let style = match node.kind {
                     GraphKind::Provider { built: true, .. } => "solid",
@@ -157,17 +178,19 @@ impl ExplainPath {
                     } => " shape=component",
                     _ => "",
                 };
-                let _ = writeln!(
-                    out,
-                    "  {} [label={} style={style}{shape}];",
-                    node.id,
-                    dot_quote(&node.lines.join("\n"))
-                );
+                nodes.push((
+                    node.module.as_deref(),
+                    format!(
+                        "{} [label={} style={style}{shape}];",
+                        node.id,
+                        dot_quote(&node.lines.join("\n"))
+                    ),
+                ));
             }
             for edge in &graph.edges {
                 let style = if edge.optional { " style=dashed" } else { "" };
                 let _ = writeln!(
-                    out,
+                    edges,
                     "  {} -> {} [label={}{style}];",
                     edge.from,
                     edge.to,
@@ -175,6 +198,8 @@ impl ExplainPath {
                 );
             }
         }
+        dot_groups(&mut out, &nodes);
+        out.push_str(&edges);
         out.push_str("}\n");
         out
     }
@@ -182,10 +207,19 @@ impl ExplainPath {
     /// As a Mermaid `flowchart`: the same boxes and needs as [`to_dot`](Self::to_dot), a
     /// collection as a hexagon and a decorator as a subroutine, an optional need's link
     /// dotted; every label quoted, with the characters Mermaid would read as entity codes.
+    /// What a module registered is in a `subgraph module<i>["<path>"]`, nested for a
+    /// sub-module.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
-        for (r, route) in self.routes.iter().enumerate() {
-            let graph = route.graph(r);
+        let graphs: Vec<Graph> = self
+            .routes
+            .iter()
+            .enumerate()
+            .map(|(r, route)| route.graph(r))
+            .collect();
+        let mut nodes: Vec<(Option<&str>, String)> = Vec::new();
+        let mut links = String::new();
+        for graph in &graphs {
             for node in &graph.nodes {
                 let (open, close) = match node.kind {
                     GraphKind::Provider {
@@ -200,15 +234,16 @@ impl ExplainPath {
                     _ => ("[", "]"),
                 };
                 let lines: Vec<String> = node.lines.iter().map(|l| mermaid_text(l)).collect();
-                let _ = writeln!(out, "  {}{open}\"{}\"{close}", node.id, lines.join("<br/>"));
+                let mut statement = format!("{}{open}\"{}\"{close}", node.id, lines.join("<br/>"));
                 if node.kind == GraphKind::Absent {
-                    let _ = writeln!(out, "  style {} stroke-dasharray: 3 3", node.id);
+                    let _ = write!(statement, "\nstyle {} stroke-dasharray: 3 3", node.id);
                 }
+                nodes.push((node.module.as_deref(), statement));
             }
             for edge in &graph.edges {
                 let arrow = if edge.optional { "-.->" } else { "-->" };
                 let _ = writeln!(
-                    out,
+                    links,
                     "  {} {arrow}|\"{}\"| {}",
                     edge.from,
                     mermaid_text(&edge.label),
@@ -216,6 +251,8 @@ impl ExplainPath {
                 );
             }
         }
+        mermaid_groups(&mut out, &nodes);
+        out.push_str(&links);
         out
     }
 }
@@ -231,6 +268,8 @@ struct GraphNode {
     id: String,
     lines: Vec<String>,
     kind: GraphKind,
+    /// The module it was registered in.
+    module: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -265,6 +304,7 @@ impl ExplainRoute {
                     kind: p.kind,
                     built: p.built,
                 },
+                module: p.module.clone(),
             });
         }
         for (i, s) in self.steps.iter().enumerate() {
@@ -276,6 +316,7 @@ impl ExplainRoute {
                 id: format!("r{r}s{i}"),
                 lines,
                 kind: GraphKind::Step,
+                module: s.module.clone(),
             });
         }
         // An unnamed handler's name is already `GET /path`.
@@ -288,6 +329,7 @@ impl ExplainRoute {
             id: format!("r{r}h"),
             lines: vec![handler],
             kind: GraphKind::Handler,
+            module: self.module.clone(),
         });
 
         for (i, p) in providers.nodes.iter().enumerate() {
@@ -338,6 +380,7 @@ impl Graph {
             id: id.clone(),
             lines: absent_lines(key),
             kind: GraphKind::Absent,
+            module: None,
         });
         id
     }
@@ -399,6 +442,7 @@ impl fmt::Display for ExplainRoute {
         } else {
             write!(f, "{head} -> {} ({})", self.handler, self.location)?;
         }
+        f.write_str(&in_module(self.module.as_deref()))?;
         if !self.needs.is_empty() {
             write!(f, "\n  needs: {}", needs_text(&self.needs, &self.absent))?;
         }
@@ -419,7 +463,12 @@ impl fmt::Display for ExplainRoute {
                 if !step.needs.is_empty() {
                     write!(f, "  <- needs {}", needs_text(&step.needs, &step.absent))?;
                 }
-                write!(f, "\n       at {}", step.location)?;
+                write!(
+                    f,
+                    "\n      {} at {}",
+                    in_module(step.module.as_deref()),
+                    step.location
+                )?;
             }
         }
         if self.providers.nodes.is_empty() {
@@ -436,6 +485,13 @@ impl fmt::Display for ExplainRoute {
     }
 }
 
+impl ExplainApp {
+    /// As JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("the explain model is plain data")
+    }
+}
+
 impl fmt::Display for ExplainApp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, path) in self.paths.iter().enumerate() {
@@ -443,6 +499,12 @@ impl fmt::Display for ExplainApp {
                 f.write_str("\n\n")?;
             }
             write!(f, "{path}")?;
+        }
+        for (i, module) in self.modules.iter().enumerate() {
+            if i > 0 || !self.paths.is_empty() {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{module}")?;
         }
         Ok(())
     }

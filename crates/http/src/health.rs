@@ -1,10 +1,13 @@
 //! `App::health()`: the graph's state (each provider built, failed or never needed), the
-//! health checks of providers' values, and whether the app is live and ready; as data.
+//! health checks of providers' values, each module's health, and whether the app is live and
+//! ready; as data.
 
 use serde::Serialize;
 
 use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
-use green_tea_core::{Check, Container, HealthCheck, Key, Location, ProviderHealth, TypeInfo};
+use green_tea_core::{
+    Check, Container, HealthCheck, Key, Location, ModuleHealth, ProviderHealth, TypeInfo,
+};
 
 /// The app's health now; see [`App::health`](crate::App::health).
 #[derive(Clone, Debug, Serialize)]
@@ -29,6 +32,9 @@ pub struct AppHealth {
     pub critical: Vec<String>,
     /// What each registered health check reports (`AppBuilder::health_check`).
     pub checks: Vec<CheckReport>,
+    /// Every registered module, parents before their sub-modules: its providers' states and
+    /// its health checks (those on its keys) in sum.
+    pub modules: Vec<ModuleHealth>,
 }
 
 /// One health check's answer.
@@ -39,6 +45,9 @@ pub struct CheckReport {
     pub key: String,
     /// Its answer; `None` while the value is not built (it is never built to be asked).
     pub check: Option<Check>,
+    /// The path of the module whose key it is (`billing` for `billing::breaker`), or `None`
+    /// for a key of the app's root.
+    pub module: Option<String>,
 }
 
 /// What the builder collected: checked at `build()` against the graph.
@@ -59,7 +68,16 @@ pub(crate) struct CheckSetting {
 #[derive(Default)]
 pub(crate) struct CompiledHealth {
     pub(crate) critical: Vec<Key>,
-    pub(crate) checks: Vec<(Key, AppValue, Ask)>,
+    pub(crate) checks: Vec<CompiledCheck>,
+}
+
+/// A health check, resolved: its key, its value, how to ask it, and the module whose key it
+/// is (its position among the container's modules).
+pub(crate) struct CompiledCheck {
+    pub(crate) key: Key,
+    pub(crate) at: AppValue,
+    pub(crate) ask: Ask,
+    pub(crate) module: Option<usize>,
 }
 
 /// How a health check asks a value (of the type it was registered with).
@@ -110,7 +128,14 @@ impl HealthSettings {
                 .into_iter()
                 .filter_map(|c| {
                     let at = sibling::locate(container, c.key.as_str())?;
-                    Some((c.key, at, c.ask))
+                    let module = sibling::module_of_key(container, c.key.as_str())
+                        .and_then(|m| sibling::module_paths(container).position(|p| *p == m));
+                    Some(CompiledCheck {
+                        key: c.key,
+                        at,
+                        ask: c.ask,
+                        module,
+                    })
                 })
                 .collect(),
         }

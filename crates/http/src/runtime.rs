@@ -51,6 +51,8 @@ pub(crate) struct CompiledStep {
     /// The step that provides `clientAddr`: its value comes from the request's context rather
     /// than from running it.
     pub(crate) from_connection: bool,
+    /// The path of the module it was registered in, if any (for `explain`).
+    pub(crate) module: Option<Arc<str>>,
 }
 
 /// A request's run, type-erased: the one box a request pays for.

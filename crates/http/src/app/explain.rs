@@ -1,8 +1,11 @@
-//! `App::explain` and `App::explain_all`: the explain model (`crate::explain`) of the app's
-//! routes, read from its router, its routes and its runtime.
+//! `App::explain`, `App::explain_all` and `App::explain_module`: the explain model
+//! (`crate::explain`) of the app's routes and modules, read from its router, its routes and its
+//! runtime.
 
-use green_tea_core::__private::sibling::{self, RouteId, Source, closest};
-use green_tea_core::KeySpec;
+use green_tea_core::__private::sibling::{
+    self, RequestMember, RouteId, RoutePlan, Source, closest,
+};
+use green_tea_core::{ExplainModule, KeySpec, NodeKind, UnknownModule};
 
 use super::App;
 use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
@@ -49,7 +52,8 @@ impl App {
         }
     }
 
-    /// Every path of the app, sorted by template.
+    /// Every path of the app, sorted by template, and every module (see
+    /// [`explain_module`](Self::explain_module)).
     pub fn explain_all(&self) -> ExplainApp {
         let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
         entries.sort_by(|&a, &b| {
@@ -63,7 +67,98 @@ impl App {
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
                 .chain(self.explain_fallback(FALLBACK))
                 .collect(),
+            modules: sibling::module_paths(&self.inner.runtime.container)
+                .filter_map(|path| self.explain_module(path).ok())
+                .collect(),
         }
+    }
+
+    /// The module at `path` (`orders`, `shop::orders` for a sub-module), as
+    /// [`Container::explain_module`](green_tea_core::Container::explain_module) explains it,
+    /// with its steps and routes: their keys among its exports or private keys, and what they
+    /// need from outside it among its imports (a step no route runs shows no imports: its
+    /// needs are resolved in the routes' plans). A path no module has is an error naming the
+    /// closest one.
+    ///
+    /// ```
+    /// use green_tea::prelude::*;
+    /// let app = App::builder()
+    ///     .value("db", String::from("the app's db"))
+    ///     .module(
+    ///         Module::new("orders")
+    ///             .route(Route::get("/", |_: RequestContext| async { "orders" }).needs::<String>("db"))
+    ///             .prefix("/orders"),
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// let orders = app.explain_module("orders").unwrap();
+    /// assert_eq!(orders.routes[0].name, "GET /orders");
+    /// assert_eq!(orders.imports[0].key, "db");
+    /// assert!(app.explain_module("order").unwrap_err().to_string().contains("did you mean `orders`?"));
+    /// ```
+    pub fn explain_module(&self, path: &str) -> Result<ExplainModule, UnknownModule> {
+        let runtime = &self.inner.runtime;
+        let container = &runtime.container;
+        let in_module = |module: &Option<std::sync::Arc<str>>| module.as_deref() == Some(path);
+        let mut members = Vec::new();
+        for (id, step) in runtime.steps.iter_enumerated() {
+            if !in_module(&step.module) {
+                continue;
+            }
+            // Its needs as the first route that runs it reads them.
+            let needs = runtime
+                .routes
+                .iter()
+                .find_map(|run| {
+                    let planned = run.plan.steps.iter().find(|p| p.step == id)?;
+                    Some(self.source_keys(&run.plan, &planned.needs))
+                })
+                .unwrap_or_default();
+            let d = &step.descriptor;
+            members.push(RequestMember {
+                kind: NodeKind::Step,
+                name: d.name.to_string(),
+                location: d.location.to_string(),
+                provides: d.provides.iter().map(|s| s.key.to_string()).collect(),
+                needs,
+            });
+        }
+        for (id, route) in self.inner.routes.iter_enumerated() {
+            if !in_module(&route.module) {
+                continue;
+            }
+            let run = &runtime.routes[id];
+            members.push(RequestMember {
+                kind: NodeKind::Route,
+                name: run.descriptor.name.to_string(),
+                location: run.descriptor.location.to_string(),
+                provides: Vec::new(),
+                needs: self.source_keys(&run.plan, &run.plan.needs),
+            });
+        }
+        sibling::explain_module_with(container, path, members)
+    }
+
+    /// The keys of the values `sources` (of a route's `plan`) read: a provider's key, or the
+    /// key of the step value a local is; nothing for an absent need.
+    fn source_keys(&self, plan: &RoutePlan, sources: &[Source]) -> Vec<String> {
+        let runtime = &self.inner.runtime;
+        sources
+            .iter()
+            .filter_map(|source| match *source {
+                Source::App(at) => Some(sibling::value_key(&runtime.container, at).to_string()),
+                Source::Local(local) => {
+                    let mut first = 0;
+                    plan.steps.iter().find_map(|planned| {
+                        let provides = &runtime.steps[planned.step].descriptor.provides;
+                        let index = local.position().checked_sub(first)?;
+                        first += provides.len();
+                        provides.get(index).map(|s| s.key.to_string())
+                    })
+                }
+                Source::Absent => None,
+            })
+            .collect()
     }
 
     /// The fallback's chain, shown at the template `(fallback)`.
@@ -149,6 +244,10 @@ impl App {
                     absent: absent(&step.needs, &from),
                     from,
                     location: step.location.to_string(),
+                    module: runtime.steps[planned.step]
+                        .module
+                        .as_deref()
+                        .map(str::to_owned),
                 }
             })
             .collect();
@@ -165,6 +264,7 @@ impl App {
             steps,
             providers,
             handler,
+            module: route.module.as_deref().map(str::to_owned),
         }
     }
 }

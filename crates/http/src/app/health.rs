@@ -4,15 +4,16 @@
 use std::sync::atomic::Ordering;
 
 use green_tea_core::__private::sibling;
-use green_tea_core::ProviderHealth;
+use green_tea_core::{CheckStatus, ProviderHealth};
 
 use super::{App, AppInner};
 use crate::health::{AppHealth, CheckReport};
 
 impl App {
     /// The app's health now, as data (`serde::Serialize`): each provider built, failed (with
-    /// its last build error) or never needed, the registered health checks, and whether the
-    /// app is live and ready. Builds nothing.
+    /// its last build error) or never needed, the registered health checks, each module's
+    /// health (its providers and the checks on its keys), and whether the app is live and
+    /// ready. Builds nothing.
     ///
     /// Ready means: [`start()`](App::start) has succeeded (or the app is being served), the
     /// app is not closing, and no provider of a key marked
@@ -78,13 +79,39 @@ impl AppInner {
                 reasons.push(format!("critical `{key}`: {error}"));
             }
         }
+        let mut modules = container.modules;
         let checks = self
             .health
             .checks
             .iter()
-            .map(|(key, at, ask)| CheckReport {
-                key: key.to_string(),
-                check: sibling::value(&self.runtime.container, *at).map(ask),
+            .map(|c| {
+                let check = sibling::value(&self.runtime.container, c.at).map(c.ask);
+                let module = c.module.and_then(|m| modules.get_mut(m));
+                if let (Some(module), Some(check)) = (module, &check) {
+                    let worse = match (module.status, check.status) {
+                        (_, CheckStatus::Down) => Some(CheckStatus::Down),
+                        (CheckStatus::Up, CheckStatus::Degraded) => Some(CheckStatus::Degraded),
+                        _ => None,
+                    };
+                    if let Some(status) = worse {
+                        module.status = status;
+                    }
+                    if check.status != CheckStatus::Up {
+                        let detail = check.detail.as_deref().unwrap_or("no detail");
+                        let status = match check.status {
+                            CheckStatus::Down => "down",
+                            _ => "degraded",
+                        };
+                        module
+                            .reasons
+                            .push(format!("check `{}` {status}: {detail}", c.key));
+                    }
+                }
+                CheckReport {
+                    key: c.key.to_string(),
+                    check,
+                    module: module_path(&modules, c.module),
+                }
             })
             .collect();
         AppHealth {
@@ -97,6 +124,12 @@ impl AppInner {
             providers: container.providers,
             critical: self.health.critical.iter().map(|k| k.to_string()).collect(),
             checks,
+            modules,
         }
     }
+}
+
+/// The path of module `at` among `modules`.
+fn module_path(modules: &[green_tea_core::ModuleHealth], at: Option<usize>) -> Option<String> {
+    at.and_then(|m| modules.get(m)).map(|m| m.path.clone())
 }

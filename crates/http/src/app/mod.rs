@@ -110,6 +110,8 @@ pub(crate) struct CompiledRoute {
     pub(crate) name: std::borrow::Cow<'static, str>,
     /// The layers a request to this route meets, outermost first (for `explain`).
     pub(crate) layer_names: Vec<String>,
+    /// The path of the module it was registered in, if any (for `explain`).
+    pub(crate) module: Option<Arc<str>>,
 }
 
 impl App {

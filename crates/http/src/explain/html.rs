@@ -1,5 +1,7 @@
 //! `explain_all().to_html()`: one self-contained page (inline CSS and script, nothing fetched)
-//! with every route's chain as a picture, and a filter box.
+//! with every route's chain as a picture, a filter box, and, for an app with modules, a module
+//! filter that shows one module's boxes (the others dimmed, routes without it hidden) and what
+//! `explain_module` says of it.
 
 use std::fmt::Write as _;
 
@@ -33,29 +35,59 @@ section.route h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
 .picture { overflow-x: auto; }
 details pre { background: #f5f5f5; padding: 8px; overflow-x: auto; font-size: 12px; }
 #none { color: #607d8b; }
+#module { font: inherit; padding: 4px 6px; border-radius: 4px; border: 0; }
+.dim { opacity: .18; }
+section.module-summary { background: #eceff1; border: 1px dashed #607d8b; border-radius: 6px; margin: 14px 0; padding: 10px 14px; }
+section.module-summary h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
+section.module-summary pre { margin: 0; font-size: 12px; overflow-x: auto; }
 "#;
 
 const SCRIPT: &str = r#"
 (function () {
+  var all = function (root, selector) {
+    return Array.prototype.slice.call(root.querySelectorAll(selector));
+  };
   var input = document.getElementById('filter');
-  var routes = Array.prototype.slice.call(document.querySelectorAll('section.route'));
+  var select = document.getElementById('module');
+  var routes = all(document, 'section.route');
+  var summaries = all(document, 'section.module-summary');
   var count = document.getElementById('count');
   var none = document.getElementById('none');
+  // A module's own boxes and its sub-modules'.
+  function inside(module, chosen) {
+    return module === chosen || module.indexOf(chosen + '::') === 0;
+  }
   function apply() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var chosen = select ? select.value : '';
     var shown = 0;
     routes.forEach(function (route) {
       var text = route.getAttribute('data-search');
       var match = terms.every(function (t) { return text.indexOf(t) !== -1; });
+      var mine = 0;
+      all(route, 'g.node, g.module').forEach(function (box) {
+        var module = box.getAttribute('data-module');
+        var keep = !chosen || (module !== null && inside(module, chosen));
+        box.classList.toggle('dim', !keep);
+        if (keep && module !== null && box.classList.contains('node')) { mine += 1; }
+      });
+      if (chosen && mine === 0) { match = false; }
       route.hidden = !match;
       if (match) { shown += 1; }
+    });
+    summaries.forEach(function (summary) {
+      summary.hidden = summary.getAttribute('data-module') !== chosen;
     });
     count.textContent = shown + ' of ' + routes.length + ' routes';
     none.hidden = shown !== 0;
   }
-  var q = new URLSearchParams(window.location.search).get('q');
+  var params = new URLSearchParams(window.location.search);
+  var q = params.get('q');
   if (q) { input.value = q; }
+  var module = params.get('module');
+  if (select && module) { select.value = module; }
   input.addEventListener('input', apply);
+  if (select) { select.addEventListener('change', apply); }
   apply();
 })();
 "#;
@@ -63,9 +95,13 @@ const SCRIPT: &str = r#"
 impl ExplainApp {
     /// A self-contained HTML page of the whole app: every route with its chain as an SVG
     /// picture (see [`ExplainRoute::to_svg`]) and as text, and a filter box that keeps the
-    /// routes whose method, path, handler, steps, providers, keys or types contain every word
-    /// typed (`?q=words` in the page's address fills it in). Inline CSS and script; it fetches
-    /// nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves it.
+    /// routes whose method, path, handler, steps, providers, keys, types or modules contain
+    /// every word typed (`?q=words` in the page's address fills it in). An app with modules
+    /// also gets a module filter (`?module=shop` fills it in): choosing a module dims every box
+    /// that is not its own or a sub-module's, hides the routes that have none, and shows what
+    /// [`App::explain_module`](crate::App::explain_module) says of it. Inline CSS and script;
+    /// it fetches nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves
+    /// it.
     ///
     /// ```
     /// use green_tea::App;
@@ -96,7 +132,7 @@ impl ExplainApp {
              <header><h1>green-tea explain</h1>\
              <input id=\"filter\" type=\"search\" placeholder=\"Filter: path, method, handler, key, type\" \
              aria-label=\"Filter the routes\" autofocus>\
-             <span id=\"count\">{n} routes</span>\
+             {modules}<span id=\"count\">{n} routes</span>\
              <div class=\"legend\"><span class=\"provider\">provider, built</span>\
              <span class=\"unbuilt\">not built</span><span class=\"override\">override</span>\
              <span class=\"collection\">collection</span><span class=\"decorator\">decorator</span>\
@@ -105,7 +141,17 @@ impl ExplainApp {
              <main><p class=\"where\">{n} routes; provider boxes along all the chains built now: {built}. \
              Arrows point from what provides a key to what needs it; a dashed arrow is an optional need.</p>",
             n = routes.len(),
+            modules = self.module_choice(),
         );
+        for module in &self.modules {
+            let _ = write!(
+                out,
+                "<section class=\"module-summary\" data-module=\"{path}\" hidden>\
+                 <h2>module <code>{path}</code></h2><pre>{}</pre></section>",
+                escape(&module.to_string()),
+                path = escape(&module.path),
+            );
+        }
         for (i, route) in routes.iter().enumerate() {
             let mut place = route.location.clone();
             if !route.layers.is_empty() {
@@ -147,6 +193,25 @@ impl ExplainApp {
     }
 }
 
+impl ExplainApp {
+    /// The module filter: a choice of every module, or nothing for an app without modules.
+    fn module_choice(&self) -> String {
+        if self.modules.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "<select id=\"module\" aria-label=\"Show one module\">\
+             <option value=\"\">all modules</option>",
+        );
+        for module in &self.modules {
+            let path = escape(&module.path);
+            let _ = write!(out, "<option value=\"{path}\">module {path}</option>");
+        }
+        out.push_str("</select>");
+        out
+    }
+}
+
 /// Everything the filter matches on, lowercased.
 fn search_text(route: &ExplainRoute) -> String {
     let mut text = format!(
@@ -157,6 +222,20 @@ fn search_text(route: &ExplainRoute) -> String {
         route.location,
         route.layers.join(" ")
     );
+    let modules = route
+        .module
+        .iter()
+        .chain(route.steps.iter().filter_map(|s| s.module.as_ref()))
+        .chain(
+            route
+                .providers
+                .nodes
+                .iter()
+                .filter_map(|n| n.module.as_ref()),
+        );
+    for module in modules {
+        let _ = write!(text, " {module}");
+    }
     for step in &route.steps {
         let _ = write!(text, " {} {}", step.name, step.provides.join(" "));
     }

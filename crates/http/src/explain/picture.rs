@@ -11,7 +11,8 @@ impl ExplainRoute {
     /// build time, overrides, what a collection holds and a decorator wraps; dashed while not
     /// built), its steps (rounded, request scope), its handler, and an arrow per need labelled
     /// with the key, from where the route's plan reads it (dashed for an optional need, from a
-    /// dotted box for an absent one). Every text is escaped for XML.
+    /// dotted box for an absent one). What a module registered is inside a labelled box of the
+    /// module, nested for a sub-module. Every text is escaped for XML.
     ///
     /// ```
     /// use green_tea::App;
@@ -47,6 +48,7 @@ impl ExplainRoute {
                 ],
                 shape: PictureShape::Step,
                 built: true,
+                module: step.module.clone(),
             });
         }
         let handler = picture.nodes.len();
@@ -59,6 +61,7 @@ impl ExplainRoute {
             lines,
             shape: PictureShape::Handler,
             built: true,
+            module: self.module.clone(),
         });
         // Each need from where the plan reads it; an absent one from a dotted box of its own.
         let consumers = self
@@ -77,6 +80,7 @@ impl ExplainRoute {
                             lines: absent_lines(key),
                             shape: PictureShape::Absent,
                             built: true,
+                            module: None,
                         });
                         picture.nodes.len() - 1
                     }
