@@ -1,7 +1,8 @@
 //! The explain page in a real browser: Debian's headless `chromium` loads the page an app
 //! serves on 127.0.0.1 (`AppBuilder::explain_page`); the DOM it builds has one picture per
-//! route with the chain's labels, the filter hides what does not match, and the screenshot is
-//! not blank.
+//! route with the chain's labels, the filter hides what does not match, the module filter dims
+//! the boxes of other modules and shows the chosen one's summary, and the screenshot is not
+//! blank.
 //!
 //! Skipped where `chromium` is missing, unless `GREEN_TEA_REQUIRE_TOOLS=1` (as CI sets): then
 //! a missing browser fails the test. `GREEN_TEA_WRITE_SCREENSHOT=1` also writes the screenshot
@@ -16,6 +17,7 @@ use std::time::Duration;
 
 use green_tea::ProviderFn;
 use green_tea::extract::RequestContext;
+use green_tea::prelude::{Module, ModuleExt};
 use green_tea::routing::Route;
 use green_tea::steps::{Guard, StepFn};
 use green_tea::{App, HttpError};
@@ -206,6 +208,145 @@ async fn the_explain_page_renders_in_chromium() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/explain-page.png");
         std::fs::write(docs, &png).unwrap();
     }
+
+    app.close().await.unwrap();
+    server.finished().await.unwrap();
+}
+
+/// `billing` (its route under `/billing`), `shop` with the sub-module `shop::orders` (a route
+/// over `shop`'s catalog and `billing`'s export), and a route of the app's own.
+fn modules_app() -> App {
+    App::builder()
+        .value("db", String::from("db"))
+        .module(
+            Module::new("billing")
+                .value("client", String::from("client"))
+                .provider(
+                    ProviderFn::new("billing", |_| async { Ok(GuardedBilling) })
+                        .needs::<String>("client"),
+                )
+                .route(
+                    Route::post("/pay", |_: RequestContext| async { "paid" })
+                        .needs::<GuardedBilling>("billing")
+                        .named("Billing::pay"),
+                )
+                .prefix("/billing")
+                .export("billing"),
+        )
+        .module(
+            Module::new("shop")
+                .provider(ProviderFn::new("catalog", |_| async { Ok(Db) }).needs::<String>("db"))
+                .module(
+                    Module::new("orders")
+                        .route(
+                            Route::get("/{id}", |_: RequestContext| async { "an order" })
+                                .needs::<Db>("catalog")
+                                .needs::<GuardedBilling>("billing::billing")
+                                .named("Orders::show"),
+                        )
+                        .prefix("/orders"),
+                ),
+        )
+        .route(Route::get("/db", |_: RequestContext| async { "db" }).needs::<String>("db"))
+        .explain_page("/_green-tea")
+        .build()
+        .unwrap()
+}
+
+/// Each route's section of a dumped page: its template, whether it is hidden, and each box
+/// (`g.node`) with its module and whether it is dimmed.
+fn sections(dom: &str) -> Vec<(String, bool, Vec<(Option<String>, bool)>)> {
+    dom.split("<section class=\"route\"")
+        .skip(1)
+        .map(|section| {
+            let head = &section[..section.find('>').unwrap()];
+            let template = section
+                .split_once("<code>")
+                .and_then(|(_, rest)| rest.split_once("</code>"))
+                .map(|(t, _)| t.to_owned())
+                .unwrap();
+            let boxes = section
+                .split("<g class=\"node ")
+                .skip(1)
+                .map(|g| {
+                    let head = &g[..g.find('>').unwrap()];
+                    let class = &head[..head.find('"').unwrap()];
+                    let module = head
+                        .split_once("data-module=\"")
+                        .map(|(_, m)| m[..m.find('"').unwrap()].to_owned());
+                    (module, class.split(' ').any(|c| c == "dim"))
+                })
+                .collect();
+            (template, head.contains("hidden"), boxes)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explain_pages_module_filter_dims_other_modules_in_chromium() {
+    let Some(browser) = chromium() else { return };
+    let app = modules_app();
+    let server = Server::start(&app).await;
+    let page = server.url("/_green-tea");
+    let dump = ["--dump-dom".to_owned()];
+
+    // All modules by default: nothing dimmed or hidden, no summary shown.
+    let dom = run_chromium(&browser, &dump, &page).await;
+    assert!(dom.contains("<select id=\"module\""), "{dom}");
+    assert!(dom.contains("3 of 3 routes"), "{dom}");
+    let all = sections(&dom);
+    assert_eq!(all.len(), 3);
+    assert!(
+        all.iter()
+            .all(|(_, hidden, boxes)| !hidden && boxes.iter().all(|b| !b.1))
+    );
+    assert_eq!(dom.matches("<section class=\"module-summary\"").count(), 3);
+    assert_eq!(
+        dom.matches("class=\"module-summary\" data-module=\"shop\" hidden=\"\"")
+            .count(),
+        1
+    );
+
+    // `shop`: its boxes and its sub-module's shown, the others dimmed; the routes without one
+    // hidden; its summary shown.
+    let dom = run_chromium(&browser, &dump, &format!("{page}?module=shop")).await;
+    assert!(dom.contains("1 of 3 routes"), "{dom}");
+    for (template, hidden, boxes) in sections(&dom) {
+        assert_eq!(hidden, template != "/orders/{id}", "{template}");
+        if template == "/orders/{id}" {
+            for (module, dim) in &boxes {
+                let mine = module
+                    .as_deref()
+                    .is_some_and(|m| m == "shop" || m == "shop::orders");
+                assert_eq!(*dim, !mine, "{module:?} in {template}");
+            }
+            assert!(boxes.iter().any(|(m, _)| m.as_deref() == Some("billing")));
+            assert!(
+                boxes
+                    .iter()
+                    .any(|(m, _)| m.as_deref() == Some("shop::orders"))
+            );
+        }
+    }
+    assert!(
+        dom.contains("<section class=\"module-summary\" data-module=\"shop\"><h2>"),
+        "{dom}"
+    );
+    assert!(dom.contains("sub-modules: shop::orders"));
+    assert!(
+        dom.contains("db, from the app, needed by provider `catalog`"),
+        "{dom}"
+    );
+
+    // `billing`: its own route and the one that needs its export.
+    let dom = run_chromium(&browser, &dump, &format!("{page}?module=billing")).await;
+    assert!(dom.contains("2 of 3 routes"), "{dom}");
+    let shown: Vec<String> = sections(&dom)
+        .into_iter()
+        .filter(|(_, hidden, _)| !hidden)
+        .map(|(template, _, _)| template)
+        .collect();
+    assert_eq!(shown, ["/billing/pay", "/orders/{id}"]);
 
     app.close().await.unwrap();
     server.finished().await.unwrap();
