@@ -1,5 +1,5 @@
-//! A key's spelling (`cache`, `cache?`, `notifiers[]`, `stores{}`, `stores{eu}`), read as
-//! core reads it (`green_tea_core::Key::spelling`), so that a key that is not one, or that its
+//! A key's spelling (`cache`, `cache?`, `notifiers[]`, `stores{}`, `stores{eu}`, and with a
+//! module, `billing::client`), read as core reads it (`green_tea_core::Key::spelling`), so that a key that is not one, or that its
 //! declaration cannot provide, is a compile error at the literal. The macros cannot call core
 //! (core depends on them), so the small parse is duplicated here, with core's wording: keep
 //! the two in step.
@@ -60,13 +60,23 @@ fn check_name(name: &str, what: &str) -> Result<(), String> {
              (`cache?`), `[]` a list (`notifiers[]`), `{{}}` a map (`stores{{}}`, `stores{{eu}}`)"
         ));
     }
-    if name.contains("::") {
+    // `::` separates a module's name from its key (`billing::client`): each part is a name.
+    if name
+        .split("::")
+        .any(|part| part.is_empty() || part.contains(':'))
+    {
         return Err(format!(
-            "{what} `{name}` holds `::`, which is reserved for modules"
+            "{what} `{name}` holds `:` other than as `::` between a module and a name \
+             (`billing::client`)"
         ));
     }
     Ok(())
 }
+
+/// Why a declaration cannot provide a key with a module in it (core's `graph::spelled`, GT0010).
+const QUALIFIED_BY_ITS_MODULE: &str = "a declaration provides a name of its own, without a \
+     module: the module it is registered in qualifies it (`http` in `notifications` is \
+     `notifications::http`)";
 
 /// Who provides a key, which decides the spellings it may provide.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -114,20 +124,37 @@ fn cannot_provide(spelling: Spelling, provider: ProvidedBy) -> Option<&'static s
 pub(crate) fn check_provided(keys: &[LitStr], provider: ProvidedBy, errors: &mut Errors) {
     for key in keys {
         let text = key.value();
-        match spelling(&text) {
-            Err(reason) => errors.spanned(key, reason),
-            Ok(spelling) => {
-                if let Some(reason) = cannot_provide(spelling, provider) {
-                    let message = match provider {
-                        ProvidedBy::Provider => format!("a provider cannot provide `{text}`"),
-                        ProvidedBy::Step => format!("a step cannot provide `{text}`"),
-                        ProvidedBy::Decorator => format!("a decorator cannot decorate `{text}`"),
-                    };
-                    errors.spanned(key, format!("{message}: {reason}"));
-                }
+        let spelling = match spelling(&text) {
+            Err(reason) => {
+                errors.spanned(key, reason);
+                continue;
             }
+            Ok(spelling) => spelling,
+        };
+        let message = match provider {
+            ProvidedBy::Provider => format!("a provider cannot provide `{text}`"),
+            ProvidedBy::Step => format!("a step cannot provide `{text}`"),
+            ProvidedBy::Decorator => format!("a decorator cannot decorate `{text}`"),
+        };
+        if let Some(reason) = cannot_provide(spelling, provider) {
+            errors.spanned(key, format!("{message}: {reason}"));
+        } else if let Some(reason) = qualified(&text, provider) {
+            errors.spanned(key, format!("{message}: {reason}"));
         }
     }
+}
+
+/// Why `provider` cannot provide `text`, a key with a module in it (`billing::client`): its
+/// module qualifies a declaration's keys, and a decorator wraps a key of its own module.
+fn qualified(text: &str, provider: ProvidedBy) -> Option<String> {
+    let (module, name) = text.rsplit_once("::")?;
+    Some(match provider {
+        ProvidedBy::Decorator => format!(
+            "a decorator wraps a key of the module it is registered in, which names it without \
+             a module: register it in `{module}` (`Module::decorator`) and decorate `{name}`"
+        ),
+        ProvidedBy::Provider | ProvidedBy::Step => QUALIFIED_BY_ITS_MODULE.to_owned(),
+    })
 }
 
 /// Each of `keys` (a `needs`) that is not a key is an error at its literal; every spelling
@@ -154,6 +181,14 @@ mod tests {
         assert_eq!(spelling("notifications.email"), Ok(Spelling::One));
         assert_eq!(spelled("stores{eu}"), Ok((Spelling::Entry, "stores")));
         assert_eq!(spelled("cache?"), Ok((Spelling::Optional, "cache")));
+        assert_eq!(spelling("billing::client"), Ok(Spelling::One));
+        assert_eq!(spelling("shop::billing::client"), Ok(Spelling::One));
+        assert_eq!(
+            spelled("cache::store?"),
+            Ok((Spelling::Optional, "cache::store"))
+        );
+        assert_eq!(spelling("mail::notifiers[]"), Ok(Spelling::List));
+        assert_eq!(spelling("stores{eu::x}"), Ok(Spelling::Entry));
     }
 
     #[test]
@@ -163,10 +198,18 @@ mod tests {
             reserved.starts_with("a key's name `cache?` holds `?`"),
             "{reserved}"
         );
-        let modules = spelling("billing::client").unwrap_err();
+        for bad in ["::x", "a::", "a:::b", "a::::b", "a:b", ":"] {
+            assert_eq!(
+                spelling(bad).unwrap_err(),
+                format!(
+                    "a key's name `{bad}` holds `:` other than as `::` between a module and a \
+                     name (`billing::client`)"
+                )
+            );
+        }
         assert_eq!(
-            modules,
-            "a key's name `billing::client` holds `::`, which is reserved for modules"
+            spelling("::x?").unwrap_err().split(' ').nth(3),
+            Some("`::x`")
         );
         assert_eq!(
             spelling("stores{}x").unwrap_err().split(' ').nth(3),
@@ -177,6 +220,26 @@ mod tests {
             Some("`e{u`")
         );
         assert_eq!(spelling("[]").unwrap_err(), "a key's name is empty");
+    }
+
+    #[test]
+    fn a_provided_key_has_no_module() {
+        assert_eq!(
+            qualified("billing::client", ProvidedBy::Provider).as_deref(),
+            Some(QUALIFIED_BY_ITS_MODULE)
+        );
+        assert_eq!(
+            qualified("a::b", ProvidedBy::Step).as_deref(),
+            Some(QUALIFIED_BY_ITS_MODULE)
+        );
+        let decorator = qualified("shop::billing::client", ProvidedBy::Decorator).unwrap();
+        assert!(
+            decorator.ends_with(
+                "register it in `shop::billing` (`Module::decorator`) and decorate `client`"
+            ),
+            "{decorator}"
+        );
+        assert_eq!(qualified("billing", ProvidedBy::Provider), None);
     }
 
     #[test]

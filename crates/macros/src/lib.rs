@@ -34,6 +34,11 @@ use root::Root;
 ///   `All<'_, T>` (every contribution, in registration order unless `after` says otherwise);
 ///   `"stores{}"`, a map, as
 ///   `ByName<'_, T>`. `T` is the key's type (each contribution's, for a list or a map).
+///   A need may name another module's exported key, `"billing::client"` (or
+///   `"billing::client?"`); a plain one, registered in a module, is the module's own key
+///   first, then outward (see `green_tea::Module`).
+/// - `provides` names keys of its own, without `::`: the module it is registered in qualifies
+///   them (`http` in `notifications` is `notifications::http`).
 /// - `provides` may contribute to a list, `"notifiers[]"`, or a map, `"stores{eu}"` (an
 ///   entry named `eu`), beside ordinary keys; `"x?"` and `"x{}"` are needs' spellings only.
 /// - `after` (optional, for a provider that contributes to a list): the name, or list of
@@ -205,7 +210,9 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// - `decorates`: the one key it decorates (required), spelled plainly: not an optional need
 ///   (`x?`), a list (`x[]`) or a map or its entry (`x{}`, `x{eu}`). There is no `provides`:
-///   a decorator provides the key it decorates.
+///   a decorator provides the key it decorates. It is a key of the module the decorator is
+///   registered in, named without `::`: to decorate `billing::client`, register the
+///   decorator in `billing` and decorate `client`.
 /// - `needs`: the keys its other parameters need, in order (optional), spelled as for
 ///   `#[provider]` (`"cache?"`, `"notifiers[]"`, `"stores{}"`...).
 /// - `after` (optional): the name, or list of names, of other decorators of the same key whose
@@ -316,6 +323,8 @@ pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   parameters (optional); `"key?"`, `"key[]"` and `"key{}"` are received as `Option<&T>`
 ///   (or `Option<Arc<T>>`), `All<'_, T>` and `ByName<'_, T>`, as for `#[provider]`. A step
 ///   provides its request's values only, never a list's contribution or a map's entry.
+///   As for `#[provider]`, a need may name another module's key (`"sessions::store"`), and
+///   `provides` names keys of its own, without `::`.
 /// - There is no `after`: a step runs once the values it needs are there.
 ///
 /// # Parameters, read by type
@@ -417,7 +426,8 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `#[needs("key")] x: &T` or `Arc<T>`: a provider's or step's value; `#[needs("key?")]
 ///   x: Option<&T>` (or `Option<Arc<T>>`) an optional one, `#[needs("key[]")] x: All<'_, T>` a
 ///   list and `#[needs("key{}")] x: ByName<'_, T>` a map (neither beside a `RequestContext`,
-///   which they borrow from: read them from it).
+///   which they borrow from: read them from it). The key may name another module's,
+///   `#[needs("billing::client")]`.
 /// - `#[body] x: T`: the body, read last: JSON into any `T: Deserialize` (415 without a JSON
 ///   content type, 400 if it does not parse), or the raw body as `String` or `Bytes`; 413 past
 ///   the body limit. At most one.

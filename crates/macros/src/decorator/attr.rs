@@ -250,6 +250,19 @@ mod tests {
             );
         }
         let found = messages(quote!(decorates = "billing::client"));
-        assert!(found[0].contains("reserved for modules"), "{found:?}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "a decorator cannot decorate `billing::client`: a decorator wraps a key of the \
+                 module it is registered in"
+            ),
+            "{found:?}"
+        );
+        let args = parse(quote!(
+            decorates = "billing",
+            needs = ["clock::now", "cache::store?"]
+        ))
+        .unwrap();
+        assert_eq!(args.needs.len(), 2, "another module's keys may be needed");
     }
 }

@@ -228,11 +228,18 @@ mod tests {
     fn keys_are_spelled_as_core_reads_them() {
         let args = parse(quote!(
             provides = ["notifiers[]", "stores{eu}", "a"],
-            needs = ["cache?", "notifiers[]", "stores{}", "stores{us}"]
+            needs = [
+                "cache?",
+                "notifiers[]",
+                "stores{}",
+                "stores{us}",
+                "billing::client",
+                "cache::store?"
+            ]
         ))
         .unwrap();
         assert_eq!(args.provides.len(), 3);
-        assert_eq!(args.needs.len(), 4);
+        assert_eq!(args.needs.len(), 6);
         let err = parse(quote!(provides = ["a?", "b{}", "c::d"], needs = "e]"))
             .err()
             .unwrap();
@@ -240,7 +247,9 @@ mod tests {
         assert_eq!(messages.len(), 4, "{messages:?}");
         assert!(messages[0].starts_with("a provider cannot provide `a?`"));
         assert!(messages[1].starts_with("a provider cannot provide `b{}`"));
-        assert!(messages[2].contains("reserved for modules"));
+        assert!(messages[2].starts_with(
+            "a provider cannot provide `c::d`: a declaration provides a name of its own"
+        ));
         assert!(messages[3].starts_with("a key's name `e]` holds `]`"));
     }
 

@@ -99,6 +99,20 @@ mod tests {
     #[test]
     fn a_step_provides_its_request_values_only() {
         assert!(parse(quote!(provides = "user", needs = ["sessions?", "hooks[]"])).is_ok());
+        assert!(
+            parse(quote!(
+                provides = "user",
+                needs = ["auth::sessions", "auth::tokens?"]
+            ))
+            .is_ok()
+        );
+        let err = parse(quote!(provides = "auth::user")).err().unwrap();
+        assert!(
+            err.to_string().starts_with(
+                "a step cannot provide `auth::user`: a declaration provides a name of its own"
+            ),
+            "{err}"
+        );
         let err = parse(quote!(provides = ["a[]", "b{eu}", "c?"]))
             .err()
             .unwrap();

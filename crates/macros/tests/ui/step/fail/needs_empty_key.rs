@@ -1,6 +1,6 @@
 use green_tea::prelude::*;
 
-#[step(provides = "user", needs = "sessions::store")]
+#[step(provides = "user", needs = "sessions::")]
 fn user(sessions: &String) -> String {
     sessions.clone()
 }

@@ -1,0 +1,8 @@
+use green_tea::prelude::*;
+
+#[decorator(decorates = "billing::client")]
+fn logged(client: &String) -> String {
+    client.clone()
+}
+
+fn main() {}
