@@ -1,46 +1,41 @@
-//! Plugins: what they register joins the graph; their `on_shutdown` runs after requests drain,
-//! last registered first, before providers are disposed, and failures stop nothing else.
+//! Modules in an app and their `on_shutdown` hooks: what a module registers joins the graph
+//! (its routes under its prefix); its hooks run after requests drain, last registered first (a
+//! sub-module's before its parent's), before providers are disposed; failures stop nothing
+//! else; and a module an app must serve is refused by a bare `Container` (GT0015).
 
 mod support;
 
-use std::borrow::Cow;
 use std::time::Duration;
 
-use green_tea::BoxError;
-use green_tea::error::{ClosePart, FailureCause};
+use green_tea::error::{ClosePart, FailureCause, Problem};
 use green_tea::extract::RequestContext;
+use green_tea::prelude::*;
 use green_tea::routing::Route;
 use green_tea::test::TestClient;
-use green_tea::{App, AppBuilder, HttpError, Plugin};
 use support::http::{Gate, until, within};
 use support::{Log, Probe, Service};
 
-/// Brings the `greeter` provider and `GET /greet`, which needs it.
-struct Greeter {
-    log: Log,
-}
-
-impl Plugin for Greeter {
-    fn name(&self) -> Cow<'static, str> {
-        "greeter".into()
-    }
-
-    fn register(&self, app: AppBuilder) -> AppBuilder {
-        app.provider(Probe::new("greeter", &[], &self.log)).route(
+/// Brings the `greeter` provider (exported) and `GET /greet`, which needs it, and logs
+/// `shutdown greeter` on close.
+fn greeter(log: &Log) -> Module {
+    let hook_log = log.clone();
+    Module::new("greeter")
+        .provider(Probe::new("greeter", &[], log))
+        .route(
             Route::get("/greet", |request: RequestContext| async move {
                 let greeter = request.need::<Service>(0)?;
                 Ok::<_, HttpError>(format!("hello from {}", greeter.name))
             })
             .needs::<Service>("greeter"),
         )
-    }
-
-    async fn on_shutdown(&self) -> Result<(), BoxError> {
-        self.log.push("shutdown greeter");
-        Ok(())
-    }
+        .on_shutdown(move || async move {
+            hook_log.push("shutdown greeter");
+            Ok(())
+        })
+        .export("greeter")
 }
 
+#[derive(Clone, Copy)]
 enum OnShutdown {
     Succeed,
     Fail,
@@ -48,64 +43,44 @@ enum OnShutdown {
     Hang,
 }
 
-/// A plugin that brings nothing and logs `shutdown <name>` when its hook starts.
-struct Hook {
-    name: &'static str,
-    log: Log,
-    on_shutdown: OnShutdown,
-}
-
-impl Hook {
-    fn new(name: &'static str, log: &Log, on_shutdown: OnShutdown) -> Self {
-        Hook {
-            name,
-            log: log.clone(),
-            on_shutdown,
-        }
-    }
-}
-
-impl Plugin for Hook {
-    fn name(&self) -> Cow<'static, str> {
-        self.name.into()
-    }
-
-    fn register(&self, app: AppBuilder) -> AppBuilder {
-        app
-    }
-
-    async fn on_shutdown(&self) -> Result<(), BoxError> {
-        self.log.push(format!("shutdown {}", self.name));
-        match self.on_shutdown {
+/// A module that brings nothing but a hook, which logs `shutdown <name>` when it starts.
+fn hook(name: &'static str, log: &Log, on_shutdown: OnShutdown) -> Module {
+    let log = log.clone();
+    Module::new(name).on_shutdown(move || async move {
+        log.push(format!("shutdown {name}"));
+        match on_shutdown {
             OnShutdown::Succeed => Ok(()),
-            OnShutdown::Fail => Err(format!("{} could not flush", self.name).into()),
-            OnShutdown::Panic => panic!("{} panicked in on_shutdown", self.name),
+            OnShutdown::Fail => Err(format!("{name} could not flush").into()),
+            OnShutdown::Panic => panic!("{name} panicked in on_shutdown"),
             OnShutdown::Hang => std::future::pending().await,
         }
-    }
+    })
 }
 
 #[tokio::test]
-async fn a_plugin_adds_a_provider_and_a_route_to_the_graph() {
+async fn a_module_adds_a_provider_and_a_route_to_the_graph() {
     let log = Log::default();
     let app = App::builder()
-        .plugin(Greeter { log: log.clone() })
-        // The app's own route may need what the plugin provides: it is one graph.
+        .module(greeter(&log))
+        // The app's own route may need what the module exports: it is one graph.
         .route(
             Route::get("/also", |request: RequestContext| async move {
                 Ok::<_, HttpError>(request.need::<Service>(0)?.name.clone())
             })
-            .needs::<Service>("greeter"),
+            .needs::<Service>("greeter::greeter"),
         )
         .build()
         .expect("a valid graph");
-    let providers: Vec<String> = app.explain("/greet").unwrap().routes[0]
+    let providers: Vec<(String, Option<String>)> = app.explain("/greet").unwrap().routes[0]
         .providers
         .nodes
         .iter()
-        .map(|n| n.name.clone())
+        .map(|n| (n.name.clone(), n.module.clone()))
         .collect();
-    assert_eq!(providers, ["greeter"]);
+    assert_eq!(
+        providers,
+        [("greeter".to_owned(), Some("greeter".to_owned()))]
+    );
 
     let client = TestClient::new(app.clone());
     let greeted = client.get("/greet").send().await;
@@ -123,18 +98,42 @@ async fn a_plugin_adds_a_provider_and_a_route_to_the_graph() {
 }
 
 #[tokio::test]
-async fn a_plugin_needing_what_nobody_provides_fails_the_build() {
+async fn a_route_needing_what_nobody_provides_fails_the_build() {
     let error = App::builder()
-        .plugin(Greeter {
-            log: Log::default(),
-        })
-        .route(Route::get("/x", |_: RequestContext| async { "x" }).needs::<Service>("greter"))
+        .module(greeter(&Log::default()))
+        .route(
+            Route::get("/x", |_: RequestContext| async { "x" }).needs::<Service>("greeter::greter"),
+        )
         .build()
         .expect_err("`greter` is a typo");
     assert!(
-        error.to_string().contains("did you mean `greeter`?"),
+        error
+            .to_string()
+            .contains("did you mean `greeter::greeter`?"),
         "{error}"
     );
+}
+
+#[tokio::test]
+async fn a_modules_routes_are_served_under_its_prefix() {
+    let orders = Module::new("orders")
+        .route(Route::get("/", |_: RequestContext| async { "all orders" }))
+        .route(Route::get("/{id}", |request: RequestContext| async move {
+            format!("one order at {}", request.parts().uri.path())
+        }))
+        .prefix("/orders");
+    let client = TestClient::new(App::builder().module(orders).build().unwrap());
+    let all = client.get("/orders").send().await;
+    assert_eq!(
+        (all.status().as_u16(), all.text()),
+        (200, "all orders".to_owned())
+    );
+    assert_eq!(
+        client.get("/orders/7").send().await.text(),
+        "one order at /orders/7"
+    );
+    assert_eq!(client.get("/").send().await.status(), 404);
+    assert_eq!(client.get("/7").send().await.status(), 404);
 }
 
 #[tokio::test]
@@ -144,8 +143,8 @@ async fn hooks_run_after_the_drain_last_first_and_before_dispose() {
     let handler_log = log.clone();
     let app = App::builder()
         .provider(Probe::new("db", &[], &log))
-        .plugin(Hook::new("first", &log, OnShutdown::Succeed))
-        .plugin(Hook::new("second", &log, OnShutdown::Succeed))
+        .module(hook("first", &log, OnShutdown::Succeed))
+        .module(hook("second", &log, OnShutdown::Succeed))
         .route(
             Route::get("/slow", move |request: RequestContext| {
                 let (gate, log) = (handler_gate.clone(), handler_log.clone());
@@ -198,17 +197,42 @@ async fn hooks_run_after_the_drain_last_first_and_before_dispose() {
 }
 
 #[tokio::test]
+async fn a_sub_modules_hook_runs_before_its_parents() {
+    let log = Log::default();
+    let parent_log = log.clone();
+    // The parent's own hook is added after its sub-module, and still runs after it.
+    let shop = Module::new("shop")
+        .module(hook("orders", &log, OnShutdown::Succeed))
+        .module(hook("billing", &log, OnShutdown::Succeed))
+        .on_shutdown(move || async move {
+            parent_log.push("shutdown shop");
+            Ok(())
+        });
+    let app = App::builder()
+        .module(hook("first", &log, OnShutdown::Succeed))
+        .module(shop)
+        .build()
+        .unwrap();
+    app.close().await.unwrap();
+    assert_eq!(
+        log.names("shutdown"),
+        ["billing", "orders", "shop", "first"],
+        "last registered first, each sub-module before its parent"
+    );
+}
+
+#[tokio::test]
 async fn failing_panicking_and_hanging_hooks_are_reported_and_stop_nothing() {
     let log = Log::default();
     let timeout = Duration::from_millis(100);
     let app = App::builder()
         .provider(Probe::new("db", &[], &log))
         .dispose_timeout(timeout)
-        .plugin(Hook::new("fine-first", &log, OnShutdown::Succeed))
-        .plugin(Hook::new("errs", &log, OnShutdown::Fail))
-        .plugin(Hook::new("panics", &log, OnShutdown::Panic))
-        .plugin(Hook::new("hangs", &log, OnShutdown::Hang))
-        .plugin(Hook::new("fine-last", &log, OnShutdown::Succeed))
+        .module(hook("fine-first", &log, OnShutdown::Succeed))
+        .module(hook("errs", &log, OnShutdown::Fail))
+        .module(Module::new("outer").module(hook("panics", &log, OnShutdown::Panic)))
+        .module(hook("hangs", &log, OnShutdown::Hang))
+        .module(hook("fine-last", &log, OnShutdown::Succeed))
         .build()
         .unwrap();
     app.get::<Service>("db").await.unwrap();
@@ -220,8 +244,8 @@ async fn failing_panicking_and_hanging_hooks_are_reported_and_stop_nothing() {
         .failures
         .iter()
         .map(|f| match (&f.part, &f.cause) {
-            (ClosePart::Plugin { name }, cause) => (name.clone(), cause.to_string()),
-            (part, _) => panic!("only plugins failed, not {part}"),
+            (ClosePart::Module { module }, cause) => (module.clone(), cause.to_string()),
+            (part, _) => panic!("only modules' hooks failed, not {part}"),
         })
         .collect();
     assert_eq!(
@@ -232,12 +256,12 @@ async fn failing_panicking_and_hanging_hooks_are_reported_and_stop_nothing() {
                 format!("did not finish within {timeout:?}")
             ),
             (
-                "panics".to_owned(),
+                "outer::panics".to_owned(),
                 "panicked: panics panicked in on_shutdown".to_owned()
             ),
             ("errs".to_owned(), "errs could not flush".to_owned()),
         ],
-        "in the order they ran: last registered first"
+        "in the order they ran, last registered first, each named by its module's path"
     );
     assert!(matches!(
         error.failures[0].cause,
@@ -258,10 +282,49 @@ async fn failing_panicking_and_hanging_hooks_are_reported_and_stop_nothing() {
     );
     let text = error.to_string();
     assert!(
-        text.contains("plugin `errs` on_shutdown: errs could not flush"),
+        text.contains("module `errs` on_shutdown: errs could not flush"),
         "{text}"
     );
 
     let again = app.close().await.expect_err("the same outcome");
     assert_eq!(again.failures.len(), 3);
+}
+
+#[test]
+fn a_module_an_app_must_serve_is_refused_by_a_bare_container() {
+    let shop = Module::new("shop").module(
+        Module::new("orders")
+            .route(Route::get("/", |_: RequestContext| async { "all orders" }))
+            .prefix("/orders"),
+    );
+    let hooked = hook("flusher", &Log::default(), OnShutdown::Succeed);
+    let err = Container::builder()
+        .module(shop)
+        .module(hooked)
+        .build()
+        .unwrap_err();
+    let refused: Vec<(&str, &str, &str)> = err
+        .problems()
+        .iter()
+        .map(|p| match p {
+            Problem::ModuleShape { module, reason, .. } => {
+                (p.code(), module.as_str(), reason.as_str())
+            }
+            other => panic!("only the modules are refused, not {other:?}"),
+        })
+        .collect();
+    let holds = |what: &str| {
+        format!(
+            "holds {what}, which only an app serves: register it with `App::builder().module(..)`, \
+             not on a `Container`"
+        )
+    };
+    assert_eq!(
+        refused,
+        [
+            ("GT0015", "flusher", holds("1 shutdown hook").as_str()),
+            ("GT0015", "shop::orders", holds("1 route").as_str()),
+        ],
+        "{err}"
+    );
 }
