@@ -86,13 +86,17 @@ impl App {
     ///     .value("db", String::from("the app's db"))
     ///     .module(
     ///         Module::new("orders")
-    ///             .route(Route::get("/", |_: RequestContext| async { "orders" }).needs::<String>("db"))
+    ///             .route(
+    ///                 Route::get("/", |_: RequestContext| async { "orders" })
+    ///                     .needs::<String>("db")
+    ///                     .named("Orders::list"),
+    ///             )
     ///             .prefix("/orders"),
     ///     )
     ///     .build()
     ///     .unwrap();
     /// let orders = app.explain_module("orders").unwrap();
-    /// assert_eq!(orders.routes[0].name, "GET /orders");
+    /// assert_eq!(orders.routes[0].name, "GET /orders -> Orders::list");
     /// assert_eq!(orders.imports[0].key, "db");
     /// assert!(app.explain_module("order").unwrap_err().to_string().contains("did you mean `orders`?"));
     /// ```
