@@ -1,6 +1,76 @@
-//! The `shop` example's own tests (its `#[cfg(test)] mod tests`), run by `cargo test`: included
-//! here rather than `test = true` on the example, as tests/examples_testing.rs explains.
+//! The `shop` example: its own tests in process (examples/shop/tests.rs, included here rather
+//! than `test = true` on the example, as tests/examples_testing.rs explains), and the example
+//! itself, started as its own binary and driven over real HTTP (`cargo test` builds it, as it
+//! builds every example; alone, `cargo build --example shop` first).
 
 #[allow(dead_code)] // its `main` runs as the example, not here
-#[path = "../examples/shop.rs"]
+#[path = "../examples/shop/main.rs"]
 mod shop;
+
+#[cfg(unix)]
+mod support;
+
+/// Over HTTP: an order in each region is charged through that region's gateway and counted by
+/// its own payments module, the user is told through the notifications crate's notifiers
+/// (and its outbox lists what its client posted), and the printed `explain` names each
+/// area's private client by its qualified key.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_shop_charges_each_region_through_its_own_gateway_over_http() {
+    use serde_json::json;
+    use support::examples::Example;
+    use support::http::{get, http1_client, post};
+
+    let running = Example::start_until("shop", &[], &[], "Ctrl-C to stop.");
+    for key in [
+        "users::http: HttpClient",
+        "orders::http: HttpClient",
+        "notifications::http: HttpClient",
+        "payments_eu::gateway",
+        "payments_us::gateway",
+    ] {
+        assert!(running.printed(key), "explain names `{key}`");
+    }
+    let client = http1_client();
+    let url = |path: &str| format!("{}{path}", running.base());
+    let order = |user: &str| json!({ "userId": user, "productId": "sencha", "quantity": 2 });
+
+    let ada = post(&client, &url("/orders"), &order("u1")).await.unwrap();
+    assert_eq!(ada.status, 201, "{}", ada.text());
+    let ada = ada.json();
+    assert_eq!(ada["region"], "eu");
+    assert_eq!(ada["charge"], "https://pay-eu.example/charges/ch_1_u1");
+    assert_eq!(
+        ada["notified"][0],
+        "email to ada@example.com: your order of 2 sencha is on its way"
+    );
+    let grace = post(&client, &url("/orders"), &order("u2")).await.unwrap();
+    assert_eq!(grace.status, 201, "{}", grace.text());
+    let grace = grace.json();
+    assert_eq!(grace["region"], "us");
+    assert_eq!(grace["charge"], "https://pay-us.example/charges/ch_1_u2");
+
+    for region in ["eu", "us"] {
+        let stats = get(&client, &url(&format!("/payments/{region}/stats")))
+            .await
+            .unwrap();
+        assert_eq!(
+            stats.json(),
+            json!({ "asked": 1, "charged": 1, "breaker": "closed" }),
+            "{region}"
+        );
+    }
+    let sent = get(&client, &url("/notifications")).await.unwrap().json();
+    assert_eq!(
+        sent,
+        json!([
+            "POST https://notify.example/email to ada@example.com: your order of 2 sencha is on its way",
+            "POST https://notify.example/sms to +44 20 7946 0001: your order of 2 sencha is on its way",
+            "POST https://notify.example/email to grace@example.com: your order of 2 sencha is on its way",
+        ])
+    );
+    let user = get(&client, &url("/users/u2")).await.unwrap().json();
+    assert_eq!(user["user"]["region"], "us");
+    assert_eq!(user["source"], "https://accounts.example/accounts/u2");
+    assert!(running.stop().success());
+}

@@ -170,8 +170,9 @@ async fn quickstart_runs_to_its_end() {
     assert!(status.success());
 }
 
-/// The shop, with its price cache: an order goes through both payment decorators and every
-/// notifier, and a product's second lookup hits the cache.
+/// The shop, with its price cache: an order goes through its region's payments (the breaker
+/// and both decorators) and every notifier, and a product's second lookup hits the cache
+/// (tests/examples_shop.rs drives the shop further).
 #[tokio::test]
 async fn shop_takes_an_order_and_stops_on_sigterm() {
     let running = Example::start("shop", &[], &[("SHOP_CACHE", "1")]);
@@ -191,10 +192,16 @@ async fn shop_takes_an_order_and_stops_on_sigterm() {
         Some(2),
         "{order}"
     );
-    let stats = get(&client, &format!("http://{}/payments/stats", running.addr))
-        .await
-        .expect("a response");
-    assert_eq!(stats.text(), r#"{"asked":1,"charged":1}"#);
+    let stats = get(
+        &client,
+        &format!("http://{}/payments/eu/stats", running.addr),
+    )
+    .await
+    .expect("a response");
+    assert_eq!(
+        stats.text(),
+        r#"{"asked":1,"breaker":"closed","charged":1}"#
+    );
     let product = get(&client, &format!("http://{}/products/sencha", running.addr))
         .await
         .expect("a response");

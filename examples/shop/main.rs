@@ -1,0 +1,88 @@
+//! A shop, in memory, as an app of modules: each area is a [`Module`] with keys of its own,
+//! private unless it exports them, and each has a private `http` client of the same name
+//! without a collision (`users::http`, `orders::http`, `notifications::http`).
+//!
+//! - `users` (users.rs): the directory of users, exported as `users::directory`;
+//!   `GET /users/{id}`.
+//! - `orders` (orders.rs): `POST /orders`, `GET /orders/{id}`; it exports nothing.
+//! - `notifications`: a crate of its own, `shop-notifications` (crates/shop-notifications),
+//!   which depends on green-tea-core alone and finds its providers with `discover_in`; it
+//!   adds an email and an SMS notifier to the app's `notifiers[]` list and exports `outbox`.
+//!   The app adds a route to its module (notifications.rs): `GET /notifications`.
+//! - `payments` (payments.rs): one module registered twice, as `payments_eu` and
+//!   `payments_us`, each over its own upstream, behind its own circuit breaker, its client
+//!   wrapped by two decorators (retries, then a count of charges) without its provider
+//!   knowing; `GET /payments/eu/stats`, `GET /payments/us/stats`. An order is charged through
+//!   its region's (the user's, or the order's `region`).
+//! - The products (products.rs) are the app's own keys: `catalog`, and the price cache,
+//!   an optional need (`priceCache?`, there only with `SHOP_CACHE=1`); `GET /products/{id}`.
+//!
+//! ```sh
+//! cargo run --example shop
+//! SHOP_CACHE=1 cargo run --example shop
+//! ```
+//!
+//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`) and
+//! `SHOP_CACHE`, and prints `explain` of `/orders`. Each payment gateway is a fake that fails
+//! every third charge once, as a flaky network would: the retrying decorator hides that from
+//! the orders, and the breaker, which counts failures in a row, stays closed.
+
+mod client;
+mod notifications;
+mod orders;
+mod payments;
+mod products;
+mod users;
+
+use green_tea::prelude::*;
+
+/// The whole shop; `cache` adds the price cache. `main` serves it, the tests build it with
+/// changes.
+pub(crate) fn shop(cache: bool) -> AppBuilder {
+    let builder = App::builder()
+        .provider(products::catalog::provider())
+        .routes(products::Products::routes())
+        .module(users::module())
+        .module(notifications::module())
+        .module(
+            payments::module("https://pay-eu.example")
+                .named("payments_eu")
+                .prefix("/payments/eu"),
+        )
+        .module(
+            payments::module("https://pay-us.example")
+                .named("payments_us")
+                .prefix("/payments/us"),
+        )
+        .module(orders::module());
+    if cache {
+        builder.provider(products::price_cache::provider())
+    } else {
+        builder
+    }
+}
+
+#[allow(dead_code)] // tests/examples_shop.rs includes this file for its tests
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt().with_target(false).init();
+    let cache = std::env::var_os("SHOP_CACHE").is_some_and(|v| v != "0");
+    let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
+    let app = shop(cache).build()?;
+    let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
+    let addr = listener.local_addr()?;
+    println!("listening on http://{addr}");
+    println!("\n{}\n", app.explain("/orders")?);
+    println!("Try it:");
+    println!(
+        "  curl -i -X POST http://{addr}/orders -H 'content-type: application/json' -d '{{\"userId\":\"u1\",\"productId\":\"sencha\",\"quantity\":2}}'"
+    );
+    println!("  curl http://{addr}/notifications");
+    println!("  curl http://{addr}/payments/eu/stats");
+    println!("Ctrl-C to stop.\n");
+    app.serve_listener(listener).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
