@@ -337,6 +337,7 @@ impl ContainerBuilder {
             provider_dependents,
             provider_order,
             collections,
+            module_keys,
             ..
         } = analysis;
         let mut entries = self.entries;
@@ -344,23 +345,10 @@ impl ContainerBuilder {
             collection::fill(&mut entries[id].registered, specs);
         }
         // A module's keys under their names in the graph (`notifications::http`), so that
-        // explain, health and errors say which module's they are. Contributions to the app's
-        // collections keep theirs.
-        if !self.scopes.is_empty() {
-            // The keys the graph made for the values it hands out (`notifications::http`),
-            // shared rather than made again; what no key names (a decorated key's provider and
-            // inner decorators) is made here.
-            for (key, at) in keys.iter() {
-                let entry = &mut entries[at.provider];
-                if entry.module.is_some() {
-                    entry.registered.descriptor.provides[at.index as usize].key = key.clone();
-                }
-            }
-            for entry in entries.iter_mut() {
-                let Some(module) = entry.module else { continue };
-                let path = &self.scopes[module as usize].path;
-                crate::scope::qualify_provided(&mut entry.registered.descriptor, path);
-            }
+        // explain, health and errors say which module's they are: the keys the graph made,
+        // shared rather than made again. Contributions to the app's collections keep theirs.
+        for (at, key) in module_keys {
+            entries[at.provider].registered.descriptor.provides[at.index as usize].key = key;
         }
         let mut position = IdVec::filled(0_u32, entries.len());
         for (pos, &id) in provider_order.iter().enumerate() {

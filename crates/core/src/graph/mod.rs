@@ -24,7 +24,7 @@ use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
 pub(crate) use modules::qualified_key;
-use modules::{Lookup, Scopes};
+use modules::{Lookup, QualifiedNames, Scopes};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -165,6 +165,9 @@ pub(crate) struct Analysis {
     pub(crate) route_guards: IdVec<RouteId, Box<[StepId]>>,
     /// For each collection, what it needs: its contributions' keys and types, in order.
     pub(crate) collections: Vec<(ProviderId, Vec<KeySpec>)>,
+    /// Every key of a module's provider, as the graph names it (`notifications::http`): what
+    /// the container's descriptors say, made once.
+    pub(crate) module_keys: Vec<(AppValue, Key)>,
 }
 
 /// Checks `input` completely and orders it, or returns every problem found.
@@ -181,9 +184,11 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
 
     let mut problems = Vec::new();
     let scopes = Scopes(input.scopes);
-    let routing = route_keys(&layout, &decls, scopes, &mut problems);
+    // For the names of keys and needs in modules (`orders::name`).
+    let mut names = QualifiedNames::default();
+    let routing = route_keys(&layout, &decls, scopes, &mut names, &mut problems);
     let keys = &routing.keys;
-    scopes.check(keys, &decls, &mut problems);
+    scopes.check(keys, &decls, &mut names, &mut problems);
     let route_guards = resolve_guards(input, &mut problems);
 
     // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
@@ -194,8 +199,6 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let mut edges: Vec<Edge> = Vec::with_capacity(total_needs);
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
     let mut collections = Vec::new();
-    // For the names a need in a module is looked up by (`orders::name`).
-    let mut buffer = String::new();
 
     let add_edge = |edges: &mut Vec<Edge>, first_edge: usize, from: NodeId, to: NodeId| {
         // One edge per declaration needed, however many of its values are needed.
@@ -251,7 +254,16 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 true => Ok(Spelling::One(need.key.as_str())),
                 false => need.key.spelling(),
             };
+            // Inside a module, a plain name is most often the module's own key
+            // (`orders::name`): looked up here first, and through `resolve` if it is not.
+            let own = match consumer_decl.module() {
+                Some(m) if plain && decorates.is_none() => {
+                    keys.get_str(names.of(scopes, m as usize, need.key.as_str()))
+                }
+                _ => None,
+            };
             let found = match spelling {
+                _ if own.is_some() => own,
                 // The usual need: a plain name, outside any module, is the app's key of that
                 // name (a plain name holds no `::`).
                 Ok(_) if plain && consumer_decl.in_module.is_none() && decorates.is_none() => {
@@ -278,7 +290,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                         Spelling::Optional(name) => (name, true),
                         _ => (need.key.as_str(), false),
                     };
-                    match scopes.resolve(keys, &decls, consumer_decl.module(), name, &mut buffer) {
+                    match scopes.resolve(keys, &decls, consumer_decl.module(), name, &mut names) {
                         Lookup::Found(at) => Some(at),
                         Lookup::Private { at, module } => {
                             problems.push(Problem::PrivateKey {
@@ -369,6 +381,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let order = order.expect("no cycle was found");
     let mut analysis = typed(&layout, routing.keys, &needs, &graph, order, route_guards);
     analysis.collections = collections;
+    analysis.module_keys = routing.qualified;
     Ok(analysis)
 }
 
@@ -468,6 +481,7 @@ fn typed(
         route_needs,
         route_guards,
         collections: Vec::new(),
+        module_keys: Vec::new(),
     }
 }
 
@@ -544,6 +558,8 @@ pub(crate) struct Routing {
     entries: KeyMap<Vec<Key>>,
     /// For each decorator, the value it wraps: the base's, or the decorator before it.
     decorated: Vec<Option<ValueRef>>,
+    /// Every key a module's provider provides (not its contributions), as qualified.
+    qualified: Vec<(AppValue, Key)>,
 }
 
 impl Routing {
@@ -609,6 +625,7 @@ fn route_keys(
     layout: &Numbering,
     decls: &[Decl<'_>],
     scopes: Scopes<'_>,
+    names: &mut QualifiedNames,
     problems: &mut Vec<Problem>,
 ) -> Routing {
     let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
@@ -620,6 +637,16 @@ fn route_keys(
     };
     let mut lists: KeyMap<Vec<ValueRef>> = KeyMap::default();
     let mut entries: KeyMap<Vec<Key>> = KeyMap::default();
+    // Room for every key of a module's declaration, counted rather than grown into.
+    let in_modules = match scopes.0.is_empty() {
+        true => 0,
+        false => decls
+            .iter()
+            .filter(|d| d.in_module.is_some())
+            .map(|d| d.descriptor.provides.len())
+            .sum(),
+    };
+    let mut qualified_keys = Vec::with_capacity(in_modules);
     let nodes = || (0..decls.len()).map(NodeId::at);
     let of_kind = |kind: NodeKind| move |n: &NodeId| decls[n.index()].kind == kind;
     let plain = |n: &NodeId| {
@@ -646,7 +673,14 @@ fn route_keys(
             let qualified;
             let key = match (spelling, decl.in_module) {
                 (Spelling::One(_), Some(_)) => {
-                    qualified = scopes.qualify(decl.module(), &spec.key);
+                    qualified = scopes.qualify(decl.module(), &spec.key, names);
+                    if let Declared::Provider(provider) = layout.declared(node) {
+                        let at = AppValue {
+                            provider,
+                            index: value_ref(node, index).index,
+                        };
+                        qualified_keys.push((at, qualified.clone()));
+                    }
                     &qualified
                 }
                 _ => &spec.key,
@@ -722,7 +756,9 @@ fn route_keys(
         &mut keys,
         decls,
         scopes,
+        names,
         nodes().filter(of_kind(NodeKind::Decorator)),
+        &mut qualified_keys,
         problems,
     );
     Routing {
@@ -730,6 +766,7 @@ fn route_keys(
         lists,
         entries,
         decorated,
+        qualified: qualified_keys,
     }
 }
 
@@ -791,11 +828,14 @@ fn is_override(decl: &Decl<'_>) -> bool {
 
 /// Chains each key's decorators, in registration order, onto the key's provider: the first
 /// wraps the provider's value, each next one the one before, and the key resolves to the last.
+/// A module's decorator's key, qualified, is added to `qualified`.
 fn decorate(
     keys: &mut KeyTable,
     decls: &[Decl<'_>],
     scopes: Scopes<'_>,
+    names: &mut QualifiedNames,
     decorators: impl Iterator<Item = NodeId>,
+    qualified: &mut Vec<(AppValue, Key)>,
     problems: &mut Vec<Problem>,
 ) -> Vec<Option<ValueRef>> {
     // Each chain under its key as the graph knows it (a module's decorator decorates the
@@ -827,7 +867,12 @@ fn decorate(
             )));
             continue;
         }
-        let key = scopes.qualify(decl.module(), &spec.key);
+        let key = scopes.qualify(decl.module(), &spec.key, names);
+        if let (Some(_), Declared::Provider(provider)) =
+            (decl.in_module, keys.layout.declared(node))
+        {
+            qualified.push((AppValue { provider, index: 0 }, key.clone()));
+        }
         match chain_of.get(&key) {
             Some(&at) => chains[at].1.push(node),
             None => {

@@ -3,6 +3,8 @@
 //! outward, and a need of another module's key (`notifications::http`) must be exported by
 //! every module between the key and the consumer.
 
+use std::sync::Arc;
+
 use super::{Decl, KeyTable, ValueRef};
 use crate::error::Problem;
 use crate::key::Key;
@@ -24,10 +26,16 @@ pub(crate) enum Lookup {
 }
 
 impl<'a> Scopes<'a> {
-    /// `key` as the declaration providing it in `module` means it: the module's path before it.
-    pub(crate) fn qualify(&self, module: Option<u32>, key: &Key) -> Key {
+    /// `key` as the declaration providing it in `module` means it: the module's path before it,
+    /// written in `names`.
+    pub(crate) fn qualify(
+        &self,
+        module: Option<u32>,
+        key: &Key,
+        names: &mut QualifiedNames,
+    ) -> Key {
         match module {
-            Some(m) => qualified_key(&self.0[m as usize].path, key.as_str()),
+            Some(m) => Key::shared(Arc::from(names.of(*self, m as usize, key.as_str()))),
             None => key.clone(),
         }
     }
@@ -56,9 +64,10 @@ impl<'a> Scopes<'a> {
         decls: &[Decl<'_>],
         consumer: Option<u32>,
         name: &str,
-        buffer: &mut String,
+        names: &mut QualifiedNames,
     ) -> Lookup {
-        if name.contains("::") {
+        // A well-spelled name holds `:` only in `::` (and a str pattern would cost a searcher).
+        if name.as_bytes().contains(&b':') {
             let Some(at) = keys.get_str(name) else {
                 return Lookup::Missing;
             };
@@ -67,15 +76,9 @@ impl<'a> Scopes<'a> {
                 None => Lookup::Found(at),
             };
         }
-        if consumer.is_some() {
-            // The caller's buffer for every candidate (`orders::audit::name`, `orders::name`):
-            // no allocation once it is long enough.
-            for m in self.outward(consumer) {
-                buffer.clear();
-                push_joined(buffer, &self.0[m].path, name);
-                if let Some(at) = keys.get_str(buffer) {
-                    return Lookup::Found(at);
-                }
+        for m in self.outward(consumer) {
+            if let Some(at) = keys.get_str(names.of(*self, m, name)) {
+                return Lookup::Found(at);
             }
         }
         match keys.get_str(name) {
@@ -88,6 +91,9 @@ impl<'a> Scopes<'a> {
     /// `consumer`, if one does: every module from the key's out to the one the two share must
     /// export it (the part of the name after that module's path).
     fn hidden_by(&self, module: Option<u32>, consumer: Option<u32>, name: &str) -> Option<String> {
+        if module == consumer {
+            return None; // the usual case: a module's own key
+        }
         for m in self.outward(module) {
             if self.outward(consumer).any(|c| c == m) {
                 return None; // the consumer is inside it: everything in it is visible
@@ -108,7 +114,13 @@ impl<'a> Scopes<'a> {
 impl Scopes<'_> {
     /// Every module's problems: a name that is not one, a path two modules share, an export of
     /// a key the module does not have (or that a sub-module keeps private).
-    pub(crate) fn check(&self, keys: &KeyTable, decls: &[Decl<'_>], problems: &mut Vec<Problem>) {
+    pub(crate) fn check(
+        &self,
+        keys: &KeyTable,
+        decls: &[Decl<'_>],
+        names: &mut QualifiedNames,
+        problems: &mut Vec<Problem>,
+    ) {
         let shape = |scope: &ModuleScope, location, reason: String| Problem::ModuleShape {
             module: scope.path.to_string(),
             location,
@@ -140,14 +152,12 @@ impl Scopes<'_> {
                 ));
                 continue;
             }
-            let mut qualified = String::new();
             for (export, location) in &scope.exports {
-                qualified.clear();
-                push_joined(&mut qualified, &scope.path, export.as_str());
-                let reason = match keys.get_str(&qualified) {
+                let qualified = names.of(*self, i, export.as_str());
+                let reason = match keys.get_str(qualified) {
                     None => Some(format!("exports `{export}`, which it does not provide")),
                     Some(at) => self
-                        .hidden_by(decls[at.node.index()].module(), Some(i as u32), &qualified)
+                        .hidden_by(decls[at.node.index()].module(), Some(i as u32), qualified)
                         .map(|sub| {
                             format!(
                                 "exports `{export}`, which its sub-module `{sub}` keeps private"
@@ -170,7 +180,7 @@ pub(crate) fn qualified_key(path: &str, name: &str) -> Key {
     BUFFER.with_borrow_mut(|buffer| {
         buffer.clear();
         push_joined(buffer, path, name);
-        Key::shared(std::sync::Arc::from(buffer.as_str()))
+        Key::shared(Arc::from(buffer.as_str()))
     })
 }
 
@@ -179,4 +189,32 @@ fn push_joined(out: &mut String, path: &str, name: &str) {
     out.push_str(path);
     out.push_str("::");
     out.push_str(name);
+}
+
+/// Qualified names (`orders::name`), written one at a time into one buffer that keeps the
+/// module's `orders::` while names of one module follow each other, as a module's
+/// declarations do: no allocation, and one copy per name (the graph writes one for every
+/// key and every need in a module).
+#[derive(Default)]
+pub(crate) struct QualifiedNames {
+    buffer: String,
+    /// The module whose path (and `::`) the buffer starts with.
+    module: Option<usize>,
+}
+
+impl QualifiedNames {
+    /// `name` in the module at `module`: `path::name`.
+    #[inline(always)] // for each need in a module, as small as its work
+    pub(crate) fn of(&mut self, scopes: Scopes<'_>, module: usize, name: &str) -> &str {
+        let path = &scopes.0[module].path;
+        if self.module == Some(module) {
+            self.buffer.truncate(path.len() + 2);
+        } else {
+            self.buffer.clear();
+            push_joined(&mut self.buffer, path, "");
+            self.module = Some(module);
+        }
+        self.buffer.push_str(name);
+        &self.buffer
+    }
 }
