@@ -253,9 +253,11 @@ fn modules_app() -> App {
         .unwrap()
 }
 
-/// Each route's section of a dumped page: its template, whether it is hidden, and each box
-/// (`g.node`) with its module and whether it is dimmed.
-fn sections(dom: &str) -> Vec<(String, bool, Vec<(Option<String>, bool)>)> {
+/// A box (`g.node`) of a dumped page: its module, and whether it is dimmed.
+type DumpedBox = (Option<String>, bool);
+
+/// Each route's section of a dumped page: its template, whether it is hidden, and each box.
+fn sections(dom: &str) -> Vec<(String, bool, Vec<DumpedBox>)> {
     dom.split("<section class=\"route\"")
         .skip(1)
         .map(|section| {

@@ -335,8 +335,11 @@ fn the_json_has_a_module_for_every_node_step_and_route() {
     );
 }
 
+/// A rectangle: x, y, width, height.
+type Rect = (f64, f64, f64, f64);
+
 /// The `<rect>` after `<g class="{class}"{module}>`, for each such group of `svg`.
-fn rects(svg: &str, class: &str) -> Vec<(Option<String>, (f64, f64, f64, f64))> {
+fn rects(svg: &str, class: &str) -> Vec<(Option<String>, Rect)> {
     let mut out = Vec::new();
     for group in svg.split("<g class=\"").skip(1) {
         let Some(rest) = group.strip_prefix(class) else {
@@ -815,4 +818,3 @@ async fn a_degraded_check_alone_makes_its_module_degraded_and_an_override_is_the
     );
     app.close().await.unwrap();
 }
-

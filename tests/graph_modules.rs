@@ -130,6 +130,7 @@ fn needing_a_private_key_is_gt0014_naming_the_module() {
         module,
         consumer,
         provider,
+        ..
     } = &err.problems()[0]
     else {
         panic!("{err}")
@@ -140,7 +141,7 @@ fn needing_a_private_key_is_gt0014_naming_the_module() {
     );
     assert_eq!(
         (&*consumer.name, &*provider.name),
-        ("spy", "value `client`")
+        ("spy", "value `billing::client`")
     );
     assert!(
         err.to_string()
@@ -313,4 +314,96 @@ async fn explain_and_health_name_a_modules_keys_with_its_module() {
         "{health:?}"
     );
     container.close().await.unwrap();
+}
+
+#[test]
+fn errors_name_a_modules_declarations_by_its_path() {
+    let err = Container::builder()
+        .module(
+            Module::new("orders").provider(
+                ProviderFn::new("report", |needs| async move {
+                    Ok(needs.get::<String>(0)?.len())
+                })
+                .needs::<String>("db"),
+            ),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0001"], "{err}");
+    let Problem::MissingKey { needed_by, .. } = &err.problems()[0] else {
+        panic!("{err}");
+    };
+    assert_eq!(needed_by[0][0].name, "orders::report");
+    assert!(
+        err.to_string()
+            .contains("provider `orders::report` (tests/graph_modules.rs:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn did_you_mean_offers_only_what_the_consumer_can_see() {
+    let orders = || {
+        Module::new("orders")
+            .value("http", String::from("orders' client"))
+            .provider(
+                ProviderFn::new("report", |needs| async move {
+                    Ok(needs.get::<String>(0)?.len())
+                })
+                .needs::<String>("htpp"),
+            )
+    };
+    // Inside the module: its own key, as the module's declarations spell it.
+    let err = Container::builder().module(orders()).build().unwrap_err();
+    let Problem::MissingKey { suggestion, .. } = &err.problems()[0] else {
+        panic!("{err}");
+    };
+    assert_eq!(
+        suggestion.as_ref().map(|s| s.key.as_str()),
+        Some("http"),
+        "{err}"
+    );
+
+    // Outside it: never another module's private key.
+    let err = Container::builder()
+        .module(orders().provider(ProviderFn::new("htpp", |_| async { Ok(String::new()) })))
+        .provider(
+            ProviderFn::new(
+                "audit",
+                |needs| async move { Ok(needs.get::<String>(0)?.len()) },
+            )
+            .needs::<String>("http"),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0001"], "{err}");
+    let Problem::MissingKey { suggestion, .. } = &err.problems()[0] else {
+        panic!("{err}");
+    };
+    assert_eq!(suggestion.as_ref(), None, "{err}");
+}
+
+#[test]
+fn a_private_key_error_says_what_the_module_exports() {
+    let err = Container::builder()
+        .module(billing("eu"))
+        .provider(
+            ProviderFn::new(
+                "spy",
+                |needs| async move { Ok(needs.get::<String>(0)?.len()) },
+            )
+            .needs::<String>("billing::client"),
+        )
+        .build()
+        .unwrap_err();
+    let Problem::PrivateKey { exports, .. } = &err.problems()[0] else {
+        panic!("{err}");
+    };
+    let exports: Vec<&str> = exports.iter().map(|k| k.as_str()).collect();
+    assert_eq!(exports, ["billing::billing"]);
+    assert!(
+        err.to_string()
+            .contains("help: need what `billing` exports (`billing::billing`)"),
+        "{err}"
+    );
 }

@@ -1,5 +1,5 @@
-//! The `core` bench's graph, and the two 10,000-declaration graphs that `graph_shapes` (for callgrind) and `core`'s
-//! `build_shapes` group (for criterion) build.
+//! The `core` bench's graph, and the three 10,000-declaration graphs that `graph_shapes` (for
+//! callgrind) and `core`'s `build_shapes` group (for criterion) build.
 
 use green_tea::{Container, ContainerBuilder, Provider, ProviderFn};
 

@@ -34,6 +34,8 @@ pub struct Descriptor {
     /// contributions; among the decorators of its key, outside them (it wraps what they
     /// made). By name; empty: registration order alone decides.
     pub after: Vec<Cow<'static, str>>,
+    /// The path of the module it was registered in, once registered in one.
+    pub(crate) module: Option<std::sync::Arc<str>>,
 }
 
 impl Descriptor {
@@ -46,6 +48,30 @@ impl Descriptor {
             needs: Vec::new(),
             location: Location::caller(),
             after: Vec::new(),
+            module: None,
+        }
+    }
+
+    /// The path of the module it was registered in (`notifications`, `shop::orders`), once
+    /// it is registered in one; `None` for a declaration of the app itself.
+    pub fn module(&self) -> Option<&str> {
+        self.module.as_deref()
+    }
+
+    /// The name an error or `explain` shows: qualified by its module's path
+    /// (`notifications::http`) for a declaration registered in one.
+    pub(crate) fn qualified_name(&self) -> Cow<'_, str> {
+        match &self.module {
+            // A value is named after its key (`` value `http` ``): the key is qualified.
+            Some(path) => match self
+                .name
+                .strip_prefix("value `")
+                .and_then(|n| n.strip_suffix('`'))
+            {
+                Some(key) => Cow::Owned(format!("value `{path}::{key}`")),
+                None => Cow::Owned(format!("{path}::{}", self.name)),
+            },
+            None => Cow::Borrowed(&self.name),
         }
     }
 

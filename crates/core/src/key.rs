@@ -32,6 +32,16 @@ impl Key {
         Key(Name::Static(name))
     }
 
+    /// The key's name, if it is shared rather than static (to share it again).
+    #[cfg(feature = "metrics")]
+    #[inline]
+    pub(crate) fn as_shared(&self) -> Option<&Arc<str>> {
+        match &self.0 {
+            Name::Static(_) => None,
+            Name::Shared(name) => Some(name),
+        }
+    }
+
     /// The key's name.
     #[inline]
     pub fn as_str(&self) -> &str {

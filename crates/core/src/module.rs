@@ -17,9 +17,10 @@ use crate::provider::{Provider, Registered, ValueProvider};
 /// Collections are the app's: a contribution made in a module (`notifiers[]`, `stores{eu}`)
 /// joins the app's list or map.
 ///
-/// Partial: modules hold providers, values, decorators and sub-modules, and are registered on
-/// a `ContainerBuilder` or an `AppBuilder`; steps and routes in modules, the macros'
-/// `needs = ["module::key"]`, and `explain`'s module boundaries are not there yet.
+/// This is the module type of every crate: one that depends on green-tea-core alone ships
+/// providers, values, decorators and sub-modules (and finds its own `#[provider]`s with
+/// [`discover_in`](Self::discover_in)); green-tea's `ModuleExt` adds steps, routes under a
+/// prefix and shutdown hooks, for an app. The rules are on the guide's modules page.
 ///
 /// ```
 /// use green_tea::{Container, Module, ProviderFn};

@@ -190,8 +190,17 @@ impl ContainerBuilder {
     /// nothing.
     pub(crate) fn build_scope<S, R>(
         mut self,
-        scope: RequestScope<S, R>,
+        mut scope: RequestScope<S, R>,
     ) -> Result<Wired<S, R>, BuildError> {
+        // Each step and route knows its module's path, for what errors and explain name.
+        for ((descriptor, _), module) in scope.steps.iter_mut().zip(scope.step_modules.iter()) {
+            descriptor.module = module.map(|m| Arc::clone(&self.scopes[m.0 as usize].path));
+        }
+        for route in scope.routes.iter_mut() {
+            route.descriptor.module = route
+                .module
+                .map(|m| Arc::clone(&self.scopes[m.0 as usize].path));
+        }
         let mut problems = self.prepare(
             scope
                 .steps

@@ -11,7 +11,7 @@ use crate::graph::{self, Analysis, Decl, Input, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::module::{Module, ModuleScope};
-use crate::provider::{Provider, Registered, ValueProvider, discovered};
+use crate::provider::{Provider, Registered, ValueProvider, discovered, in_modules};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -35,6 +35,15 @@ pub struct ContainerBuilder {
     undecorated: Vec<(Key, Location)>,
     /// Modules registered here that hold what only an app serves (routes, steps).
     module_problems: Vec<Problem>,
+    /// The Rust modules whose declarations a registered module discovers, each with that
+    /// module's position: the app's own discovery leaves them out.
+    pub(crate) claimed: Vec<(String, usize)>,
+    /// The modules a test's `override_module` replaced, by name, with their exports, waiting
+    /// for their replacements' registration to compare.
+    replacing: Vec<(String, Vec<Key>, Location)>,
+    /// Each module that discovers: its position, the Rust modules it discovers in, and how
+    /// many declarations it found there (the layer above adds its own).
+    pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
     /// The registered modules, parents before their sub-modules.
     pub(crate) scopes: Vec<ModuleScope>,
 }
@@ -58,6 +67,8 @@ pub(crate) struct Entry {
     pub(crate) kind: NodeKind,
     /// The module it was registered in (its position in `scopes`), if any.
     pub(crate) module: Option<u32>,
+    /// The Rust module that declared it, if discovery added it.
+    pub(crate) discovered_in: Option<&'static str>,
 }
 
 impl Default for ContainerBuilder {
@@ -78,6 +89,9 @@ impl ContainerBuilder {
             discovered: Vec::new(),
             undecorated: Vec::new(),
             module_problems: Vec::new(),
+            claimed: Vec::new(),
+            replacing: Vec::new(),
+            module_discovery: Vec::new(),
             scopes: Vec::new(),
         }
     }
@@ -115,10 +129,16 @@ impl ContainerBuilder {
     }
 
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
-        let found = discovered(modules);
+        let claimed: Vec<&str> = self.claimed.iter().map(|c| &*c.0).collect();
+        let found = discovered(modules, &claimed);
         self.discovered.push(found.len());
-        for (registered, kind) in found {
-            self = self.entry(registered, kind);
+        for (registered, kind, rust_module) in found {
+            self.entries.push(Entry {
+                registered,
+                kind,
+                module: None,
+                discovered_in: Some(rust_module),
+            });
         }
         self
     }
@@ -147,6 +167,89 @@ impl ContainerBuilder {
     /// already be provided, with the same type.
     pub fn override_provider(self, provider: impl Provider) -> Self {
         self.entry(Registered::new(provider), NodeKind::Override)
+    }
+
+    /// Replaces the registered module of `module`'s name with `module`, for tests: a fake of
+    /// an area, or of a library's module, in one call. The module replaced must be registered
+    /// (at the app's root, before this call), and its replacement must export every key it
+    /// exported, so that what needs them still builds; `build()` checks both (GT0015). The
+    /// replacement's keys are qualified by the same name, so `orders::db` is the fake's.
+    ///
+    /// ```
+    /// use green_tea::{Container, Module};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let billing = || Module::new("billing").value("client", "the real client").export("client");
+    /// let fake = Module::new("billing").value("client", "a fake").export("client");
+    /// let container = Container::builder()
+    ///     .module(billing())
+    ///     .override_module(fake)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<&str>("billing::client").await.unwrap(), "a fake");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    #[track_caller]
+    pub fn override_module(mut self, module: Module) -> Self {
+        self.replace_module(module.name(), Location::caller());
+        self.add_module(module, None);
+        self
+    }
+
+    /// Empties the registered root module `name` and its sub-modules, for a replacement
+    /// registered next; returns their positions. A name no module has is a problem at
+    /// `build()`.
+    pub(crate) fn replace_module(&mut self, name: &str, location: Location) -> Vec<usize> {
+        let Some(at) = self
+            .scopes
+            .iter()
+            .position(|s| !s.replaced && s.parent.is_none() && &*s.path == name)
+        else {
+            let names = self
+                .scopes
+                .iter()
+                .filter(|s| !s.replaced && s.parent.is_none())
+                .map(|s| s.path.to_string())
+                .collect::<Vec<String>>();
+            let hint = match crate::graph::closest(name, names.iter(), |n| n) {
+                Some(near) => format!(": did you mean `{near}`?"),
+                None => String::new(),
+            };
+            self.module_problems.push(Problem::ModuleShape {
+                module: name.to_owned(),
+                location,
+                reason: format!(
+                    "is overridden, but no module of that name is registered at the app's root \
+                     before the override{hint}"
+                ),
+            });
+            return Vec::new();
+        };
+        // The module and its sub-modules: each comes after its parent.
+        let mut gone = vec![at];
+        for (i, scope) in self.scopes.iter().enumerate().skip(at + 1) {
+            if scope.parent.is_some_and(|p| gone.contains(&p)) {
+                gone.push(i);
+            }
+        }
+        let exports = self.scopes[at]
+            .exports
+            .iter()
+            .map(|(k, _)| k.clone())
+            .collect();
+        for &i in &gone {
+            let scope = &mut self.scopes[i];
+            scope.replaced = true;
+            scope.exports.clear();
+        }
+        let in_gone = |m: Option<u32>| m.is_some_and(|m| gone.contains(&(m as usize)));
+        self.entries = std::mem::take(&mut self.entries)
+            .into_iter()
+            .filter(|e| !in_gone(e.module))
+            .collect();
+        self.claimed.retain(|(_, m)| !gone.contains(m));
+        self.module_discovery.retain(|(m, _, _)| !gone.contains(m));
+        self.replacing.push((name.to_owned(), exports, location));
+        gone
     }
 
     /// Adds a decorator: a provider of a key that something else provides, which needs that
@@ -197,6 +300,7 @@ impl ContainerBuilder {
             registered,
             kind,
             module: None,
+            discovered_in: None,
         });
         self
     }
@@ -224,25 +328,80 @@ impl ContainerBuilder {
                 ),
             });
         }
+        if parent.is_none()
+            && let Some(i) = self.replacing.iter().position(|(name, ..)| *name == path)
+        {
+            let (_, exports, location) = self.replacing.swap_remove(i);
+            let lacking: Vec<String> = exports
+                .iter()
+                .filter(|k| !module.exports.iter().any(|(e, _)| e == *k))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            if !lacking.is_empty() {
+                self.module_problems.push(Problem::ModuleShape {
+                    module: path.clone(),
+                    location,
+                    reason: format!(
+                        "is overridden by a module that does not export {}, which the module \
+                         it replaces exports: a replacement exports what the original did",
+                        lacking.join(", ")
+                    ),
+                });
+            }
+        }
         let at = self.scopes.len();
         self.scopes.push(ModuleScope {
             path: path.into(),
             location: module.location,
             exports: module.exports,
             parent,
+            replaced: false,
         });
         let index = u32::try_from(at).expect("fewer than 2^32 modules");
-        for (registered, kind) in module.entries {
+        let path_of_entries: Arc<str> = Arc::clone(&self.scopes[at].path);
+        for (mut registered, kind) in module.entries {
+            registered.descriptor.module = Some(Arc::clone(&path_of_entries));
             self.entries.push(Entry {
                 registered,
                 kind,
                 module: Some(index),
+                discovered_in: None,
             });
+        }
+        if !module.discover.is_empty() {
+            self.discover_into(at, module.discover);
         }
         for sub in module.modules {
             self.add_module(sub, Some(at));
         }
         at
+    }
+
+    /// Adds to the module at `at` what the macros declared in the Rust modules `paths`, and
+    /// claims them: the app's own discovery leaves them out, and takes back what it added
+    /// from them already.
+    fn discover_into(&mut self, at: usize, paths: Vec<String>) {
+        let claimed: Vec<&str> = paths.iter().map(String::as_str).collect();
+        self.entries = std::mem::take(&mut self.entries)
+            .into_iter()
+            .filter(|e| {
+                e.module.is_some() || e.discovered_in.is_none_or(|m| !in_modules(m, &claimed))
+            })
+            .collect();
+        let found = discovered(Some(&claimed), &[]);
+        let index = u32::try_from(at).expect("fewer than 2^32 modules");
+        self.module_discovery.push((at, paths.clone(), found.len()));
+        let path: Arc<str> = Arc::clone(&self.scopes[at].path);
+        for (mut registered, kind, rust_module) in found {
+            registered.descriptor.module = Some(Arc::clone(&path));
+            self.entries.push(Entry {
+                registered,
+                kind,
+                module: Some(index),
+                discovered_in: Some(rust_module),
+            });
+        }
+        self.claimed.extend(paths.into_iter().map(|p| (p, at)));
     }
 
     /// Checks the whole graph and returns a container that has built nothing yet, or a
@@ -271,14 +430,43 @@ impl ContainerBuilder {
         others: impl Iterator<Item = &'a Descriptor>,
     ) -> Vec<Problem> {
         let mut problems = std::mem::take(&mut self.module_problems);
+        for (at, paths, found) in std::mem::take(&mut self.module_discovery) {
+            if found == 0 {
+                let scope = &self.scopes[at];
+                problems.push(Problem::ModuleShape {
+                    module: scope.path.to_string(),
+                    location: scope.location,
+                    reason: format!(
+                        "discovers in {}, where nothing is declared with the macros: give Rust \
+                         module paths, such as `env!(\"CARGO_CRATE_NAME\")` or `my_crate::billing`",
+                        paths
+                            .iter()
+                            .map(|p| format!("`{p}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+        }
         for (key, location) in std::mem::take(&mut self.undecorated) {
+            // A module's decorator decorates its module's key: `payments_eu::payments`.
+            let scopes = &self.scopes;
             let decorates = |e: &Entry| {
+                let wanted = match e.module {
+                    Some(m) => key
+                        .as_str()
+                        .strip_prefix(&*scopes[m as usize].path)
+                        .and_then(|rest| rest.strip_prefix("::")),
+                    None => Some(key.as_str()),
+                };
                 e.kind == NodeKind::Decorator
-                    && e.registered
-                        .descriptor
-                        .provides
-                        .iter()
-                        .any(|s| s.key == key)
+                    && wanted.is_some_and(|wanted| {
+                        e.registered
+                            .descriptor
+                            .provides
+                            .iter()
+                            .any(|s| s.key.as_str() == wanted)
+                    })
             };
             if self.entries.iter().any(decorates) {
                 self.entries = std::mem::take(&mut self.entries)
@@ -286,8 +474,9 @@ impl ContainerBuilder {
                     .filter(|e| !decorates(e))
                     .collect();
             } else {
+                let decorated = self.decorated_keys();
                 problems.push(Problem::NoDecorators {
-                    suggestion: closest_key(&key, self.decorated_keys()).cloned(),
+                    suggestion: closest_key(&key, decorated.iter()).cloned(),
                     key,
                     location,
                 });
@@ -305,16 +494,31 @@ impl ContainerBuilder {
                 registered,
                 kind: NodeKind::Collection,
                 module: None,
+                discovered_in: None,
             });
         }
         problems
     }
 
-    fn decorated_keys(&self) -> impl Iterator<Item = &Key> {
+    /// The keys decorators decorate, as the graph names them (a module's qualified).
+    fn decorated_keys(&self) -> Vec<Key> {
         self.entries
             .iter()
             .filter(|e| e.kind == NodeKind::Decorator)
-            .flat_map(|e| e.registered.descriptor.provides.iter().map(|s| &s.key))
+            .flat_map(|e| {
+                e.registered
+                    .descriptor
+                    .provides
+                    .iter()
+                    .map(|s| match e.module {
+                        Some(m) => crate::graph::qualified_key(
+                            &self.scopes[m as usize].path,
+                            s.key.as_str(),
+                        ),
+                        None => s.key.clone(),
+                    })
+            })
+            .collect()
     }
 
     /// The providers as the graph sees them.

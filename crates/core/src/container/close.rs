@@ -113,7 +113,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
     Some(CloseFailure {
         part: ClosePart::Provider {
-            name: node.descriptor.name.to_string(),
+            name: node.descriptor.qualified_name().into_owned(),
             keys: node.descriptor.provided_keys(),
         },
         cause,

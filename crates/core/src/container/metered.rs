@@ -17,10 +17,30 @@ pub(crate) struct ProviderMetrics {
     built: Gauge,
 }
 
-/// The `provider` label of the provider `descriptor` describes (its name; a static one is
-/// not copied).
+/// The `provider` label of the provider `descriptor` describes: its name (a static one is not
+/// copied), qualified by its module's path (`payments_eu::gateway`, so that two registrations
+/// of one module are two providers; the key named after it, which the graph made already, is
+/// shared).
+#[inline]
 fn label(descriptor: &Descriptor) -> SharedString {
-    SharedString::from(descriptor.name.clone())
+    match descriptor.module() {
+        None => SharedString::from(descriptor.name.clone()),
+        Some(path) => module_label(descriptor, path),
+    }
+}
+
+#[inline(never)]
+fn module_label(descriptor: &Descriptor, path: &str) -> SharedString {
+    let name = &*descriptor.name;
+    let named_after = descriptor.provides.iter().find_map(|spec| {
+        let shared = spec.key.as_shared()?;
+        let rest = shared.strip_prefix(path)?.strip_prefix("::")?;
+        (rest == name).then_some(shared)
+    });
+    match named_after {
+        Some(shared) => SharedString::from(std::sync::Arc::clone(shared)),
+        None => SharedString::from(descriptor.qualified_name().into_owned()),
+    }
 }
 
 impl ProviderMetrics {

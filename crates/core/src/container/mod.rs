@@ -317,7 +317,7 @@ impl Inner {
                     .iter()
                     .find(|&&d| in_slice[d] && !seen.contains(&d))
                 {
-                    error = error.needed_by(&self.providers[next].descriptor.name);
+                    error = error.needed_by(&self.providers[next].descriptor.qualified_name());
                     seen.push(next);
                     current = next;
                 }
@@ -363,7 +363,9 @@ impl Inner {
         requester: tracing::Span,
     ) -> Result<(), ProvideError> {
         let node = &self.providers[id];
-        let name = &node.descriptor.name;
+        // Qualified by its module (`notifications::http`): what errors and spans name.
+        let name = node.descriptor.qualified_name();
+        let name = &*name;
         // The dependencies this build starts are linked to the same request.
         let dependencies = self.dependencies[id]
             .iter()
@@ -409,7 +411,7 @@ impl Inner {
         span.in_scope(|| tracing::error!(%cause, "provide failed"));
         Err(ProvideError::Failed {
             kind: node.kind,
-            provider: name.to_string(),
+            provider: name.to_owned(),
             keys: node.descriptor.provided_keys(),
             needed_by: Vec::new(),
             cause,
@@ -438,7 +440,7 @@ impl Inner {
 fn unreachable_unbuilt(descriptor: &Descriptor) -> ProvideError {
     ProvideError::Failed {
         kind: NodeKind::Provider,
-        provider: descriptor.name.to_string(),
+        provider: descriptor.qualified_name().into_owned(),
         keys: descriptor.provided_keys(),
         needed_by: Vec::new(),
         cause: FailureCause::WrongOutput("no value after a successful build".to_owned()),

@@ -261,6 +261,8 @@ pub enum Problem {
         consumer: Origin,
         /// Who provides it.
         provider: Origin,
+        /// What that module exports that the consumer can need (`billing::billing`).
+        exports: Vec<Key>,
     },
     /// GT0015: a module that cannot be registered as it is: a name that is not one, a name
     /// two modules share, or an export of a key it does not have.

@@ -290,12 +290,23 @@ impl fmt::Display for Problem {
                 module,
                 consumer,
                 provider,
-            } => write!(
-                f,
-                "error[{code}]: {consumer} needs `{key}`, which is private to the module \
-                 `{module}`\n  `{key}` is provided by {provider}\n  help: export it from \
-                 `{module}` (`.export(...)`), or need what the module exports"
-            ),
+                exports,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: {consumer} needs `{key}`, which is private to the module \
+                     `{module}`\n  `{key}` is provided by {provider}\n  help: "
+                )?;
+                if !exports.is_empty() {
+                    let exports: Vec<String> = exports.iter().map(|k| format!("`{k}`")).collect();
+                    write!(
+                        f,
+                        "need what `{module}` exports ({}), or ",
+                        exports.join(", ")
+                    )?;
+                }
+                write!(f, "export it from `{module}` (`.export(...)`)")
+            }
             Problem::ModuleShape {
                 module,
                 location,

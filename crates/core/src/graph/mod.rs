@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use petgraph::algo::{tarjan_scc, toposort};
 
 use crate::descriptor::Descriptor;
-use crate::error::{NodeKind, Origin, Problem};
+use crate::error::{NodeKind, Origin, Problem, Suggestion};
 use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
 use crate::key::{Key, KeySpec, Spelling};
 use crate::module::ModuleScope;
@@ -82,7 +82,12 @@ impl Decl<'_> {
     pub(crate) fn origin(&self) -> Origin {
         Origin {
             kind: self.kind,
-            name: self.descriptor.name.to_string(),
+            // A module's declaration by its module's path (`notifications::http`); a route
+            // by its method and path, which say where it is.
+            name: match self.kind {
+                NodeKind::Route => self.descriptor.name.to_string(),
+                _ => self.descriptor.qualified_name().into_owned(),
+            },
             location: self.descriptor.location,
         }
     }
@@ -295,6 +300,12 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                         Lookup::Private { at, module } => {
                             problems.push(Problem::PrivateKey {
                                 key: need.key.clone(),
+                                exports: scopes.exports_seen(
+                                    keys,
+                                    &decls,
+                                    &module,
+                                    consumer_decl.module(),
+                                ),
                                 module,
                                 consumer: consumer_decl.origin(),
                                 provider: decl(at.node).origin(),
@@ -358,7 +369,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let graph = Adjacency::new(decls.len(), &edges);
     drop(edges);
 
-    report_missing(missing, &decls, keys, &needs, &graph, &mut problems);
+    report_missing(missing, &decls, keys, scopes, &needs, &graph, &mut problems);
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
@@ -545,6 +556,31 @@ impl KeyTable {
 
     fn keys(&self) -> impl Iterator<Item = &Key> {
         self.app.keys().chain(self.request.keys())
+    }
+
+    /// Every key with what provides it.
+    fn entries(&self) -> impl Iterator<Item = (&Key, ValueRef)> {
+        let app = self.app.iter().map(|(k, at)| {
+            let node = self.layout.provider(at.provider);
+            (
+                k,
+                ValueRef {
+                    node,
+                    index: at.index,
+                },
+            )
+        });
+        let request = self.request.iter().map(|(k, at)| {
+            let node = self.layout.step(at.step);
+            (
+                k,
+                ValueRef {
+                    node,
+                    index: at.index,
+                },
+            )
+        });
+        app.chain(request)
     }
 }
 
@@ -987,7 +1023,12 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
                         problems.push(Problem::UnknownStep {
                             step: name.to_string(),
                             route: route.decl.origin(),
-                            suggestion: closest(name, names.iter(), |n| n).map(|n| n.to_string()),
+                            // A namesake in another module first (`staff::auth` for `auth`).
+                            suggestion: names
+                                .iter()
+                                .find(|n| n.rsplit("::").next() == Some(name.as_ref()))
+                                .or_else(|| closest(name, names.iter(), |n| n))
+                                .map(|n| n.to_string()),
                         });
                         None
                     }
@@ -1005,6 +1046,7 @@ fn report_missing(
     mut missing: Vec<(NodeId, Key)>,
     decls: &[Decl<'_>],
     keys: &KeyTable,
+    scopes: Scopes<'_>,
     needs: &Rows<ValueRef>,
     graph: &Adjacency,
     problems: &mut Vec<Problem>,
@@ -1036,7 +1078,21 @@ fn report_missing(
             continue;
         }
         problems.push(Problem::MissingKey {
-            suggestion: closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
+            suggestion: match scopes.0.is_empty() {
+                true => closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
+                // Only what the (first) consumer can see, as it would spell it.
+                false => {
+                    let consumer = decls[group[0].0.index()].module();
+                    let visible = scopes.visible(keys, decls, consumer);
+                    closest_key(&key, visible.iter().map(|(k, _)| k)).map(|k| {
+                        let (_, at) = visible.iter().find(|(v, _)| v == k).expect("a candidate");
+                        Suggestion {
+                            key: k.clone(),
+                            location: decls[at.node.index()].descriptor.location,
+                        }
+                    })
+                }
+            },
             unregistered: registry::declaration_of(&key),
             needed_by,
             key,

@@ -61,12 +61,15 @@ pub(super) struct StepEntry {
     pub(super) discovered_in: Option<&'static str>,
 }
 
+/// A Rust module's path (`module_path!()`).
+type RustModule = &'static str;
+
+/// A step discovery found, with the Rust module that declared it.
+type DiscoveredStep = (Arc<dyn Step>, RustModule);
+
 /// The steps and routes the macros declared in `modules` (all, if `None`), but not in
 /// `claimed`, sorted by Rust module and name, each step with its Rust module.
-fn discovered(
-    modules: Option<&[&str]>,
-    claimed: &[&str],
-) -> (Vec<(Arc<dyn Step>, &'static str)>, Vec<Route>) {
+fn discovered(modules: Option<&[&str]>, claimed: &[&str]) -> (Vec<DiscoveredStep>, Vec<Route>) {
     let wanted = |module: &str| {
         modules.is_none_or(|m| sibling::in_modules(module, m))
             && !sibling::in_modules(module, claimed)
@@ -215,7 +218,7 @@ impl AppBuilder {
         let index = sibling::add_module(&mut self.container, module, parent);
         let path = sibling::module_path(&self.container, index);
         let prefix = format!("{prefix}{own}");
-        let mut steps: Vec<(Arc<dyn Step>, Option<&'static str>)> =
+        let mut steps: Vec<(Arc<dyn Step>, Option<RustModule>)> =
             steps.into_iter().map(|step| (step, None)).collect();
         let mut routes = routes;
         if let Some(paths) = sibling::module_discovers(&self.container, index) {
@@ -246,10 +249,15 @@ impl AppBuilder {
             }));
         for mut route in routes {
             if !prefix.is_empty() {
+                let unnamed = route.name == format!("{} {}", route.method, route.path);
                 route.path = match route.path.as_str() {
                     "/" | "" => prefix.clone(),
                     path => format!("{prefix}{path}"),
                 };
+                if unnamed {
+                    // Named after where it is served, as a route outside a module is.
+                    route.name = format!("{} {}", route.method, route.path).into();
+                }
             }
             route.module = Some(index);
             self.routes.push(route);
