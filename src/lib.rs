@@ -6,8 +6,8 @@
 //! - [`guide::providers`]: providers, values and the `#[provider]` macro
 //! - [`guide::vocabulary`]: optional needs (`cache?`), collections (`notifiers[]`,
 //!   `stores{}`) and decorators
-//! - [`guide::modules`]: modules: keys private unless exported, one module registered twice
-//!   (partial: providers, values and decorators, by hand)
+//! - [`guide::modules`]: modules: keys private unless exported, routes under a prefix, one
+//!   module registered twice, what a library ships, overrides that reach inside
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are

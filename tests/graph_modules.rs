@@ -407,3 +407,44 @@ fn a_private_key_error_says_what_the_module_exports() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn after_names_a_modules_contribution_by_its_qualified_name() {
+    let channel = |name: &'static str| {
+        Module::new(name).provider(
+            ProviderFn::new("notifiers[]", move |_| async move { Ok(name.to_owned()) })
+                .named("notifier"),
+        )
+    };
+    let container = Container::builder()
+        .provider(
+            ProviderFn::new("notifiers[]", |_| async { Ok(String::from("audit")) })
+                .named("audit")
+                .after("sms::notifier"),
+        )
+        .module(channel("sms"))
+        .module(channel("email"))
+        .provider(
+            ProviderFn::new("channels", |needs| async move {
+                Ok(needs.all::<String>(0)?.to_vec().join(","))
+            })
+            .needs::<String>("notifiers[]"),
+        )
+        .build()
+        .unwrap();
+    assert_eq!(get(&container, "channels").await, "sms,audit,email");
+    container.close().await.unwrap();
+
+    // A name no contribution has is GT0013, with the qualified names to choose from.
+    let err = Container::builder()
+        .provider(
+            ProviderFn::new("notifiers[]", |_| async { Ok(String::from("audit")) })
+                .named("audit")
+                .after("sms::notifer"),
+        )
+        .module(channel("sms"))
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0013"], "{err}");
+    assert!(err.to_string().contains("sms::notifier"), "{err}");
+}

@@ -2,8 +2,8 @@
 //! [`Container`] that builds it lazily and single-flight and closes it in reverse, and the
 //! [`Explain`] model.
 //!
-//! There is no HTTP here; crates that add providers (recipes, plugins) depend on this crate
-//! alone, and declare them with [`provider`](macro@provider). Applications use the `green-tea`
+//! There is no HTTP here; crates that add providers (recipes, a library's [`Module`]) depend on
+//! this crate alone, and declare them with [`provider`](macro@provider). Applications use the `green-tea`
 //! facade, which re-exports what they write.
 
 mod collection;

@@ -71,6 +71,13 @@ where
         self.descriptor.name = name.into();
         self
     }
+
+    /// Puts it after the declaration named `name` (a module's by its qualified name,
+    /// `sms::notifier`) in each list it contributes to; see [`Descriptor::after`].
+    pub fn after(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor = self.descriptor.after(name);
+        self
+    }
 }
 
 impl<T, F, Fut> Provider for ProviderFn<T, F>

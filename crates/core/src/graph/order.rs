@@ -30,14 +30,21 @@ pub(super) fn order<T: Copy>(
     let mut found_all = true;
     for (i, (node, _)) in members.iter().enumerate() {
         for after in &decl(i).descriptor.after {
+            // By name (every member of that name, in whichever module), or by a module's
+            // qualified name (`email::notifier`).
             let named: Vec<usize> = (0..members.len())
-                .filter(|&j| members[j].0 != *node && decl(j).descriptor.name == *after)
+                .filter(|&j| {
+                    let d = decl(j).descriptor;
+                    members[j].0 != *node
+                        && (d.name == *after
+                            || (d.module().is_some() && d.qualified_name() == *after))
+                })
                 .collect();
             if named.is_empty() {
                 found_all = false;
-                let others: Vec<&str> = (0..members.len())
+                let others: Vec<String> = (0..members.len())
                     .filter(|&j| members[j].0 != *node)
-                    .map(|j| &*decl(j).descriptor.name)
+                    .map(|j| decl(j).descriptor.qualified_name().into_owned())
                     .collect();
                 problems.push(Problem::UnknownAfter {
                     key: key.clone(),

@@ -1,4 +1,4 @@
-//! `AppBuilder`: declare providers, steps, routes and plugins; `build()` checks everything and
+//! `AppBuilder`: declare providers, steps, routes and modules; `build()` checks everything and
 //! compiles each route into its plan.
 
 use std::convert::Infallible;
