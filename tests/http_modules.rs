@@ -434,7 +434,189 @@ fn a_module_that_discovers_nothing_is_a_build_error() {
     assert_eq!(codes(&err), ["GT0015"], "{err}");
     assert!(
         err.to_string()
-            .contains("discovers in `no_such_crate`, where nothing is declared"),
+            .contains("discovers in `no_such_crate`, where the macros declared nothing"),
         "{err}"
     );
+}
+
+#[test]
+fn an_override_of_a_private_key_does_not_make_it_visible() {
+    let err = App::builder()
+        .module(orders())
+        .override_value("orders::http", String::from("a fake client"))
+        .route(Route::get("/spy", |_: RequestContext| async { "" }).needs::<String>("orders::http"))
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0014"], "{err}");
+}
+
+#[tokio::test]
+async fn a_parent_needs_its_sub_modules_export_and_runs_its_guard_by_relative_names() {
+    let app = App::builder()
+        .module(
+            Module::new("shop")
+                .module(
+                    Module::new("sms")
+                        .value("gateway", String::from("the sms gateway"))
+                        .step(Guard::new("auth", |parts, _| {
+                            match parts.headers.contains_key("x-admin") {
+                                true => Ok(()),
+                                false => Err(HttpError::forbidden("sms only")),
+                            }
+                        }))
+                        .export("gateway"),
+                )
+                .route(
+                    Route::get("/gateway", |request: RequestContext| async move {
+                        Ok::<_, HttpError>(request.need::<String>(0)?.to_string())
+                    })
+                    .needs::<String>("sms::gateway")
+                    .step("sms::auth"),
+                ),
+        )
+        .build()
+        .unwrap();
+    let client = TestClient::new(app);
+    assert_eq!(client.get("/gateway").send().await.status(), 403);
+    let gateway = client.get("/gateway").header("x-admin", "1").send().await;
+    assert_eq!(gateway.text(), "the sms gateway");
+}
+
+#[tokio::test]
+async fn a_replaced_module_keeps_its_claims_and_is_gone_from_explain() {
+    let fake = || {
+        Module::new("greeter")
+            .value("greeting", String::from("hi"))
+            .export("greeting")
+    };
+    for discover_first in [true, false] {
+        let app = match discover_first {
+            true => App::builder()
+                .discover_in(&[module_path!()])
+                .module(greeter::module())
+                .override_module(fake()),
+            false => App::builder()
+                .module(greeter::module())
+                .override_module(fake())
+                .discover_in(&[module_path!()]),
+        };
+        let app = app.build().unwrap();
+        let keys: Vec<String> = app
+            .container()
+            .keys()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(
+            keys,
+            ["greeter::greeting"],
+            "discover first: {discover_first}"
+        );
+        assert_eq!(*app.get::<String>("greeter::greeting").await.unwrap(), "hi");
+        let module = app.explain_module("greeter").unwrap();
+        assert_eq!(module.exports, ["greeter::greeting"]);
+        let paths: Vec<String> = app
+            .explain_all()
+            .modules
+            .iter()
+            .map(|m| m.path.clone())
+            .collect();
+        assert_eq!(paths, ["greeter"]);
+    }
+}
+
+#[test]
+fn a_replacement_replaced_again_answers_to_the_originals_exports() {
+    let err = App::builder()
+        .module(orders())
+        .override_module(
+            Module::new("orders")
+                .value("caller", String::new())
+                .value("extra", 1_u8)
+                .export("caller")
+                .export("extra"),
+        )
+        .override_module(
+            Module::new("orders")
+                .value("caller", String::new())
+                .export("caller"),
+        )
+        .build();
+    assert!(err.is_ok(), "{:?}", err.err());
+}
+
+#[test]
+fn a_modules_name_and_prefix_are_checked() {
+    let err = App::builder()
+        .module(Module::new("a::b"))
+        .module(
+            Module::new("c")
+                .prefix("orders")
+                .route(Route::get("/", |_: RequestContext| async { "" })),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0015", "GT0015"], "{err}");
+    let text = err.to_string();
+    assert!(text.contains("is named `a::b`"), "{text}");
+    assert!(
+        text.contains("serves its routes under `orders`: a prefix starts with `/`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_modules_made_apart_cannot_claim_one_rust_module() {
+    let err = App::builder()
+        .module(greeter::module())
+        .module(Module::new("copycat").discover_in(&[module_path!()]))
+        .build()
+        .unwrap_err();
+    assert!(codes(&err).contains(&"GT0015"), "{err}");
+    assert!(
+        err.to_string().contains("which the module `greeter`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn discovery_counts_what_is_linked_whether_a_module_claims_it_or_not() {
+    for discover_first in [true, false] {
+        let app = match discover_first {
+            true => App::builder()
+                .discover_in(&[&format!("{}::greeter", module_path!())])
+                .module(greeter::module()),
+            false => App::builder()
+                .module(greeter::module())
+                .discover_in(&[&format!("{}::greeter", module_path!())]),
+        };
+        let app = app.build().unwrap();
+        assert!(
+            !app.warnings()
+                .iter()
+                .any(|w| matches!(w, green_tea::Warning::DiscoveredNothing { .. })),
+            "discover first: {discover_first}: {:?}",
+            app.warnings()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_modules_step_of_the_name_clientaddr_leaves_the_apps_alone() {
+    let app = App::builder()
+        .module(Module::new("edge").step(StepFn::new("clientAddr", |_, _| {
+            Ok::<_, HttpError>(String::from("the edge's own"))
+        })))
+        .route(
+            Route::get("/", |request: RequestContext| async move {
+                Ok::<_, HttpError>(
+                    request
+                        .need::<green_tea::extract::ClientAddr>(0)?
+                        .to_string(),
+                )
+            })
+            .needs::<green_tea::extract::ClientAddr>("clientAddr"),
+        )
+        .build();
+    assert!(app.is_ok(), "{:?}", app.err());
 }

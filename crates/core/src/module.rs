@@ -12,8 +12,9 @@ use crate::provider::{Provider, Registered, ValueProvider};
 /// two of everything.
 ///
 /// A need inside a module resolves to the module's own key first, then to its parent's, and so
-/// on out to the app's keys. A need spelled with a module (`billing::client`) names that
-/// module's key, from the app's root, and is an error (GT0014) if the key is private.
+/// on out to the app's keys. A need spelled with a module names that module's key, found the
+/// same way (a sub-module's as `sms::gateway`, another module's as `billing::client`), and is
+/// an error (GT0014) if the key is private to it.
 /// Collections are the app's: a contribution made in a module (`notifiers[]`, `stores{eu}`)
 /// joins the app's list or map.
 ///
@@ -181,6 +182,13 @@ pub(crate) struct ModuleScope {
     /// Replaced by a test's `override_module`: it holds nothing any more, and the graph
     /// passes over it.
     pub(crate) replaced: bool,
+}
+
+/// `key`'s name inside the module at `path` (`http` for `notifications::http`, `sms::gateway`
+/// for `notifications::sms::gateway`), if the key is that module's or a sub-module's.
+#[inline]
+pub(crate) fn relative_to<'k>(key: &'k str, path: &str) -> Option<&'k str> {
+    key.strip_prefix(path)?.strip_prefix("::")
 }
 
 /// Where a registered module is among a builder's modules: what the layer above (steps,

@@ -195,6 +195,16 @@ pub(crate) fn discovered(
         .collect()
 }
 
+/// How many providers are registered in `modules` (all, if `None`), modules' claims or not:
+/// what a `discover` call counts for its "found nothing" warning, so that it does not depend
+/// on whether a module claimed them before or after.
+pub(crate) fn linked(modules: Option<&[&str]>) -> usize {
+    inventory::iter::<Registration>
+        .into_iter()
+        .filter(|r| modules.is_none_or(|m| in_modules(r.module, m)))
+        .count()
+}
+
 /// Whether `module` (a `module_path!()`) is one of `modules` or inside one of them.
 pub fn in_modules(module: &str, modules: &[&str]) -> bool {
     modules

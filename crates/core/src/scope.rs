@@ -353,11 +353,7 @@ fn plan<S>(
 /// `path`: a plain name qualified (`orders::user`), a collection's contribution as it is.
 pub(crate) fn qualify_provided(descriptor: &mut Descriptor, path: &str) {
     for spec in &mut descriptor.provides {
-        let qualified = spec
-            .key
-            .as_str()
-            .strip_prefix(path)
-            .is_some_and(|rest| rest.starts_with("::"));
+        let qualified = crate::module::relative_to(spec.key.as_str(), path).is_some();
         if !qualified && (spec.key.is_plain() || !spec.key.may_be_collection()) {
             spec.key = crate::graph::qualified_key(path, spec.key.as_str());
         }

@@ -10,8 +10,8 @@ use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::{self, Analysis, Decl, Input, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
-use crate::module::{Module, ModuleScope};
-use crate::provider::{Provider, Registered, ValueProvider, discovered, in_modules};
+use crate::module::{Module, ModuleScope, relative_to};
+use crate::provider::{Provider, Registered, ValueProvider, discovered, in_modules, linked};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -34,13 +34,15 @@ pub struct ContainerBuilder {
     /// [`without_decorators`]: Self::without_decorators
     undecorated: Vec<(Key, Location)>,
     /// Modules registered here that hold what only an app serves (routes, steps).
-    module_problems: Vec<Problem>,
+    pub(crate) module_problems: Vec<Problem>,
     /// The Rust modules whose declarations a registered module discovers, each with that
     /// module's position: the app's own discovery leaves them out.
     pub(crate) claimed: Vec<(String, usize)>,
     /// The modules a test's `override_module` replaced, by name, with their exports, waiting
     /// for their replacements' registration to compare.
     replacing: Vec<(String, Vec<Key>, Location)>,
+    /// The exports of each module a test replaced, as first registered.
+    original_exports: Vec<(String, Vec<Key>)>,
     /// Each module that discovers: its position, the Rust modules it discovers in, and how
     /// many declarations it found there (the layer above adds its own).
     pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
@@ -91,6 +93,7 @@ impl ContainerBuilder {
             module_problems: Vec::new(),
             claimed: Vec::new(),
             replacing: Vec::new(),
+            original_exports: Vec::new(),
             module_discovery: Vec::new(),
             scopes: Vec::new(),
         }
@@ -131,7 +134,7 @@ impl ContainerBuilder {
     fn add_discovered(mut self, modules: Option<&[&str]>) -> Self {
         let claimed: Vec<&str> = self.claimed.iter().map(|c| &*c.0).collect();
         let found = discovered(modules, &claimed);
-        self.discovered.push(found.len());
+        self.discovered.push(linked(modules));
         for (registered, kind, rust_module) in found {
             self.entries.push(Entry {
                 registered,
@@ -246,8 +249,17 @@ impl ContainerBuilder {
             .into_iter()
             .filter(|e| !in_gone(e.module))
             .collect();
-        self.claimed.retain(|(_, m)| !gone.contains(m));
+        // Its claims stay: they are about the library's code, which the app's own discovery
+        // still leaves out.
         self.module_discovery.retain(|(m, _, _)| !gone.contains(m));
+        // A replacement replaced again answers to the original's exports.
+        let exports = match self.original_exports.iter().find(|(n, _)| n == name) {
+            Some((_, original)) => original.clone(),
+            None => {
+                self.original_exports.push((name.to_owned(), exports));
+                self.original_exports.last().expect("just pushed").1.clone()
+            }
+        };
         self.replacing.push((name.to_owned(), exports, location));
         gone
     }
@@ -382,6 +394,32 @@ impl ContainerBuilder {
     /// from them already.
     fn discover_into(&mut self, at: usize, paths: Vec<String>) {
         let claimed: Vec<&str> = paths.iter().map(String::as_str).collect();
+        // One library's code belongs to one module: another module (made elsewhere) claiming
+        // the same Rust modules would get a second copy of each declaration. One module
+        // registered twice is the exception, and the point.
+        let location = self.scopes[at].location;
+        for (other, by) in &self.claimed {
+            let overlaps = claimed
+                .iter()
+                .any(|p| in_modules(p, &[other]) || in_modules(other, &[p]));
+            if overlaps && !self.scopes[*by].replaced && self.scopes[*by].location != location {
+                self.module_problems.push(Problem::ModuleShape {
+                    module: self.scopes[at].path.to_string(),
+                    location,
+                    reason: format!(
+                        "discovers in {}, which the module `{}` ({}) discovers in already: each \
+                         declaration belongs to one module",
+                        claimed
+                            .iter()
+                            .map(|p| format!("`{p}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        self.scopes[*by].path,
+                        self.scopes[*by].location,
+                    ),
+                });
+            }
+        }
         self.entries = std::mem::take(&mut self.entries)
             .into_iter()
             .filter(|e| {
@@ -437,8 +475,10 @@ impl ContainerBuilder {
                     module: scope.path.to_string(),
                     location: scope.location,
                     reason: format!(
-                        "discovers in {}, where nothing is declared with the macros: give Rust \
-                         module paths, such as `env!(\"CARGO_CRATE_NAME\")` or `my_crate::billing`",
+                        "discovers in {}, where the macros declared nothing it can register (a \
+                         `Container` registers providers and decorators; an app, steps and \
+                         routes too): give Rust module paths, such as \
+                         `env!(\"CARGO_CRATE_NAME\")` or `my_crate::billing`",
                         paths
                             .iter()
                             .map(|p| format!("`{p}`"))
@@ -453,10 +493,7 @@ impl ContainerBuilder {
             let scopes = &self.scopes;
             let decorates = |e: &Entry| {
                 let wanted = match e.module {
-                    Some(m) => key
-                        .as_str()
-                        .strip_prefix(&*scopes[m as usize].path)
-                        .and_then(|rest| rest.strip_prefix("::")),
+                    Some(m) => relative_to(key.as_str(), &scopes[m as usize].path),
                     None => Some(key.as_str()),
                 };
                 e.kind == NodeKind::Decorator

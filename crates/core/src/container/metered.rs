@@ -34,7 +34,7 @@ fn module_label(descriptor: &Descriptor, path: &str) -> SharedString {
     let name = &*descriptor.name;
     let named_after = descriptor.provides.iter().find_map(|spec| {
         let shared = spec.key.as_shared()?;
-        let rest = shared.strip_prefix(path)?.strip_prefix("::")?;
+        let rest = crate::module::relative_to(shared, path)?;
         (rest == name).then_some(shared)
     });
     match named_after {

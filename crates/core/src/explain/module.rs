@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::container::Container;
 use crate::error::NodeKind;
 use crate::graph::closest;
-use crate::module::ModuleScope;
+use crate::module::{ModuleScope, relative_to};
 
 /// One module: see [`Container::explain_module`]. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON). Every key in it is qualified (`shop::orders::db`).
@@ -155,10 +155,7 @@ pub(crate) fn module_of_key(modules: &[ModuleScope], key: &str) -> Option<usize>
     modules
         .iter()
         .enumerate()
-        .filter(|(_, m)| {
-            key.strip_prefix(&*m.path)
-                .is_some_and(|rest| rest.starts_with("::"))
-        })
+        .filter(|(_, m)| !m.replaced && relative_to(key, &m.path).is_some())
         .max_by_key(|(_, m)| m.path.len())
         .map(|(i, _)| i)
 }
@@ -182,12 +179,14 @@ pub fn explain_module_with(
 ) -> Result<ExplainModule, UnknownModule> {
     let inner = &container.inner;
     let modules = &inner.modules;
-    let Some(at) = modules.iter().position(|m| &*m.path == path) else {
-        let best = closest(path, modules.iter().map(|m| &m.path), |p| &**p);
+    // A module a test's `override_module` emptied is not there any more: its replacement is.
+    let live = || modules.iter().filter(|m| !m.replaced);
+    let Some(at) = modules.iter().position(|m| !m.replaced && &*m.path == path) else {
+        let best = closest(path, live().map(|m| &m.path), |p| &**p);
         return Err(UnknownModule {
             path: path.to_owned(),
             suggestion: best.map(|p| p.to_string()),
-            modules: modules.iter().map(|m| m.path.to_string()).collect(),
+            modules: live().map(|m| m.path.to_string()).collect(),
         });
     };
     let scope = &modules[at];
@@ -260,10 +259,7 @@ impl ExplainModule {
         member: ExplainMember,
         needs: impl Iterator<Item = String>,
     ) {
-        let own = |key: &str| {
-            key.strip_prefix(self.path.as_str())
-                .is_some_and(|rest| rest.starts_with("::"))
-        };
+        let own = |key: &str| relative_to(key, &self.path).is_some();
         let private: Vec<String> = member
             .provides
             .iter()

@@ -992,7 +992,12 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
         .collect();
     let find = |module: Option<u32>, name: &str| -> Option<StepId> {
         if let Some((path, step)) = name.rsplit_once("::") {
-            let module = scopes.position(path)?;
+            // A sub-module's step by its relative path (`sms::auth`), inside-out, then from
+            // the root.
+            let module = scopes
+                .outward(module)
+                .find_map(|m| scopes.position(&format!("{}::{path}", scopes.0[m].path)))
+                .or_else(|| scopes.position(path))?;
             return by_name.get(&(Some(module), step)).copied();
         }
         scopes

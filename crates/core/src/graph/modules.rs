@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use super::{Decl, KeyTable, ValueRef};
-use crate::error::Problem;
+use crate::error::{NodeKind, Problem};
 use crate::key::Key;
-use crate::module::ModuleScope;
+use crate::module::{ModuleScope, relative_to};
 
 /// The modules of one graph.
 #[derive(Clone, Copy)]
@@ -54,9 +54,11 @@ impl<'a> Scopes<'a> {
         std::iter::successors(module.map(|m| m as usize), move |&m| scopes[m].parent)
     }
 
-    /// What a need named `name` (no `?`) of a declaration in `consumer` resolves to: a name
-    /// with a module (`billing::client`) from the root, if it is visible from `consumer`; a
-    /// plain name in `consumer`'s own module first, then in each module outward, then the root.
+    /// What a need named `name` (no `?`) of a declaration in `consumer` resolves to: in
+    /// `consumer`'s own module first, then in each module outward, then at the root. A name
+    /// with a module (`sms::gateway`, `billing::client`) is looked up the same way (a
+    /// sub-module's export by its relative name, another module's from the root), and must be
+    /// visible from `consumer`.
     #[inline(never)] // off the path of a need outside any module
     pub(crate) fn resolve(
         &self,
@@ -68,12 +70,15 @@ impl<'a> Scopes<'a> {
     ) -> Lookup {
         // A well-spelled name holds `:` only in `::` (and a str pattern would cost a searcher).
         if name.as_bytes().contains(&b':') {
-            let Some(at) = keys.get_str(name) else {
-                return Lookup::Missing;
-            };
-            return match self.hidden_by(decls[at.node.index()].module(), consumer, name) {
-                Some(module) => Lookup::Private { at, module },
-                None => Lookup::Found(at),
+            for m in self.outward(consumer) {
+                let qualified = names.of(*self, m, name);
+                if let Some(at) = keys.get_str(qualified) {
+                    return self.visible_from(decls, at, consumer, qualified);
+                }
+            }
+            return match keys.get_str(name) {
+                Some(at) => self.visible_from(decls, at, consumer, name),
+                None => Lookup::Missing,
             };
         }
         for m in self.outward(consumer) {
@@ -85,6 +90,32 @@ impl<'a> Scopes<'a> {
             Some(at) => Lookup::Found(at),
             None => Lookup::Missing,
         }
+    }
+
+    /// `at`, the value of the qualified key `name`, as a consumer in `consumer` sees it.
+    fn visible_from(
+        &self,
+        decls: &[Decl<'_>],
+        at: ValueRef,
+        consumer: Option<u32>,
+        name: &str,
+    ) -> Lookup {
+        match self.hidden_by(self.owner(decls, at, name), consumer, name) {
+            Some(module) => Lookup::Private { at, module },
+            None => Lookup::Found(at),
+        }
+    }
+
+    /// The module the key `name`, provided by `at`, belongs to: its declaration's, or, for a
+    /// test's override (registered at the app's root, but replacing a module's key), the
+    /// module its qualified name names. An override does not make a private key visible.
+    pub(crate) fn owner(&self, decls: &[Decl<'_>], at: ValueRef, name: &str) -> Option<u32> {
+        let decl = &decls[at.node.index()];
+        if decl.kind != NodeKind::Override {
+            return decl.module();
+        }
+        let (path, _) = name.rsplit_once("::")?;
+        self.position(path)
     }
 
     /// The module that hides `name` (qualified, provided in `module`) from a consumer in
@@ -99,10 +130,7 @@ impl<'a> Scopes<'a> {
                 return None; // the consumer is inside it: everything in it is visible
             }
             let scope = &self.0[m];
-            let relative = name
-                .strip_prefix(&*scope.path)
-                .and_then(|rest| rest.strip_prefix("::"))
-                .unwrap_or(name);
+            let relative = relative_to(name, &scope.path).unwrap_or(name);
             if !scope.exports.iter().any(|(k, _)| k.as_str() == relative) {
                 return Some(scope.path.to_string());
             }
@@ -123,18 +151,14 @@ impl Scopes<'_> {
     ) -> Vec<(Key, ValueRef)> {
         let mut visible = Vec::new();
         for (key, at) in keys.entries() {
-            let module = decls[at.node.index()].module();
+            let module = self.owner(decls, at, key.as_str());
             let Some(m) = module else {
                 visible.push((key.clone(), at));
                 continue;
             };
             if self.outward(consumer).any(|c| c == m as usize) {
                 let path = &*self.0[m as usize].path;
-                let plain = key
-                    .as_str()
-                    .strip_prefix(path)
-                    .and_then(|rest| rest.strip_prefix("::"))
-                    .unwrap_or(key.as_str());
+                let plain = relative_to(key.as_str(), path).unwrap_or(key.as_str());
                 visible.push((Key::from(plain.to_owned()), at));
             } else if self.hidden_by(module, consumer, key.as_str()).is_none() {
                 visible.push((key.clone(), at));
@@ -162,7 +186,7 @@ impl Scopes<'_> {
             .map(|(export, _)| format!("{path}::{export}"))
             .filter(|qualified| {
                 keys.get_str(qualified).is_some_and(|at| {
-                    self.hidden_by(decls[at.node.index()].module(), consumer, qualified)
+                    self.hidden_by(self.owner(decls, at, qualified), consumer, qualified)
                         .is_none()
                 })
             })
@@ -190,7 +214,13 @@ impl Scopes<'_> {
             if scope.replaced {
                 continue; // a test's override emptied it; its replacement is checked
             }
-            let name = scope.path.rsplit("::").next().unwrap_or(&scope.path);
+            // The name it was registered under: its path after its parent's.
+            let name = match scope.parent {
+                Some(parent) => {
+                    relative_to(&scope.path, &self.0[parent].path).unwrap_or(&scope.path)
+                }
+                None => &scope.path,
+            };
             let bad_name = name.is_empty()
                 || name.contains(':')
                 || Key::from(name.to_owned()).spelling() != Ok(crate::key::Spelling::One(name));
@@ -223,7 +253,7 @@ impl Scopes<'_> {
                 let reason = match keys.get_str(qualified) {
                     None => Some(format!("exports `{export}`, which it does not provide")),
                     Some(at) => self
-                        .hidden_by(decls[at.node.index()].module(), Some(i as u32), qualified)
+                        .hidden_by(self.owner(decls, at, qualified), Some(i as u32), qualified)
                         .map(|sub| {
                             format!(
                                 "exports `{export}`, which its sub-module `{sub}` keeps private"

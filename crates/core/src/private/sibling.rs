@@ -85,6 +85,18 @@ pub fn replace_module(
         .collect()
 }
 
+/// A module's problem the layer above found (its prefix, say), for `build()` to report with
+/// the graph's: GT0015, naming the module and where it was made.
+pub fn module_problem(builder: &mut ContainerBuilder, index: ModuleIndex, reason: String) {
+    let scope = &builder.scopes[index.0 as usize];
+    let problem = Problem::ModuleShape {
+        module: scope.path.to_string(),
+        location: scope.location,
+        reason,
+    };
+    builder.module_problems.push(problem);
+}
+
 /// The path of the registered module `index` (`shop::notifications`).
 pub fn module_path(builder: &ContainerBuilder, index: ModuleIndex) -> Arc<str> {
     Arc::clone(&builder.scopes[index.0 as usize].path)
@@ -270,7 +282,13 @@ pub fn value_key(container: &Container, at: AppValue) -> &Key {
 
 /// Every registered module's path, parents before their sub-modules.
 pub fn module_paths(container: &Container) -> impl Iterator<Item = &Arc<str>> {
-    container.inner.modules.iter().map(|m| &m.path)
+    // Not a module a test's `override_module` emptied: its replacement stands for it.
+    container
+        .inner
+        .modules
+        .iter()
+        .filter(|m| !m.replaced)
+        .map(|m| &m.path)
 }
 
 /// The path of the registered module whose key `key` is (`billing` for `billing::client`).

@@ -99,6 +99,20 @@ fn discovered(modules: Option<&[&str]>, claimed: &[&str]) -> (Vec<DiscoveredStep
     (steps, routes)
 }
 
+/// How many steps and routes are registered in `modules` (all, if `None`).
+fn linked(modules: Option<&[&str]>) -> usize {
+    let wanted = |module: &str| modules.is_none_or(|m| sibling::in_modules(module, m));
+    let steps = inventory::iter::<StepRegistration>
+        .into_iter()
+        .filter(|r| wanted(r.module))
+        .count();
+    let routes = inventory::iter::<RouteRegistration>
+        .into_iter()
+        .filter(|r| wanted(r.module))
+        .count();
+    steps + routes
+}
+
 impl std::fmt::Debug for AppBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let steps: Vec<_> = self
@@ -217,6 +231,13 @@ impl AppBuilder {
         let modules = sibling::take_modules(&mut module);
         let index = sibling::add_module(&mut self.container, module, parent);
         let path = sibling::module_path(&self.container, index);
+        if !own.is_empty() && !own.starts_with('/') {
+            sibling::module_problem(
+                &mut self.container,
+                index,
+                format!("serves its routes under `{own}`: a prefix starts with `/` (`/{own}`)"),
+            );
+        }
         let prefix = format!("{prefix}{own}");
         let mut steps: Vec<(Arc<dyn Step>, Option<RustModule>)> =
             steps.into_iter().map(|step| (step, None)).collect();
@@ -448,7 +469,9 @@ impl AppBuilder {
         };
         let claimed = sibling::claimed(&self.container);
         let (steps, routes) = discovered(modules, &claimed);
-        let found = steps.len() + routes.len();
+        // What is linked there, claimed by a module or not: the "found nothing" warning does
+        // not depend on whether a module claimed it before or after.
+        let found = linked(modules);
         self.steps
             .extend(steps.into_iter().map(|(step, rust_module)| StepEntry {
                 step,

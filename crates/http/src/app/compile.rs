@@ -168,7 +168,13 @@ impl AppBuilder {
                 .iter()
                 .chain(self.fallback.as_ref())
                 .any(|r| r.needs.iter().any(key));
-        needed && !descriptors.iter().any(|d| d.provides.iter().any(key))
+        // A step of the app's own provides it in its place; a module's step provides the
+        // module's `clientAddr`, not the app's.
+        let provided = descriptors
+            .iter()
+            .zip(&self.steps)
+            .any(|(d, entry)| entry.module.is_none() && d.provides.iter().any(key));
+        needed && !provided
     }
 
     fn warnings(&self) -> Vec<Warning> {
