@@ -85,7 +85,7 @@ mod sealed {
 ///         .value("http", String::from("the notifications' own client"))
 ///         .route(
 ///             Route::get("/status", |request: RequestContext| async move {
-///                 format!("up, over {}", request.need::<String>(0)?)
+///                 Ok::<_, HttpError>(format!("up, over {}", request.need::<String>(0)?))
 ///             })
 ///             .needs::<String>("http"),
 ///         )
