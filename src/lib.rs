@@ -48,6 +48,17 @@ pub mod error {
 #[doc(inline)]
 pub use green_tea_core::metric;
 
+/// Settings: typed values read at `build()` from defaults, a TOML file and the environment,
+/// every problem in the same [`BuildError`] as the graph's, secrets never shown; see the
+/// settings guide.
+pub mod settings {
+    #[doc(inline)]
+    pub use green_tea_core::settings::{
+        ByteSize, ExplainSetting, FieldSpec, Reader, Secret, SettingSource, Settings,
+        SettingsProvider, Sources, UnknownSetting,
+    };
+}
+
 /// What `explain` returns: a key's or a route's slice of the graph, or a module, as data.
 pub mod explain {
     #[doc(inline)]
@@ -501,6 +512,8 @@ pub mod prelude {
     pub use crate::response::IntoResponse;
     #[doc(no_inline)]
     pub use crate::routing::Route;
+    #[doc(no_inline)]
+    pub use crate::settings::Settings;
     #[doc(no_inline)]
     pub use crate::{
         All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,

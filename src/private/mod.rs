@@ -22,6 +22,7 @@ pub use green_tea_core::__private::{
     Location, MadeByDiscovery, NeedError, Needs, NodeKind, NotAGraphValue, Provided, Provider,
     Registration, SharedProviderState, TypeProbe, UnsharedProviderState, ValueIsAny,
     ValueIsSendSync, ValueIsSync, assert_decorates, inventory, provide_ok, provide_result,
+    settings,
 };
 pub use green_tea_http::{
     HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step, StepFuture,

@@ -17,6 +17,7 @@ use crate::graph::Scope;
 use crate::ids::{AppValue, IdVec, ProviderId};
 use crate::key::Spelling;
 use crate::picture::{Edge, Node, Picture, Shape, dot_groups, mermaid_groups};
+use crate::settings::ExplainSetting;
 
 pub(crate) use module::module_of_key;
 pub use module::{
@@ -90,6 +91,11 @@ pub struct ExplainNode {
     /// sub-module), or `None` for a declaration of the app itself. The keys it provides are
     /// qualified by it (`notifications::http`); a renderer draws a box per module.
     pub module: Option<String>,
+    /// For a settings type, each field's value (`***` for a secret) and where it came from
+    /// (`default`, `config.toml:3`, `env BILLING_TIMEOUT`), as read at `build()`. `None` for
+    /// every other kind (and then left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Vec<ExplainSetting>>,
 }
 
 /// A provided key and its type.
@@ -187,6 +193,10 @@ impl Container {
                         NodeKind::Decorator => d.provides.first().map(|s| s.key.to_string()),
                         _ => None,
                     },
+                    settings: node
+                        .provider
+                        .settings_hook()
+                        .and_then(|hook| hook.explain()),
                 }
             })
             .collect();
@@ -221,6 +231,7 @@ impl Explain {
             let shape = match node.kind {
                 NodeKind::Collection => " shape=folder",
                 NodeKind::Decorator => " shape=component",
+                NodeKind::Settings => " shape=note",
                 _ => "",
             };
             let label = node.label_lines(self).join("\n");
@@ -272,6 +283,7 @@ impl Explain {
             let (open, close) = match node.kind {
                 NodeKind::Collection => ("{{", "}}"),
                 NodeKind::Decorator => ("[[", "]]"),
+                NodeKind::Settings => ("[/", "/]"),
                 _ => ("[", "]"),
             };
             nodes.push((
@@ -378,6 +390,7 @@ impl ExplainNode {
                 _ if self.overridden => Shape::Override,
                 NodeKind::Collection => Shape::Collection,
                 NodeKind::Decorator => Shape::Decorator,
+                NodeKind::Settings => Shape::Settings,
                 _ => Shape::Provider,
             },
             built: self.built,
@@ -417,7 +430,18 @@ impl ExplainNode {
             NodeKind::Decorator => lines.extend(self.wraps(explain)),
             _ => {}
         }
+        lines.extend(self.setting_lines());
         lines
+    }
+
+    /// For a settings type, a line per field: `timeout = 2s (default)`, `token = *** (env
+    /// BILLING_TOKEN)`.
+    pub fn setting_lines(&self) -> Vec<String> {
+        self.settings
+            .iter()
+            .flatten()
+            .map(|s| format!("{} = {} ({})", s.field, s.value, s.source))
+            .collect()
     }
 
     /// The label of the edge of its `index`-th need in a picture: the key, and for a list's
@@ -561,6 +585,9 @@ impl fmt::Display for Explain {
             )?;
             if node.overridden {
                 f.write_str(" (override)")?;
+            }
+            for line in node.setting_lines() {
+                write!(f, "\n       {line}")?;
             }
         }
         Ok(())

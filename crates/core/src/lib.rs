@@ -22,6 +22,7 @@ mod provider;
 mod provider_fn;
 mod registry;
 mod scope;
+pub mod settings;
 mod value;
 
 #[doc(hidden)]

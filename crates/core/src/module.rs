@@ -118,8 +118,11 @@ impl Module {
 
     /// Adds a provider, whose keys are the module's.
     pub fn provider(mut self, provider: impl Provider) -> Self {
-        self.entries
-            .push((Registered::new(provider), NodeKind::Provider));
+        self.entries.push({
+            let registered = Registered::new(provider);
+            let kind = registered.provider_kind();
+            (registered, kind)
+        });
         self
     }
 

@@ -8,6 +8,7 @@ use futures_util::future::BoxFuture;
 use crate::descriptor::Descriptor;
 use crate::error::{BoxError, NodeKind};
 use crate::key::{Key, KeySpec, Location};
+use crate::settings::SettingsHook;
 use crate::value::{Needs, Provided};
 
 /// An app-scoped part of the graph: built at most once, from the values it needs, into the
@@ -62,6 +63,14 @@ pub trait Provider: Send + Sync + 'static {
         let _ = provided;
         async { Ok(()) }
     }
+
+    /// The read hook of a settings provider ([`SettingsProvider`](crate::settings::SettingsProvider)),
+    /// which `build()` calls before it checks the graph. Not a public API: every other
+    /// provider has none.
+    #[doc(hidden)]
+    fn settings_hook(&self) -> Option<&dyn SettingsHook> {
+        None
+    }
 }
 
 /// A provider behind a pointer: the container holds every provider this way. Each method
@@ -69,6 +78,9 @@ pub trait Provider: Send + Sync + 'static {
 pub(crate) trait ErasedProvider: Send + Sync + 'static {
     fn provide<'a>(&'a self, needs: Needs<'a>) -> BoxFuture<'a, Result<Provided, BoxError>>;
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>>;
+    fn settings_hook(&self) -> Option<&dyn SettingsHook> {
+        None
+    }
 }
 
 impl<P: Provider> ErasedProvider for P {
@@ -78,6 +90,10 @@ impl<P: Provider> ErasedProvider for P {
 
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>> {
         Box::pin(Provider::dispose(self, provided))
+    }
+
+    fn settings_hook(&self) -> Option<&dyn SettingsHook> {
+        Provider::settings_hook(self)
     }
 }
 
@@ -92,6 +108,14 @@ impl Registered {
         Registered {
             descriptor: provider.descriptor(),
             provider: Arc::new(provider),
+        }
+    }
+
+    /// What a provider registered as one is: a settings type's, or a plain provider.
+    pub(crate) fn provider_kind(&self) -> NodeKind {
+        match self.provider.settings_hook() {
+            Some(_) => NodeKind::Settings,
+            None => NodeKind::Provider,
         }
     }
 }
@@ -164,7 +188,9 @@ impl std::fmt::Debug for Discovered {
 impl Discovered {
     /// Wraps what a `#[provider]` declaration makes.
     pub fn new(provider: impl Provider) -> Self {
-        Discovered(Registered::new(provider), NodeKind::Provider)
+        let registered = Registered::new(provider);
+        let kind = registered.provider_kind();
+        Discovered(registered, kind)
     }
 
     /// Wraps what a `#[decorator]` declaration makes.

@@ -176,6 +176,10 @@ impl ExplainPath {
                         kind: NodeKind::Decorator,
                         ..
                     } => " shape=component",
+                    GraphKind::Provider {
+                        kind: NodeKind::Settings,
+                        ..
+                    } => " shape=note",
                     _ => "",
                 };
                 nodes.push((
@@ -230,6 +234,10 @@ impl ExplainPath {
                         kind: NodeKind::Decorator,
                         ..
                     } => ("[[", "]]"),
+                    GraphKind::Provider {
+                        kind: NodeKind::Settings,
+                        ..
+                    } => ("[/", "/]"),
                     GraphKind::Step => ("(", ")"),
                     _ => ("[", "]"),
                 };

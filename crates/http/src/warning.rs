@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use green_tea_core::settings::UnknownSetting;
+
 /// Something about an app that is allowed but is rarely meant; see
 /// [`App::warnings`](crate::App::warnings).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +16,9 @@ pub enum Warning {
     },
     /// The app has no routes: every request is answered 404.
     NoRoutes,
+    /// GT0019: a variable under a settings prefix (`BILLING_URLL`), or a key in a settings
+    /// table, that no field reads; an error instead with `Sources::strict()`.
+    UnknownSetting(UnknownSetting),
 }
 
 impl fmt::Display for Warning {
@@ -31,6 +36,11 @@ impl fmt::Display for Warning {
                      the guide's project layout)",
                 )
             }
+            Warning::UnknownSetting(unknown) => write!(
+                f,
+                "warning[GT0019]: {unknown}\n  note: a warning, as platforms set variables \
+                 under service names; `Sources::strict()` makes it an error"
+            ),
             Warning::NoRoutes => f.write_str(
                 "the app has no routes, so every request is answered 404: register routes with \
                  `.routes(Type::routes())` or `.route(...)`",

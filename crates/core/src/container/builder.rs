@@ -12,6 +12,8 @@ use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::module::{Module, ModuleScope, relative_to};
 use crate::provider::{Provider, Registered, ValueProvider, discovered, in_modules, linked};
+use crate::settings::read::{self, ToRead};
+use crate::settings::{Sources, UnknownSetting};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -48,6 +50,10 @@ pub struct ContainerBuilder {
     pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
     /// The registered modules, parents before their sub-modules.
     pub(crate) scopes: Vec<ModuleScope>,
+    /// Where settings are read from (`None`: the process's environment).
+    sources: Option<Sources>,
+    /// What reading the settings found, once read (at the start of `build()`).
+    pub(crate) settings: Option<read::Outcome>,
 }
 
 impl std::fmt::Debug for ContainerBuilder {
@@ -96,13 +102,36 @@ impl ContainerBuilder {
             original_exports: Vec::new(),
             module_discovery: Vec::new(),
             scopes: Vec::new(),
+            sources: None,
+            settings: None,
         }
+    }
+
+    /// Where the settings types' values are read from at `build()`; the last call wins.
+    /// Without it, [`Sources::from_env`]: the process's environment, no file. `build()` reads
+    /// the sources once, and only if a settings type is registered.
+    ///
+    /// ```
+    /// use green_tea::Container;
+    /// use green_tea::settings::Sources;
+    /// // Tests give the variables: the process's environment is left alone.
+    /// let container = Container::builder()
+    ///     .settings(Sources::from_env_map([("BILLING_URL", "http://127.0.0.1:3001")]))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(container);
+    /// ```
+    pub fn settings(mut self, sources: Sources) -> Self {
+        self.sources = Some(sources);
+        self
     }
 
     /// Adds a provider: `name::provider()` for a `#[provider]` fn, a value of the type for a
     /// `#[provider]` impl block, or any `Provider`.
     pub fn provider(self, provider: impl Provider) -> Self {
-        self.entry(Registered::new(provider), NodeKind::Provider)
+        let registered = Registered::new(provider);
+        let kind = registered.provider_kind();
+        self.entry(registered, kind)
     }
 
     /// Adds a ready value under `key`; its type is `T`.
@@ -468,6 +497,14 @@ impl ContainerBuilder {
         others: impl Iterator<Item = &'a Descriptor>,
     ) -> Vec<Problem> {
         let mut problems = std::mem::take(&mut self.module_problems);
+        self.read_settings();
+        if let Some(outcome) = &mut self.settings {
+            problems.append(&mut outcome.problems);
+            // The layer above took the warnings it keeps; a container alone logs them.
+            for warning in outcome.warnings.drain(..) {
+                tracing::warn!("warning[GT0019]: {warning}");
+            }
+        }
         for (at, paths, found) in std::mem::take(&mut self.module_discovery) {
             if found == 0 {
                 let scope = &self.scopes[at];
@@ -535,6 +572,61 @@ impl ContainerBuilder {
             });
         }
         problems
+    }
+
+    /// Reads every settings provider's value from the sources, once: what an override
+    /// replaces is not read. Nothing is read (not even the environment) when no settings
+    /// type is registered.
+    pub(crate) fn read_settings(&mut self) {
+        if self.settings.is_some() {
+            return;
+        }
+        let qualified = |e: &Entry, key: &str| match e.module {
+            Some(m) => crate::graph::qualified_key(&self.scopes[m as usize].path, key),
+            None => Key::from(key.to_owned()),
+        };
+        let overridden: Vec<Key> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == NodeKind::Override)
+            .flat_map(|e| {
+                e.registered
+                    .descriptor
+                    .provides
+                    .iter()
+                    .map(|s| s.key.clone())
+            })
+            .collect();
+        let to_read: Vec<ToRead<'_>> = self
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let hook = e.registered.provider.settings_hook()?;
+                let key = qualified(e, hook.key());
+                Some(ToRead {
+                    hook,
+                    overridden: e.kind != NodeKind::Override && overridden.contains(&key),
+                    key,
+                })
+            })
+            .collect();
+        let outcome = if to_read.is_empty() {
+            read::Outcome::default()
+        } else {
+            let from_env = Sources::from_env();
+            read::read_all(self.sources.as_ref().unwrap_or(&from_env), &to_read)
+        };
+        self.settings = Some(outcome);
+    }
+
+    /// Reads the settings now and takes the unknown settings that are warnings, for the
+    /// layer above to keep.
+    pub(crate) fn take_settings_warnings(&mut self) -> Vec<UnknownSetting> {
+        self.read_settings();
+        self.settings
+            .as_mut()
+            .map(|o| std::mem::take(&mut o.warnings))
+            .unwrap_or_default()
     }
 
     /// The keys decorators decorate, as the graph names them (a module's qualified).

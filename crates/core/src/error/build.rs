@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::key::{Key, Location, TypeInfo};
+use crate::settings::{SettingSource, UnknownSetting};
 
 use super::render::first_name;
 use super::{Origin, Suggestion};
@@ -274,6 +275,55 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// GT0016: a required setting that no source sets (no variable, no file key, no default).
+    SettingMissing {
+        /// The settings type's key (`billingSettings`).
+        settings: Key,
+        /// The field, dotted for a nested one (`breaker.threshold`).
+        field: String,
+        /// The variable that would set it (`BILLING_BREAKER_THRESHOLD`).
+        variable: String,
+        /// The file key that would set it (`[billing.breaker] threshold`).
+        file_key: String,
+    },
+    /// GT0017: a setting's value that does not read as its type: text that does not parse, a
+    /// number out of range, a duration without a unit, an empty or whitespace-only value (a
+    /// secret's too), a variable that is not UTF-8. With `settings` empty and `field` empty,
+    /// the settings file itself: it does not exist, cannot be read, or does not parse (a
+    /// duplicate key too), at its line and column.
+    SettingInvalid {
+        /// The settings type's key; empty for the file itself.
+        settings: Key,
+        /// The field, dotted for a nested one; empty for the file itself.
+        field: String,
+        /// Where the value came from.
+        source: SettingSource,
+        /// The type it should read as (`Duration`, `u32`).
+        expected: &'static str,
+        /// The text found, as its source wrote it; `***` for a secret.
+        found: String,
+        /// Why it does not read.
+        reason: String,
+    },
+    /// GT0018: a settings type's `validate` refused its values.
+    SettingRejected {
+        /// The settings type's key.
+        settings: Key,
+        /// What `validate` said (for a nested type, after the field: `` `breaker`: ... ``).
+        reason: String,
+    },
+    /// GT0019: a variable under a settings prefix, or a key in a settings table, that no field
+    /// reads; a problem with `Sources::strict()`, else a warning.
+    UnknownSetting {
+        /// The variable, or the key's place in the file.
+        source: SettingSource,
+        /// The variable (`BILLING_URLL`), or the dotted key (`billing.urll`).
+        name: String,
+        /// The closest name a field reads, if one is close.
+        suggestion: Option<String>,
+        /// The prefix (`BILLING_`) or the table (`[billing]`).
+        prefix: String,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -308,6 +358,10 @@ impl Problem {
             Problem::UnknownAfter { .. } | Problem::OrderCycle { .. } => "GT0013",
             Problem::PrivateKey { .. } => "GT0014",
             Problem::ModuleShape { .. } => "GT0015",
+            Problem::SettingMissing { .. } => "GT0016",
+            Problem::SettingInvalid { .. } => "GT0017",
+            Problem::SettingRejected { .. } => "GT0018",
+            Problem::UnknownSetting { .. } => "GT0019",
         }
     }
 
@@ -349,12 +403,38 @@ impl Problem {
             Problem::UnknownAfter { key, by, .. } => (key.to_string(), by.name.clone()),
             Problem::PrivateKey { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
             Problem::ModuleShape { module, reason, .. } => (module.clone(), reason.clone()),
+            Problem::SettingMissing {
+                settings, field, ..
+            }
+            | Problem::SettingInvalid {
+                settings, field, ..
+            } => (settings.to_string(), field.clone()),
+            Problem::SettingRejected { settings, reason } => (settings.to_string(), reason.clone()),
+            Problem::UnknownSetting { name, source, .. } => (name.clone(), source.to_string()),
             Problem::OrderCycle { key, ring } => (
                 key.to_string(),
                 ring.first().map(|o| o.name.clone()).unwrap_or_default(),
             ),
         };
         (self.code(), key, who)
+    }
+}
+
+impl Problem {
+    /// GT0019 of an unknown setting (with `Sources::strict()`).
+    pub(crate) fn from_unknown(unknown: UnknownSetting) -> Self {
+        let UnknownSetting {
+            source,
+            name,
+            suggestion,
+            prefix,
+        } = unknown;
+        Problem::UnknownSetting {
+            source,
+            name,
+            suggestion,
+            prefix,
+        }
     }
 }
 

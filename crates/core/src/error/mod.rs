@@ -38,6 +38,9 @@ pub enum NodeKind {
     /// A collection (`notifiers[]`, `stores{}`): what `build()` adds for a key that providers
     /// contribute to, holding every contribution.
     Collection,
+    /// A settings type (`#[derive(Settings)]`, or `T::provider()`): its value read from
+    /// defaults, the file and the environment at `build()`.
+    Settings,
     /// A request-scoped step.
     Step,
     /// A route's handler, which only consumes.
@@ -52,6 +55,7 @@ impl fmt::Display for NodeKind {
             NodeKind::Override => "override",
             NodeKind::Decorator => "decorator",
             NodeKind::Collection => "collection",
+            NodeKind::Settings => "settings",
             NodeKind::Step => "step",
             NodeKind::Route => "route",
         })

@@ -315,6 +315,68 @@ impl fmt::Display for Problem {
                 f,
                 "error[{code}]: the module `{module}` ({location}) {reason}"
             ),
+            Problem::SettingMissing {
+                settings,
+                field,
+                variable,
+                file_key,
+            } => write!(
+                f,
+                "error[{code}]: the setting `{field}` of `{settings}` is not set\n  \
+                 set the variable {variable}, or {file_key} in the settings file\n  \
+                 help: a field with a default, or an `Option`, may be left unset"
+            ),
+            Problem::SettingInvalid {
+                field,
+                source,
+                reason,
+                ..
+            } if field.is_empty() => match source {
+                crate::settings::SettingSource::Env(variable) => write!(
+                    f,
+                    "error[{code}]: the variable {variable}, which names the settings file, {reason}"
+                ),
+                crate::settings::SettingSource::File {
+                    path,
+                    line: 0,
+                    column: _,
+                } => write!(f, "error[{code}]: the settings file `{path}` {reason}"),
+                source => write!(f, "error[{code}]: the settings file, at {source}, {reason}"),
+            },
+            Problem::SettingInvalid {
+                settings,
+                field,
+                source,
+                expected,
+                found,
+                reason,
+            } => write!(
+                f,
+                "error[{code}]: the setting `{field}` of `{settings}` does not read as \
+                 `{expected}`: {reason}\n  from {source}: `{found}`"
+            ),
+            Problem::SettingRejected { settings, reason } => write!(
+                f,
+                "error[{code}]: the settings `{settings}` were read, but their validation \
+                 refuses them: {reason}"
+            ),
+            Problem::UnknownSetting {
+                source,
+                name,
+                suggestion,
+                prefix,
+            } => {
+                let unknown = crate::settings::UnknownSetting {
+                    source: source.clone(),
+                    name: name.clone(),
+                    suggestion: suggestion.clone(),
+                    prefix: prefix.clone(),
+                };
+                write!(
+                    f,
+                    "error[{code}]: {unknown}\n  note: an error because the sources are strict (`Sources::strict()`)"
+                )
+            }
             Problem::UnknownStep {
                 step,
                 route,

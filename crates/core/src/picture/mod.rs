@@ -26,6 +26,8 @@ pub enum Shape {
     Collection,
     /// A decorator, wrapping the value of the key it decorates.
     Decorator,
+    /// A settings type's value, read at `build()`, with its fields.
+    Settings,
     /// An optional need that nothing provides: a dotted box, never built.
     Absent,
     /// A request-scoped step.

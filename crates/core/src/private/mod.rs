@@ -21,6 +21,8 @@ pub use crate::error::{BoxError, NodeKind};
 pub use crate::key::Location;
 pub use crate::provider::{Discovered, Provider, Registration};
 pub use crate::registry::DeclaredKey;
+/// What `#[derive(Settings)]` expands to: the trait, `FieldSpec`, `Reader`, `Secret`.
+pub use crate::settings;
 pub use crate::value::{NeedError, Needs, Provided};
 pub use inventory;
 

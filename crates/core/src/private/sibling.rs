@@ -122,6 +122,14 @@ pub fn discovered(builder: &ContainerBuilder) -> &[usize] {
     &builder.discovered
 }
 
+/// Reads the settings of `builder` now (they are read once) and takes the unknown settings
+/// that are warnings, for the app's warnings.
+pub fn take_settings_warnings(
+    builder: &mut ContainerBuilder,
+) -> Vec<crate::settings::UnknownSetting> {
+    builder.take_settings_warnings()
+}
+
 /// A build error of `problems` (those the core found and the layer's own), sorted.
 pub fn build_error(problems: Vec<Problem>) -> BuildError {
     BuildError::from_problems(problems)

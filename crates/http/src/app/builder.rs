@@ -180,6 +180,16 @@ impl AppBuilder {
         self
     }
 
+    /// Where the settings types' values are read from at `build()` (the last call wins;
+    /// without one, the process's environment); see [`ContainerBuilder::settings`]. An
+    /// unknown variable under a settings prefix is one of the app's
+    /// [`warnings`](crate::App::warnings) ([`Warning::UnknownSetting`](crate::Warning)), or a
+    /// problem with `Sources::strict()`.
+    pub fn settings(mut self, sources: green_tea_core::settings::Sources) -> Self {
+        self.container = self.container.settings(sources);
+        self
+    }
+
     /// Replaces the provider of `key` with a ready value (tests); see
     /// [`ContainerBuilder::override_value`].
     #[track_caller]

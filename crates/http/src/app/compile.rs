@@ -24,8 +24,13 @@ use super::builder::AppBuilder;
 impl AppBuilder {
     /// Checks everything at once (the graph with its steps and routes, unknown guard steps,
     /// conflicting routes) and compiles each route into its plan. Constructs nothing.
-    pub fn build(self) -> Result<App, BuildError> {
-        let warnings = self.warnings();
+    pub fn build(mut self) -> Result<App, BuildError> {
+        let mut warnings = self.warnings();
+        warnings.extend(
+            sibling::take_settings_warnings(&mut self.container)
+                .into_iter()
+                .map(Warning::UnknownSetting),
+        );
         for warning in &warnings {
             tracing::warn!("{warning}");
         }

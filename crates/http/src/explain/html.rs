@@ -24,6 +24,7 @@ header h1 { font-size: 18px; margin: 0; font-weight: 600; }
 .legend .override { background: #fce4ec; border-color: #c2185b; }
 .legend .collection { background: #f3e5f5; border-color: #6a1b9a; }
 .legend .decorator { background: #fffde7; border-color: #f9a825; }
+.legend .settings { background: #e0f2f1; border-color: #00695c; }
 .legend .absent { background: #fafafa; border-color: #9e9e9e; border-style: dotted; }
 .legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 9px; }
 .legend .handler { background: #fff3e0; border-color: #e65100; }
@@ -135,7 +136,7 @@ impl ExplainApp {
              {modules}<span id=\"count\">{n} routes</span>\
              <div class=\"legend\"><span class=\"provider\">provider, built</span>\
              <span class=\"unbuilt\">not built</span><span class=\"override\">override</span>\
-             <span class=\"collection\">collection</span><span class=\"decorator\">decorator</span>\
+             <span class=\"collection\">collection</span><span class=\"decorator\">decorator</span><span class=\"settings\">settings</span>\
              <span class=\"absent\">absent (optional)</span>\
              <span class=\"step\">step</span><span class=\"handler\">handler</span></div></header>\
              <main><p class=\"where\">{n} routes; provider boxes along all the chains built now: {built}. \
