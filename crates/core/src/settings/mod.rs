@@ -16,6 +16,8 @@ mod reader;
 mod secret;
 mod source;
 mod sources;
+#[cfg(test)]
+mod tests;
 mod unknown;
 
 pub use bytesize::ByteSize;

@@ -55,6 +55,12 @@ impl<T: Settings> SettingsProvider<T> {
         }
     }
 
+    /// The value, once `build()` read it.
+    #[cfg(test)]
+    pub(crate) fn value(&self) -> Option<&Arc<T>> {
+        self.read.get().map(|r| &r.value)
+    }
+
     /// Declared at `location` (the derive passes the struct's).
     pub fn at(mut self, location: Location) -> Self {
         self.location = location;
