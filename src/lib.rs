@@ -57,6 +57,8 @@ pub mod settings {
         ByteSize, ExplainSetting, FieldSpec, Reader, Secret, SettingSource, Settings,
         SettingsProvider, Sources, UnknownSetting,
     };
+    #[doc(inline)]
+    pub use green_tea_macros::Settings;
 }
 
 /// What `explain` returns: a key's or a route's slice of the graph, or a module, as data.
@@ -599,6 +601,14 @@ pub mod guide {
         pub mod gt0014 {}
         #[doc = include_str!("../docs/errors/GT0015.md")]
         pub mod gt0015 {}
+        #[doc = include_str!("../docs/errors/GT0016.md")]
+        pub mod gt0016 {}
+        #[doc = include_str!("../docs/errors/GT0017.md")]
+        pub mod gt0017 {}
+        #[doc = include_str!("../docs/errors/GT0018.md")]
+        pub mod gt0018 {}
+        #[doc = include_str!("../docs/errors/GT0019.md")]
+        pub mod gt0019 {}
     }
 }
 
