@@ -8,6 +8,8 @@
 //!   `stores{}`) and decorators
 //! - [`guide::modules`]: modules: keys private unless exported, routes under a prefix, one
 //!   module registered twice, what a library ships, overrides that reach inside
+//! - [`guide::settings`]: typed settings from defaults, a TOML file and the environment, every
+//!   problem at once, secrets never shown
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
@@ -50,7 +52,7 @@ pub use green_tea_core::metric;
 
 /// Settings: typed values read at `build()` from defaults, a TOML file and the environment,
 /// every problem in the same [`BuildError`] as the graph's, secrets never shown; see the
-/// settings guide.
+/// [settings guide](crate::guide::settings).
 pub mod settings {
     #[doc(inline)]
     pub use green_tea_core::settings::{
@@ -534,6 +536,8 @@ pub mod guide {
     pub mod vocabulary {}
     #[doc = include_str!("../docs/modules.md")]
     pub mod modules {}
+    #[doc = include_str!("../docs/settings.md")]
+    pub mod settings {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]
