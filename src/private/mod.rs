@@ -19,10 +19,10 @@ pub use axum_core::extract::FromRequestParts;
 pub use axum_core::response::{IntoResponse, Response};
 pub use green_tea_core::__private::{
     BoxError, DeclaredKey, DecoratedType, Descriptor, Discovered, DisposeOutput, GraphValue,
-    Location, MadeByDiscovery, NeedError, Needs, NodeKind, NotAGraphValue, Provided, Provider,
-    Registration, SharedProviderState, TypeProbe, UnsharedProviderState, ValueIsAny,
-    ValueIsSendSync, ValueIsSync, assert_decorates, inventory, provide_ok, provide_result,
-    settings,
+    Location, MadeByDiscovery, NeedError, Needs, Nested, NestedProbe, NodeKind, NotAGraphValue,
+    NotNested, Provided, Provider, Registration, SharedProviderState, TypeProbe,
+    UnsharedProviderState, ValueIsAny, ValueIsSendSync, ValueIsSync, assert_decorates,
+    assert_nested, inventory, provide_ok, provide_result, settings,
 };
 pub use green_tea_http::{
     HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step, StepFuture,

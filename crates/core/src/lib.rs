@@ -121,3 +121,37 @@ pub use green_tea_macros::core_provider as provider;
 /// ```
 #[doc(inline)]
 pub use green_tea_macros::core_decorator as decorator;
+
+/// A settings type: the trait ([`settings::Settings`]) and, in a crate that depends on
+/// green-tea-core alone, its derive, `#[derive(Settings)]` (`green_tea::settings::Settings`:
+/// the same attributes and checks), whose expansion goes through this crate instead of the
+/// facade. One import brings both, as serde's `Deserialize` does.
+///
+/// ```
+/// use std::time::Duration;
+/// use green_tea_core::settings::{Secret, Sources};
+/// use green_tea_core::{Container, Settings};
+///
+/// #[derive(Settings, Debug)]
+/// #[settings(provides = "billingSettings", prefix = "BILLING")]
+/// pub struct BillingSettings {
+///     pub url: String,
+///     #[settings(default = "2s")]
+///     pub timeout: Duration,
+///     pub token: Secret<String>,
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .settings(Sources::from_env_map([("BILLING_URL", "http://x"), ("BILLING_TOKEN", "t")]))
+///     .provider(BillingSettings::provider())
+///     .build()
+///     .unwrap();
+/// let billing = container.get::<BillingSettings>("billingSettings").await.unwrap();
+/// assert_eq!(billing.timeout, Duration::from_secs(2));
+/// container.close().await.unwrap();
+/// # }
+/// ```
+#[doc(inline)]
+pub use green_tea_macros::CoreSettings as Settings;
+pub use settings::Settings;

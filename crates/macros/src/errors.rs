@@ -9,15 +9,22 @@ use quote::{ToTokens, quote};
 #[derive(Default)]
 pub(crate) struct Errors {
     first: Option<syn::Error>,
+    count: usize,
 }
 
 impl Errors {
     /// Records `error`.
     pub(crate) fn push(&mut self, error: syn::Error) {
+        self.count += 1;
         match &mut self.first {
             Some(first) => first.combine(error),
             None => self.first = Some(error),
         }
+    }
+
+    /// How many errors were recorded so far (a combined `syn::Error` counts once).
+    pub(crate) fn count(&self) -> usize {
+        self.count
     }
 
     /// Records an error spanning `tokens`.

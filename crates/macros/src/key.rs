@@ -87,12 +87,18 @@ pub(crate) enum ProvidedBy {
     Step,
     /// A `#[decorator]`: the one key it decorates.
     Decorator,
+    /// A `#[derive(Settings)]`: one value.
+    Settings,
 }
 
 /// Why `provider` cannot provide a key spelled `spelling` (core's `graph::cannot_provide`).
 fn cannot_provide(spelling: Spelling, provider: ProvidedBy) -> Option<&'static str> {
     match (spelling, provider) {
         (Spelling::One, _) | (Spelling::List | Spelling::Entry, ProvidedBy::Provider) => None,
+        (Spelling::Map | Spelling::List | Spelling::Entry, ProvidedBy::Settings) => Some(
+            "a settings type provides one value of its own key, not a list's contribution or a \
+             map's entry",
+        ),
         (Spelling::Optional, ProvidedBy::Decorator) => Some(
             "`?` marks an optional need, and a decorated key is there: decorate it without the \
              `?`",
@@ -135,6 +141,7 @@ pub(crate) fn check_provided(keys: &[LitStr], provider: ProvidedBy, errors: &mut
             ProvidedBy::Provider => format!("a provider cannot provide `{text}`"),
             ProvidedBy::Step => format!("a step cannot provide `{text}`"),
             ProvidedBy::Decorator => format!("a decorator cannot decorate `{text}`"),
+            ProvidedBy::Settings => format!("a settings type cannot provide `{text}`"),
         };
         if let Some(reason) = cannot_provide(spelling, provider) {
             errors.spanned(key, format!("{message}: {reason}"));
@@ -153,7 +160,9 @@ fn qualified(text: &str, provider: ProvidedBy) -> Option<String> {
             "a decorator wraps a key of the module it is registered in, which names it without \
              a module: register it in `{module}` (`Module::decorator`) and decorate `{name}`"
         ),
-        ProvidedBy::Provider | ProvidedBy::Step => QUALIFIED_BY_ITS_MODULE.to_owned(),
+        ProvidedBy::Provider | ProvidedBy::Step | ProvidedBy::Settings => {
+            QUALIFIED_BY_ITS_MODULE.to_owned()
+        }
     })
 }
 

@@ -1,8 +1,9 @@
-//! green-tea's attribute macros: `#[provider]`, `#[decorator]`, `#[step]`, `#[route]` and the
-//! method attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`. Use them through
-//! the `green-tea` facade; a crate that only adds providers uses `#[provider]` and
-//! `#[decorator]` through `green-tea-core` (`green_tea_core::provider`,
-//! `green_tea_core::decorator`), which depends on this crate too.
+//! green-tea's macros: the attributes `#[provider]`, `#[decorator]`, `#[step]`, `#[route]` and
+//! the method attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`, and
+//! `#[derive(Settings)]`. Use them through the `green-tea` facade; a crate that only adds
+//! providers uses `#[provider]`, `#[decorator]` and `#[derive(Settings)]` through
+//! `green-tea-core` (`green_tea_core::provider`, `green_tea_core::decorator`,
+//! `green_tea_core::Settings`), which depends on this crate too.
 
 use proc_macro::TokenStream;
 
@@ -14,6 +15,7 @@ mod key;
 mod provider;
 mod root;
 mod route;
+mod settings;
 mod step;
 mod types;
 
@@ -479,6 +481,127 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
     route::expand(attr.into(), item.into()).into()
+}
+
+/// Derives `Settings` for a struct whose fields are read at `build()` from defaults, a TOML
+/// file and the environment, each overriding the one before. See `green_tea::settings` and
+/// the settings guide.
+///
+/// # The struct's attribute
+///
+/// `#[settings(provides = "billingSettings", prefix = "BILLING", validate = check, discover =
+/// false)]`
+///
+/// - `provides` and `prefix`: the key the type provides (a plain key: no `?`, `[]`, `{}` or
+///   `::`) and the prefix of its variables, UPPER_SNAKE_CASE without the trailing `_`
+///   (`BILLING`: `BILLING_URL`, and the file's table `[billing]`). Both, for a settings type
+///   that is a provider (`.provider(BillingSettings::provider())`, or found by
+///   `discover()`); neither, for a type that is only nested in another, which reads under its
+///   field's name.
+/// - `validate` (optional): the path of a `fn(&Self) -> Result<(), String>` (a fn, or an
+///   associated fn like `Self::check`) that checks the values together once every field was
+///   read; an `Err` is a build problem (GT0018).
+/// - `discover = false` (optional): `discover()` leaves the type out; register it yourself.
+///
+/// # Fields
+///
+/// Each named field is one setting, read as `PREFIX_FIELD` from the environment (the field's
+/// name upper-cased: `BILLING_TIMEOUT`) and as the field's name in the file's table. Its type
+/// is any `serde::Deserialize` type, read from text (numbers, `bool`, strings, unit enums by
+/// name, lists comma-separated, `Duration` in human form such as `2s`, `ByteSize` such as
+/// `512KiB`). By its type:
+///
+/// - `T`: required, unless it has a default.
+/// - `Option<T>`: optional, `None` when no source sets it.
+/// - `Secret<T>` (recognised by its last path segment, as `Option` is): secret, shown as `***`
+///   everywhere (`Debug`, problems, `explain`); `.expose()` reads it.
+///
+/// And by its `#[settings(...)]`:
+///
+/// - `default = "text"`: the value when no source sets it, as text read as a variable's value
+///   is (`"2s"`, `"3"`, `"a,b"`); not on an `Option` or a `nested` field.
+/// - `secret`: secret as a `Secret<T>` is, for a field of a plain type (or an `Option`). Problems
+///   and `explain` show it as `***`, but the field itself is yours: a `#[derive(Debug)]` prints
+///   it. Prefer `Secret<T>`.
+/// - `nested`: a settings type of its own (`#[derive(Settings)]` without `provides`), read
+///   under this field's name: `BILLING_BREAKER_THRESHOLD`, `[billing.breaker] threshold`. Not
+///   `secret`, not an `Option`, no `default`: its fields say those for themselves.
+/// - `rename = "name"`: read it as `name` instead of the field's name. A name is snake_case
+///   (`a`-`z`, `0`-`9`, words joined by single `_`s): a field whose name is not needs one.
+///
+/// `read` reads every field before it returns, so that `build()` reports every problem of the
+/// type at once, not only the first.
+///
+/// ```
+/// use std::time::Duration;
+/// use green_tea::prelude::*;
+/// use green_tea::settings::{Secret, Sources};
+///
+/// #[derive(Settings, Debug)]
+/// #[settings(provides = "billingSettings", prefix = "BILLING", validate = Self::check)]
+/// pub struct BillingSettings {
+///     pub url: String,
+///     #[settings(default = "2s")]
+///     pub timeout: Duration,
+///     pub token: Secret<String>,
+///     pub region: Option<String>,
+///     #[settings(nested)]
+///     pub breaker: BreakerSettings,
+/// }
+///
+/// impl BillingSettings {
+///     fn check(&self) -> Result<(), String> {
+///         if self.url.starts_with("http") { Ok(()) } else { Err("url is not http".into()) }
+///     }
+/// }
+///
+/// #[derive(Settings, Debug)]
+/// pub struct BreakerSettings {
+///     #[settings(default = "3")]
+///     pub threshold: u32,
+///     #[settings(default = "30s")]
+///     pub reset: Duration,
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .settings(Sources::from_env_map([
+///         ("BILLING_URL", "http://127.0.0.1:3001"),
+///         ("BILLING_TOKEN", "s3cr3t"),
+///         ("BILLING_BREAKER_THRESHOLD", "5"),
+///     ]))
+///     .provider(BillingSettings::provider())
+///     .build()
+///     .unwrap();
+/// let billing = container.get::<BillingSettings>("billingSettings").await.unwrap();
+/// assert_eq!(billing.timeout, Duration::from_secs(2));
+/// assert_eq!(billing.region, None);
+/// assert_eq!(billing.breaker.threshold, 5);
+/// assert_eq!(billing.token.expose(), "s3cr3t");
+/// assert!(!format!("{billing:?}").contains("s3cr3t"));
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Limits
+///
+/// - Only on a struct with named fields, not generic.
+/// - `Option` and `Secret` are recognised by their last path segment.
+/// - A name clash between a field and a nested type's field (`breaker_threshold` beside
+///   `breaker.threshold`, both `BILLING_BREAKER_THRESHOLD`) is not seen by the derive, which
+///   sees one type at a time.
+#[proc_macro_derive(Settings, attributes(settings))]
+pub fn derive_settings(input: TokenStream) -> TokenStream {
+    settings::derive(Root::Facade, input.into()).into()
+}
+
+/// `#[derive(Settings)]` expanded through green-tea-core instead of the facade, for a crate
+/// that depends on green-tea-core alone; re-exported as `green_tea_core::Settings` (and
+/// `green_tea_core::settings::Settings`), beside the trait of the same name.
+#[doc(hidden)]
+#[proc_macro_derive(CoreSettings, attributes(settings))]
+pub fn derive_core_settings(input: TokenStream) -> TokenStream {
+    settings::derive(Root::Core, input.into()).into()
 }
 
 macro_rules! method_attributes {

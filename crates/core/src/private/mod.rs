@@ -6,12 +6,13 @@
 //! expansions that go through the facade). One concept per file: `probe` (the type probe that
 //! reports a bad type once and keeps it from failing every line that uses it), `returns`
 //! (what a provider's fns may return), `futures` (a provider's futures, for state that is
-//! `Send + Sync`), `discover` (how `discover()` makes a provider struct); here, the check that
-//! a decorator returns the type it decorates. In `sibling`, what green-tea-http uses to check
-//! and run the graph.
+//! `Send + Sync`), `discover` (how `discover()` makes a provider struct), `nested` (the
+//! nested fields of a `#[derive(Settings)]` type); here, the check that a decorator returns the
+//! type it decorates. In `sibling`, what green-tea-http uses to check and run the graph.
 
 mod discover;
 mod futures;
+mod nested;
 mod probe;
 mod returns;
 pub mod sibling;
@@ -28,6 +29,7 @@ pub use inventory;
 
 pub use discover::MadeByDiscovery;
 pub use futures::{SharedProviderState, UnsharedProviderState};
+pub use nested::{Nested, NestedProbe, NotNested, assert_nested};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};
 pub use returns::{DisposeOutput, provide_ok, provide_result};
 

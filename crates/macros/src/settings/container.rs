@@ -1,0 +1,146 @@
+//! The struct's `#[settings(...)]`: `provides = "key"` and `prefix = "BILLING"` (both, for a
+//! type that provides a key, or neither, for one only nested in another), `validate = path`
+//! and `discover = false`.
+
+use syn::{Attribute, Expr, LitStr, Path};
+
+use super::field;
+use super::names;
+use super::parse::{self, Attr};
+use crate::args::{Known, unwrap_expr};
+use crate::errors::Errors;
+use crate::key::{self, ProvidedBy};
+
+/// The arguments the struct's attribute takes.
+pub(super) const KNOWN: Known = Known {
+    names: &["provides", "prefix", "validate", "discover"],
+    synonyms: &[
+        ("provide", "provides"),
+        ("key", "provides"),
+        ("name", "provides"),
+        ("env_prefix", "prefix"),
+        ("env", "prefix"),
+        ("validator", "validate"),
+        ("check", "validate"),
+        ("validate_with", "validate"),
+        ("discoverable", "discover"),
+        ("discovery", "discover"),
+        ("inventory", "discover"),
+        ("register", "discover"),
+    ],
+};
+
+/// What the struct's attributes say, validated.
+pub(super) struct Container {
+    /// `provides` and `prefix`, for a type that provides a key; `None` for a nested-only one.
+    pub(super) provided: Option<Provided>,
+    /// `validate = path`.
+    pub(super) validate: Option<Path>,
+    /// Whether `discover()` finds it (`discover = false` says no; default yes).
+    pub(super) discover: bool,
+}
+
+/// The key a settings type provides and the prefix of its variables.
+pub(super) struct Provided {
+    pub(super) key: LitStr,
+    pub(super) prefix: LitStr,
+}
+
+/// Reads every `#[settings(...)]` of the struct, recording each problem in `errors`.
+pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
+    let mut provides: Option<(Path, LitStr)> = None;
+    let mut prefix: Option<(Path, LitStr)> = None;
+    let mut validate = None;
+    let mut discover: Option<(Path, bool)> = None;
+    let attrs = parse::attrs(attrs, &KNOWN, &field::KNOWN, "a field", errors);
+    for Attr { name, meta } in attrs.found {
+        match name {
+            "provides" => {
+                if let Some(key) = parse::string(&meta, name, "\"billingSettings\"", errors) {
+                    key::check_provided(std::slice::from_ref(&key), ProvidedBy::Settings, errors);
+                    provides = Some((meta.path().clone(), key));
+                }
+            }
+            "prefix" => {
+                if let Some(text) = parse::string(&meta, name, "\"BILLING\"", errors) {
+                    if let Err(reason) = names::check_prefix(&text.value()) {
+                        errors.spanned(&text, reason);
+                    }
+                    prefix = Some((meta.path().clone(), text));
+                }
+            }
+            "validate" => match parse::value(&meta, name, USE_VALIDATE, errors) {
+                Some(Expr::Path(path)) if path.qself.is_none() => {
+                    validate = Some(path.path.clone())
+                }
+                Some(other) => {
+                    errors.spanned(other, format!("expected the path of a fn; {USE_VALIDATE}"))
+                }
+                None => {}
+            },
+            _ => match parse::value(&meta, name, USE_DISCOVER, errors) {
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(flag),
+                    ..
+                })) => discover = Some((meta.path().clone(), flag.value)),
+                Some(other) => errors.spanned(
+                    unwrap_expr(other),
+                    format!("expected `true` or `false`; {USE_DISCOVER}"),
+                ),
+                None => {}
+            },
+        }
+    }
+
+    // One of the pair written wrong (or misspelled) was reported already: not missing too.
+    let written = |name| attrs.written.contains(&name);
+    let provided = match (provides, prefix) {
+        (Some((_, key)), Some((_, prefix))) => Some(Provided { key, prefix }),
+        (Some(_), None) | (None, Some(_)) if written("provides") && written("prefix") => None,
+        (Some((path, _)), None) => {
+            errors.spanned(
+                path,
+                "`provides` without `prefix`: a settings type that provides a key reads its \
+                 variables under a prefix; add one, like `prefix = \"BILLING\"` (or drop \
+                 `provides` for a type only nested in another)",
+            );
+            None
+        }
+        (None, Some((path, _))) => {
+            errors.spanned(
+                path,
+                "`prefix` without `provides`: a settings type with a prefix of its own is a \
+                 provider; name the key it provides, like `provides = \"billingSettings\"` (a \
+                 type only nested in another reads under its field's name: drop `prefix`)",
+            );
+            None
+        }
+        (None, None) => {
+            if let Some((path, _)) = &discover
+                && !written("provides")
+                && !written("prefix")
+            {
+                errors.spanned(
+            path,
+            "`discover` is for a settings type that provides a key (`provides` and `prefix`): \
+                     one only nested in another is read with it, and never discovered on its \
+                     own",
+                );
+            }
+            None
+        }
+    };
+    Container {
+        provided,
+        validate,
+        discover: discover.is_none_or(|(_, flag)| flag),
+    }
+}
+
+/// How to write `validate`.
+const USE_VALIDATE: &str = "write `validate = path::to::fn`, a `fn(&Self) -> Result<(), String>` \
+     that checks the values together";
+
+/// How to write `discover`.
+const USE_DISCOVER: &str = "write `discover = false` for a settings type you register \
+     yourself, which `discover()` then leaves out (`discover = true` is the default)";

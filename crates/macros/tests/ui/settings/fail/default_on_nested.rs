@@ -1,0 +1,15 @@
+use green_tea::prelude::*;
+
+#[derive(Settings)]
+struct BreakerSettings {
+    threshold: u32,
+}
+
+#[derive(Settings)]
+#[settings(provides = "billingSettings", prefix = "BILLING")]
+struct BillingSettings {
+    #[settings(nested, default = "3")]
+    breaker: BreakerSettings,
+}
+
+fn main() {}

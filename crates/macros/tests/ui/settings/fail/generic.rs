@@ -1,0 +1,9 @@
+use green_tea::prelude::*;
+
+#[derive(Settings)]
+#[settings(provides = "billingSettings", prefix = "BILLING")]
+struct BillingSettings<T> {
+    url: T,
+}
+
+fn main() {}

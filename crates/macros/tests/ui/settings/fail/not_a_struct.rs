@@ -1,0 +1,10 @@
+use green_tea::prelude::*;
+
+#[derive(Settings)]
+#[settings(provides = "mode", prefix = "MODE")]
+enum Mode {
+    Fast,
+    Slow,
+}
+
+fn main() {}

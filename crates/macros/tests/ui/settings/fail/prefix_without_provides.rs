@@ -1,0 +1,9 @@
+use green_tea::prelude::*;
+
+#[derive(Settings)]
+#[settings(prefix = "BILLING")]
+struct BillingSettings {
+    url: String,
+}
+
+fn main() {}
