@@ -1,6 +1,6 @@
 //! Every field and struct argument together: `rename`, `secret` on a plain type and on an
 //! `Option`, `Option<Secret<T>>`, a raw identifier, paths to the types, `validate` by path
-//! (a fn and an associated fn) and `discover = false`.
+//! (a fn and an associated fn), `discover = false` and a field configured out.
 
 use green_tea::settings::{ByteSize, Secret, Settings};
 
@@ -23,6 +23,10 @@ struct MailSettings {
     tags: Vec<String>,
     #[settings(nested)]
     retry: Retry,
+    // Configured out before the derive sees it: neither read nor listed.
+    #[cfg(any())]
+    #[settings(nested)]
+    unknown: NotASettingsType,
 }
 
 #[derive(Settings)]
