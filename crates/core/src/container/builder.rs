@@ -581,6 +581,15 @@ impl ContainerBuilder {
         if self.settings.is_some() {
             return;
         }
+        // An app without settings pays one look per declaration, and reads nothing.
+        if !self
+            .entries
+            .iter()
+            .any(|e| e.registered.provider.settings_hook().is_some())
+        {
+            self.settings = Some(read::Outcome::default());
+            return;
+        }
         let qualified = |e: &Entry, key: &str| match e.module {
             Some(m) => crate::graph::qualified_key(&self.scopes[m as usize].path, key),
             None => Key::from(key.to_owned()),
@@ -610,12 +619,8 @@ impl ContainerBuilder {
                 })
             })
             .collect();
-        let outcome = if to_read.is_empty() {
-            read::Outcome::default()
-        } else {
-            let from_env = Sources::from_env();
-            read::read_all(self.sources.as_ref().unwrap_or(&from_env), &to_read)
-        };
+        let from_env = Sources::from_env();
+        let outcome = read::read_all(self.sources.as_ref().unwrap_or(&from_env), &to_read);
         self.settings = Some(outcome);
     }
 
