@@ -405,8 +405,10 @@ fn a_longer_prefix_claims_its_variables() {
 
 #[tokio::test]
 async fn secrets_are_never_shown() {
-    let app = App::builder()
-        .settings(Sources::from_env_map(billing_env(&[])))
+    let sources = Sources::from_env_map(billing_env(&[]));
+    let sources_debug = format!("{sources:?}");
+    let builder = App::builder()
+        .settings(sources)
         .provider(BillingSettings::provider())
         .route(
             Route::get("/billing", |request: RequestContext| async move {
@@ -414,9 +416,9 @@ async fn secrets_are_never_shown() {
                 Ok::<_, green_tea::HttpError>(billing.url.clone())
             })
             .needs::<BillingSettings>("billingSettings"),
-        )
-        .build()
-        .unwrap();
+        );
+    let builder_debug = format!("{builder:?}");
+    let app = builder.build().unwrap();
     app.start().await.unwrap();
     let billing = app.get::<BillingSettings>("billingSettings").await.unwrap();
     assert_eq!(
@@ -428,6 +430,8 @@ async fn secrets_are_never_shown() {
     let path = app.explain("/billing").unwrap();
     let all = app.explain_all();
     let renderings = [
+        sources_debug,
+        builder_debug,
         format!("{billing:?}"),
         format!("{:?} {}", billing.token, billing.token),
         key.to_string(),

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 ///     .strict();
 /// # let _ = sources;
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "sources do nothing until given to `.settings(..)`"]
 pub struct Sources {
     env: Env,
@@ -24,7 +24,31 @@ pub struct Sources {
     strict: bool,
 }
 
-#[derive(Clone, Debug)]
+/// Names the variables but shows none of their values: one may be a secret.
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let env: Vec<String> = match &self.env {
+            Env::Process => vec!["(the process's environment)".to_owned()],
+            Env::Map(vars) => vars
+                .iter()
+                .map(|(name, _)| name.to_string_lossy().into_owned())
+                .collect(),
+        };
+        let file = match &self.file {
+            None => None,
+            Some(FileSource::Path(path)) => Some(path.display().to_string()),
+            Some(FileSource::FromEnv(variable)) => Some(format!("the path in {variable}")),
+            Some(FileSource::Inline { name, .. }) => Some(format!("{name} (inline)")),
+        };
+        f.debug_struct("Sources")
+            .field("env", &env)
+            .field("file", &file)
+            .field("strict", &self.strict)
+            .finish()
+    }
+}
+
+#[derive(Clone)]
 enum Env {
     /// `std::env::vars_os()`, read at `build()`.
     Process,
@@ -32,7 +56,7 @@ enum Env {
     Map(Vec<(OsString, OsString)>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum FileSource {
     /// A path, read at `build()`; it must exist.
     Path(PathBuf),

@@ -681,3 +681,15 @@ fn a_nested_table_that_is_a_value_is_an_error() {
     };
     assert_eq!((field.as_str(), *expected), ("breaker", "a table"));
 }
+
+#[test]
+fn sources_debug_names_variables_but_shows_no_value() {
+    let sources = Sources::from_env_map([("BILLING_TOKEN", "s3cr3t")])
+        .toml("[billing]\ntoken = \"f1le-s3cr3t\"\n", "app.toml");
+    let debug = format!("{sources:?}");
+    assert!(
+        debug.contains("BILLING_TOKEN") && debug.contains("app.toml"),
+        "{debug}"
+    );
+    assert!(!debug.contains("s3cr3t"), "{debug}");
+}
