@@ -612,8 +612,13 @@ impl ContainerBuilder {
             .filter_map(|e| {
                 let hook = e.registered.provider.settings_hook()?;
                 let key = qualified(e, hook.key());
+                let prefix = match e.module {
+                    Some(m) => crate::settings::module_prefix(&self.scopes[m as usize].path),
+                    None => hook.prefix().to_owned(),
+                };
                 Some(ToRead {
                     hook,
+                    prefix,
                     overridden: e.kind != NodeKind::Override && overridden.contains(&key),
                     key,
                 })

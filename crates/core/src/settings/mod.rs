@@ -194,3 +194,21 @@ pub(crate) fn table_name(prefix: &str, path: &[&str]) -> String {
     }
     name
 }
+
+/// The prefix a settings type reads under in the module at `path`: the module's path in upper
+/// case, each `::` and any other character a variable name does not hold as `_`
+/// (`billing_eu` -> `BILLING_EU`, `shop::billing` -> `SHOP_BILLING`). One module registered
+/// twice reads two sets of variables.
+pub(crate) fn module_prefix(path: &str) -> String {
+    let mut prefix = String::with_capacity(path.len());
+    for part in path.split("::") {
+        if !prefix.is_empty() {
+            prefix.push('_');
+        }
+        prefix.extend(part.chars().map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => c.to_ascii_uppercase(),
+            _ => '_',
+        }));
+    }
+    prefix
+}

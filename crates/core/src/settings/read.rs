@@ -14,6 +14,9 @@ use crate::key::Key;
 pub(crate) struct ToRead<'h> {
     pub(crate) hook: &'h dyn SettingsHook,
     pub(crate) key: Key,
+    /// The prefix it reads under: its type's, or, registered in a module, the module's
+    /// (`billing_eu` reads `BILLING_EU_...`).
+    pub(crate) prefix: String,
     pub(crate) overridden: bool,
 }
 
@@ -89,7 +92,7 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
         let mut reader = Reader::new(
             &snapshot,
             provider.key.clone(),
-            hook.prefix(),
+            &provider.prefix,
             hook.fields(),
         );
         hook.read(&mut reader);
@@ -98,7 +101,7 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
     let claims: Vec<Claim> = providers
         .iter()
         .map(|p| Claim {
-            prefix: p.hook.prefix(),
+            prefix: &p.prefix,
             fields: p.hook.fields(),
         })
         .collect();

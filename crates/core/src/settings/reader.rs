@@ -31,7 +31,8 @@ pub struct Reader<'a> {
     snapshot: &'a Snapshot<'a>,
     /// The settings key every problem names.
     settings: Key,
-    prefix: &'static str,
+    /// Its prefix: the type's (`BILLING`), or its module's (`BILLING_EU`).
+    prefix: &'a str,
     /// The nested fields from the settings type to the struct being read.
     path: Vec<&'static str>,
     /// The fields of the struct being read.
@@ -63,7 +64,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn new(
         snapshot: &'a Snapshot<'a>,
         settings: Key,
-        prefix: &'static str,
+        prefix: &'a str,
         fields: Vec<FieldSpec>,
     ) -> Self {
         Reader {

@@ -10,8 +10,8 @@ use super::{FieldSpec, SettingSource, UnknownSetting, variable_name};
 use crate::graph::closest;
 
 /// A settings type's claim: its prefix and its fields.
-pub(crate) struct Claim {
-    pub(crate) prefix: &'static str,
+pub(crate) struct Claim<'p> {
+    pub(crate) prefix: &'p str,
     pub(crate) fields: Vec<FieldSpec>,
 }
 
@@ -35,8 +35,8 @@ fn variables(
 }
 
 /// Every unknown variable and file key, sorted (variables first, by name; then file keys).
-pub(crate) fn unknown(snapshot: &Snapshot<'_>, claims: &[Claim]) -> Vec<UnknownSetting> {
-    let prefixes: BTreeSet<&'static str> = claims
+pub(crate) fn unknown(snapshot: &Snapshot<'_>, claims: &[Claim<'_>]) -> Vec<UnknownSetting> {
+    let prefixes: BTreeSet<&str> = claims
         .iter()
         .map(|c| c.prefix)
         .filter(|p| !p.is_empty())
