@@ -103,6 +103,9 @@ pub struct ExplainApp {
     /// Every registered module, parents before their sub-modules, as
     /// [`App::explain_module`](crate::App::explain_module) explains it.
     pub modules: Vec<ExplainModule>,
+    /// Every settings type's fields, values (`***` for a secret) and sources; on the explain
+    /// page too.
+    pub settings: green_tea_core::settings::SettingsReport,
 }
 
 /// `explain` was asked about a path no route serves.

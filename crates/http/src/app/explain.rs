@@ -70,7 +70,15 @@ impl App {
             modules: sibling::module_paths(&self.inner.runtime.container)
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
+            settings: self.inner.runtime.container.settings_report(),
         }
+    }
+
+    /// Every settings type's fields, values (`***` for a secret) and where each came from, in
+    /// one report, like Spring Boot's `configprops`; the explain page shows it too. See
+    /// [`Container::settings_report`](green_tea_core::Container::settings_report).
+    pub fn settings_report(&self) -> green_tea_core::settings::SettingsReport {
+        self.inner.runtime.container.settings_report()
     }
 
     /// The module at `path` (`orders`, `shop::orders` for a sub-module), as

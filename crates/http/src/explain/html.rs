@@ -144,6 +144,13 @@ impl ExplainApp {
             n = routes.len(),
             modules = self.module_choice(),
         );
+        if !self.settings.settings.is_empty() {
+            let _ = write!(
+                out,
+                "<section class=\"settings-report\"><h2>settings</h2><pre>{}</pre></section>",
+                escape(&self.settings.to_string()),
+            );
+        }
         for module in &self.modules {
             let _ = write!(
                 out,
