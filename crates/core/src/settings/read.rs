@@ -98,7 +98,7 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
         hook.read(&mut reader);
         outcome.problems.append(&mut reader.problems);
     }
-    let claims: Vec<Claim> = providers
+    let claims: Vec<Claim<'_>> = providers
         .iter()
         .map(|p| Claim {
             prefix: &p.prefix,

@@ -304,6 +304,7 @@ fn read_as<T: Settings>(sources: Sources) -> Read<T> {
         &[ToRead {
             hook: &provider,
             key: Key::from_static(T::KEY),
+            prefix: T::PREFIX.to_owned(),
             overridden: false,
         }],
     );
