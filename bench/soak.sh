@@ -23,7 +23,7 @@ mkdir -p bench/results
 
 PORT=$BILLING_PORT target/release/examples/billing_upstream --mode up >"$out.billing.log" 2>&1 &
 billing=$!
-BILLING_URL=http://127.0.0.1:$BILLING_PORT BREAKER_RESET_MS=2000 BILLING_TIMEOUT_MS=500 PORT=$ORDERS_PORT \
+BILLING_URL=http://127.0.0.1:$BILLING_PORT BILLING_BREAKER_RESET=2s BILLING_TIMEOUT=500ms PORT=$ORDERS_PORT \
     target/release/examples/orders >"$out.orders.log" 2>&1 &
 orders=$!
 trap 'kill $billing $orders 2>/dev/null || true' EXIT

@@ -5,9 +5,15 @@
 //! cargo run --example orders
 //! ```
 //!
-//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`),
-//! `BILLING_URL` (if unset, a fake billing service starts in-process on a free port),
-//! `BREAKER_THRESHOLD` (3), `BREAKER_RESET_MS` (30000), `BILLING_TIMEOUT_MS` (2000).
+//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`) and billing's
+//! settings (`BillingSettings`, read at `build()`): `BILLING_URL` (if unset, a fake billing
+//! service starts in-process on a free port), `BILLING_TIMEOUT` (`2s`),
+//! `BILLING_BREAKER_THRESHOLD` (3) and `BILLING_BREAKER_RESET` (`30s`). The settings are
+//! strict: a `BILLING_` variable that no setting reads (`BILLING_URLL`) stops it, in the same
+//! report as a value that does not read (`BILLING_TIMEOUT=abc`), because a mistyped variable
+//! silently left at its default is the mistake to catch here; where a platform sets variables
+//! under the prefix (Kubernetes does, for a Service named `billing`), leave `.strict()` out and
+//! they are warnings.
 //! With `REDIS_URL` set (`redis://127.0.0.1:6379/` or `redis+unix:///path`), billing's breaker
 //! shares its state with every instance using the same Redis and `BREAKER_NAME` (`billing`);
 //! `BREAKER_REFRESH_MS` (250) is how often it reads the fleet's state. Without it nothing
@@ -15,11 +21,17 @@
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
 
+use std::process::ExitCode;
+use std::sync::Arc;
+
 use green_tea::prelude::*;
+use green_tea::settings::Sources;
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
-use green_tea_recipes::billing::{Billing, BillingApi, BillingSettings, GuardedBilling};
+use green_tea_recipes::billing::{
+    Billing, BillingApi, BillingClient, BillingSettings, GuardedBilling,
+};
 use green_tea_recipes::circuit_breaker::CircuitBreaker;
-use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+use green_tea_recipes::circuit_breaker::shared::{SharedConfig, SharedError};
 use metrics_exporter_prometheus::PrometheusBuilder;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -67,30 +79,21 @@ impl Orders {
     }
 }
 
-/// The orders app over billing at `settings.url`, guarded by `breaker` (what the end-to-end
-/// tests build, including this file).
+/// The orders app, its settings read from `sources`, billing guarded by `breaker` (what the
+/// end-to-end tests build, including this file).
 #[allow(dead_code)]
-pub(crate) fn app(
-    settings: &BillingSettings,
-    breaker: CircuitBreaker,
-) -> Result<App, green_tea::BuildError> {
-    builder(settings, breaker).build()
+pub(crate) fn app(sources: Sources, breaker: CircuitBreaker) -> Result<App, green_tea::BuildError> {
+    builder(sources)
+        .provider(Billing::with_breaker(breaker))
+        .build()
 }
 
-/// The same, not built yet (`main` adds `/metrics`).
-fn builder(settings: &BillingSettings, breaker: CircuitBreaker) -> AppBuilder {
-    let shared_at = breaker.shared_at();
-    let billing = Billing::with_breaker(breaker);
-    let builder = App::builder().provider(BillingApi::with_settings(settings.clone()));
-    // A shared breaker says so, and where, on `billing`'s line of `explain`.
-    let builder = match shared_at {
-        Some(at) => builder.provider(Described {
-            inner: billing,
-            name: format!("Billing (circuit breaker shared through {at})"),
-        }),
-        None => builder.provider(billing),
-    };
-    builder
+/// The same without `billing`, not built yet (`main` adds `billing` and `/metrics`).
+fn builder(sources: Sources) -> AppBuilder {
+    App::builder()
+        .settings(sources)
+        .provider(BillingSettings::provider())
+        .provider(BillingApi::new())
         .step(request_id::step())
         .routes(Orders::routes())
         // For an operator: liveness and readiness (not ready while billing's client cannot be
@@ -127,37 +130,69 @@ impl<P: green_tea::Provider> green_tea::Provider for Described<P> {
     }
 }
 
-/// Billing's breaker: shared through Redis when `REDIS_URL` is set, local otherwise.
-async fn billing_breaker(
-    settings: &BillingSettings,
-) -> Result<CircuitBreaker, Box<dyn std::error::Error>> {
+/// `billing` with its breaker shared through Redis, made from `billingSettings` as the
+/// recipe's `Billing` makes its local one, but asynchronously (`main` builds it at start-up).
+struct SharedBilling {
+    redis: SharedConfig,
+    name: String,
+}
+
+#[provider(provides = "billing", needs = ["billingApi", "billingSettings"], discover = false)]
+impl SharedBilling {
+    async fn provide(
+        &self,
+        billing_api: Arc<BillingClient>,
+        settings: &BillingSettings,
+    ) -> Result<GuardedBilling, SharedError> {
+        let config = settings.breaker_config().name(&self.name);
+        let breaker = CircuitBreaker::shared(config, self.redis.clone()).await?;
+        Ok(GuardedBilling::new(billing_api, breaker))
+    }
+}
+
+/// `billing` shared through Redis when `REDIS_URL` is set, named on its line of `explain`.
+fn shared_billing() -> Result<Option<Described<SharedBilling>>, String> {
     let Ok(url) = std::env::var("REDIS_URL") else {
-        return Ok(settings.breaker());
+        return Ok(None);
     };
     let name = std::env::var("BREAKER_NAME").unwrap_or_else(|_| "billing".to_owned());
-    let mut shared = SharedConfig::new(url);
+    let mut redis = SharedConfig::new(url);
     if let Ok(ms) = std::env::var("BREAKER_REFRESH_MS") {
         let ms: u64 = ms
             .trim()
             .parse()
             .map_err(|_| format!("BREAKER_REFRESH_MS={ms:?} is not a number"))?;
-        shared = shared.refresh_interval(std::time::Duration::from_millis(ms));
+        redis = redis.refresh_interval(std::time::Duration::from_millis(ms));
     }
-    let config =
-        green_tea_recipes::circuit_breaker::Config::new(settings.threshold, settings.reset)
-            .call_timeout(settings.timeout)
-            .name(&name);
-    Ok(CircuitBreaker::shared(config, shared).await?)
+    Ok(Some(Described {
+        name: format!(
+            "Billing (circuit breaker shared through {})",
+            redis.location()
+        ),
+        inner: SharedBilling { redis, name },
+    }))
 }
 
+/// What went wrong is printed as it reads (a `BuildError` is the whole report), never as
+/// `Debug`, and the exit status says it failed.
 #[allow(dead_code)] // the end-to-end tests include this file for `app` alone
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();
     // Metrics to Prometheus: installed first, because handles are registered when things are
-    // made (the breaker now, the app's at `build()`). Prometheus's names (`_total` counters,
-    // `_seconds` from the units `describe()` gives); buckets set, or the exporter would render
-    // its histograms as summaries.
+    // made (the app's at `build()`, the breaker when billing is first needed). Prometheus's
+    // names (`_total` counters, `_seconds` from the units `describe()` gives); buckets set, or
+    // the exporter would render its histograms as summaries.
     let recorder = PrometheusBuilder::new()
         .with_recommended_naming(true)
         .set_buckets(&[0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0])?
@@ -179,31 +214,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     metrics::set_global_recorder(recorder)?;
     green_tea::metric::describe();
-    let mut settings = BillingSettings::from_env()?;
-    let port: u16 = std::env::var("PORT")
-        .ok()
-        .map(|p| p.parse())
-        .transpose()?
-        .unwrap_or(3000);
+    let port: u16 = match std::env::var("PORT") {
+        Ok(port) => port
+            .trim()
+            .parse()
+            .map_err(|_| format!("PORT={port:?} is not a port number"))?,
+        Err(_) => 3000,
+    };
 
-    let fake = if std::env::var_os("BILLING_URL").is_none() {
+    // Without BILLING_URL, a fake billing service's address is billing's URL: given as the
+    // settings file's `[billing] url` (below the environment, above the default). Its listener
+    // is bound now, and the fake started once the app is built.
+    let mut sources = Sources::from_env().strict();
+    let fake_listener = if std::env::var_os("BILLING_URL").is_none() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let fake = FakeBilling::start(listener, Mode::Up).await?;
-        println!(
-            "BILLING_URL is not set: started a fake billing service at {}",
-            fake.url()
-        );
-        settings.url = fake.url().to_owned();
-        Some(fake)
+        let url = format!("http://{}", listener.local_addr()?);
+        sources = sources.toml(format!("[billing]\nurl = {url:?}\n"), "fake-billing");
+        Some(listener)
     } else {
         None
     };
 
-    let breaker = billing_breaker(&settings).await?;
-    if let Some(at) = breaker.shared_at() {
-        println!("billing's circuit breaker is shared through {at}");
-    }
-    let app = builder(&settings, breaker)
+    let builder = builder(sources);
+    let shared = shared_billing()?;
+    let is_shared = shared.is_some();
+    let builder = match shared {
+        Some(shared) => builder.provider(shared),
+        None => builder.provider(Billing::new()),
+    };
+    let app = builder
         // What Prometheus scrapes: everything recorded so far, as its text format.
         .route(Route::get("/metrics", move |_: RequestContext| {
             metrics_page.run_upkeep();
@@ -211,6 +250,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             async move { text }
         }))
         .build()?;
+
+    let fake = match fake_listener {
+        Some(listener) => {
+            let fake = FakeBilling::start(listener, Mode::Up).await?;
+            println!(
+                "BILLING_URL is not set: started a fake billing service at {}",
+                fake.url()
+            );
+            Some(fake)
+        }
+        None => None,
+    };
+    // A shared breaker is made now rather than at the first order: a Redis URL it cannot use
+    // stops the service here, and its banner says where the fleet's state is.
+    if is_shared {
+        let billing = app.get::<GuardedBilling>("billing").await?;
+        if let Some(at) = billing.breaker().shared_at() {
+            println!("billing's circuit breaker is shared through {at}");
+        }
+    }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     println!("listening on http://{addr}");

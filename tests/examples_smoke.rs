@@ -60,6 +60,39 @@ async fn orders_answers_and_stops_on_sigterm() {
     assert!(running.stop().success());
 }
 
+/// What `orders` prints, on stderr, for a timeout that is not a duration and a mistyped
+/// variable (its settings are strict): one report of both, as docs/settings.md shows it.
+const ORDERS_BAD_SETTINGS: &str = "\
+error[GT0017]: the setting `timeout` of `billingSettings` does not read as `Duration`: not a duration (`2s`, `1m 30s`, `500ms`): expected number at 0
+  from env BILLING_TIMEOUT: `abc`
+
+error[GT0019]: the variable `BILLING_URLL` is under the settings prefix `BILLING_`, but no field reads it
+  help: did you mean `BILLING_URL`?
+  note: an error because the sources are strict (`Sources::strict()`)
+the graph has 2 problems; nothing was built
+";
+
+#[test]
+fn orders_reports_every_bad_setting_at_once_and_exits_non_zero() {
+    let path = binary("orders");
+    // Only these variables, so that nothing else under `BILLING_` joins the report.
+    let output = Command::new(&path)
+        .env_clear()
+        .env("BILLING_TIMEOUT", "abc")
+        .env("BILLING_URLL", "http://x")
+        .output()
+        .unwrap_or_else(|e| panic!("{} does not start: {e}", path.display()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // 1, not 101 (a panic) or a signal; the report as it reads, not a `Debug` dump.
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr, ORDERS_BAD_SETTINGS);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "",
+        "nothing started"
+    );
+}
+
 #[tokio::test]
 async fn billing_upstream_charges_fails_in_its_mode_and_stops_on_sigterm() {
     let client = http1_client();

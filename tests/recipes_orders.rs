@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use green_tea::App;
+use green_tea::settings::Sources;
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
-use green_tea_recipes::billing::{BillingClient, BillingSettings, GuardedBilling};
+use green_tea_recipes::billing::{BillingClient, BillingSettings, BreakerSettings, GuardedBilling};
 use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
@@ -35,19 +36,16 @@ async fn start() -> Running {
     )
     .await
     .unwrap();
-    let settings = BillingSettings {
-        url: fake.url().to_owned(),
-        timeout: Duration::from_secs(5),
-        threshold: 3,
-        reset: Duration::from_secs(30),
-    };
+    // The settings from a map, never the process's environment; the breaker of its own, over
+    // a clock the test moves.
+    let sources = Sources::from_env_map([("BILLING_URL", fake.url()), ("BILLING_TIMEOUT", "5s")]);
     let clock = ManualClock::new();
     let breaker = CircuitBreaker::new(
         Config::new(3, Duration::from_secs(30))
             .clock(clock.clone())
             .name("billing"),
     );
-    let app = orders::app(&settings, breaker).unwrap();
+    let app = orders::app(sources.strict(), breaker).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let server = tokio::spawn({
@@ -158,6 +156,39 @@ async fn an_upstream_404_does_not_trip_the_breaker() {
 }
 
 #[tokio::test]
+async fn billing_reads_its_settings_from_the_sources_given() {
+    let running = start().await;
+    let settings = running
+        .app
+        .get::<BillingSettings>("billingSettings")
+        .await
+        .unwrap();
+    let expected = BillingSettings {
+        url: running.fake.url().to_owned(),
+        timeout: Duration::from_secs(5),
+        breaker: BreakerSettings {
+            threshold: 3,
+            reset: Duration::from_secs(30),
+        },
+    };
+    assert_eq!(*settings, expected);
+    let explain = running
+        .app
+        .container()
+        .explain_key("billingSettings")
+        .unwrap()
+        .to_string();
+    for row in [
+        "timeout = 5s (env BILLING_TIMEOUT)",
+        "breaker.threshold = 3 (default)",
+        "breaker.reset = 30s (default)",
+    ] {
+        assert!(explain.contains(row), "{row} in\n{explain}");
+    }
+    running.app.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn health_never_builds_billing() {
     let running = start().await;
     let response = running
@@ -201,6 +232,8 @@ async fn close_disposes_the_client_and_logs_the_order() {
         .map(|l| {
             if l.contains("provider=BillingApi") {
                 "billingApi"
+            } else if l.contains("provider=BillingSettings") {
+                "billingSettings"
             } else if l.contains("provider=Billing") {
                 "billing"
             } else {
@@ -208,6 +241,10 @@ async fn close_disposes_the_client_and_logs_the_order() {
             }
         })
         .collect();
-    assert_eq!(disposed, ["billing", "billingApi"], "{logs}");
+    assert_eq!(
+        disposed,
+        ["billing", "billingApi", "billingSettings"],
+        "{logs}"
+    );
     assert!(logs.contains("billing client closed"), "{logs}");
 }

@@ -98,8 +98,8 @@ async fn three_orders_processes_share_billings_breaker() {
         ("BILLING_URL", billing_url.as_str()),
         ("REDIS_URL", url.as_str()),
         ("BREAKER_NAME", "billing-e2e"),
-        ("BREAKER_THRESHOLD", "3"),
-        ("BREAKER_RESET_MS", "800"),
+        ("BILLING_BREAKER_THRESHOLD", "3"),
+        ("BILLING_BREAKER_RESET", "800ms"),
         ("BREAKER_REFRESH_MS", "50"),
     ];
     let fleet: Vec<Example> = (0..3).map(|_| start("orders", &[], &env)).collect();

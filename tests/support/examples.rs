@@ -135,7 +135,7 @@ pub async fn orders_after_a_trip() -> (Example, Example) {
         &[],
         &[
             ("BILLING_URL", billing_url.as_str()),
-            ("BREAKER_THRESHOLD", "2"),
+            ("BILLING_BREAKER_THRESHOLD", "2"),
         ],
     );
     let client = super::http::http1_client();

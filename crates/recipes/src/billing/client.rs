@@ -46,23 +46,7 @@ pub struct BillingClient {
 impl BillingClient {
     /// A client of `base_url` (`http://host:port`), each request bounded by `timeout`.
     pub fn new(base_url: &str, timeout: Duration) -> Result<Self, BillingError> {
-        let invalid = |reason: &str| BillingError::InvalidUrl {
-            url: base_url.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let base: Uri = base_url
-            .trim_end_matches('/')
-            .parse()
-            .map_err(|_| invalid("not a URL"))?;
-        if base.scheme_str() != Some("http") {
-            return Err(invalid("only http:// is supported"));
-        }
-        if base.host().is_none() {
-            return Err(invalid("no host"));
-        }
-        let charges: Uri = format!("{}/charges", base_url.trim_end_matches('/'))
-            .parse()
-            .map_err(|_| invalid("not a URL"))?;
+        let (base, charges) = parse_base(base_url)?;
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(timeout));
         connector.set_nodelay(true);
@@ -160,4 +144,27 @@ impl std::fmt::Debug for BillingClient {
             .field("closed", &self.is_closed())
             .finish()
     }
+}
+
+/// The base URL and its `/charges`, or why `base_url` is not a usable `http://` URL (also
+/// what `BillingSettings` checks at `build()`).
+pub(super) fn parse_base(base_url: &str) -> Result<(Uri, Uri), BillingError> {
+    let invalid = |reason: &str| BillingError::InvalidUrl {
+        url: base_url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let base: Uri = base_url
+        .trim_end_matches('/')
+        .parse()
+        .map_err(|_| invalid("not a URL"))?;
+    if base.scheme_str() != Some("http") {
+        return Err(invalid("only http:// is supported"));
+    }
+    if base.host().is_none() {
+        return Err(invalid("no host"));
+    }
+    let charges: Uri = format!("{}/charges", base_url.trim_end_matches('/'))
+        .parse()
+        .map_err(|_| invalid("not a URL"))?;
+    Ok((base, charges))
 }

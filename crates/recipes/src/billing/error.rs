@@ -9,9 +9,6 @@ pub enum BillingError {
     /// The client was closed (the app is shutting down).
     #[error("the billing client is closed")]
     Closed,
-    /// A billing setting in the environment is invalid.
-    #[error("invalid billing settings: {0}")]
-    Settings(String),
     /// `BILLING_URL` is not a usable `http://` URL.
     #[error("invalid billing URL `{url}`: {reason}")]
     InvalidUrl {
@@ -49,10 +46,9 @@ impl BillingError {
             BillingError::Status { status, .. } => {
                 *status >= 500 || *status == 408 || *status == 429
             }
-            BillingError::Closed
-            | BillingError::Settings(_)
-            | BillingError::InvalidUrl { .. }
-            | BillingError::Decode(_) => false,
+            BillingError::Closed | BillingError::InvalidUrl { .. } | BillingError::Decode(_) => {
+                false
+            }
         }
     }
 }

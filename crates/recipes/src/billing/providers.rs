@@ -1,93 +1,30 @@
-//! The reference guide's two providers: `billingApi` holds the raw client and closes it on
-//! dispose; `billing` wraps it in a circuit breaker that lives on the provider, so handlers can
-//! reach billing only through the breaker.
+//! The reference guide's two providers, over the settings `billingSettings`: `billingApi` holds
+//! the raw client and closes it on dispose; `billing` wraps it in a circuit breaker that lives
+//! on the provider, so handlers can reach billing only through the breaker.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
 
 use green_tea_core::provider;
 use green_tea_http::HttpError;
 
 use super::client::{BillingClient, Charge};
 use super::error::BillingError;
-use crate::circuit_breaker::{BreakerError, CircuitBreaker, Config, Outcome};
+use super::settings::BillingSettings;
+use crate::circuit_breaker::{BreakerError, CircuitBreaker, Outcome};
 
-/// Settings read from the environment, with the guide's defaults.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BillingSettings {
-    /// `BILLING_URL` (default `http://127.0.0.1:3001`).
-    pub url: String,
-    /// `BILLING_TIMEOUT_MS` (default 2000): each call's timeout.
-    pub timeout: Duration,
-    /// `BREAKER_THRESHOLD` (default 3): consecutive failures that open the breaker.
-    pub threshold: u32,
-    /// `BREAKER_RESET_MS` (default 30000): how long it stays open.
-    pub reset: Duration,
-}
+/// The `billingApi` provider: the raw client of `billingSettings`' URL, each call bounded by
+/// its timeout. Its `dispose` closes the very client it handed out.
+#[derive(Debug, Default)]
+pub struct BillingApi;
 
-impl Default for BillingSettings {
-    fn default() -> Self {
-        BillingSettings {
-            url: "http://127.0.0.1:3001".to_owned(),
-            timeout: Duration::from_millis(2000),
-            threshold: 3,
-            reset: Duration::from_millis(30_000),
-        }
-    }
-}
-
-impl BillingSettings {
-    /// The defaults, overridden by whichever variables are set. A variable that is set but is
-    /// not a number is an error naming it.
-    pub fn from_env() -> Result<Self, String> {
-        let defaults = BillingSettings::default();
-        let number = |name: &str, default: u64| -> Result<u64, String> {
-            match std::env::var(name) {
-                Ok(text) => text
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("{name}={text:?} is not a number")),
-                Err(_) => Ok(default),
-            }
-        };
-        Ok(BillingSettings {
-            url: std::env::var("BILLING_URL").unwrap_or(defaults.url),
-            timeout: Duration::from_millis(number("BILLING_TIMEOUT_MS", 2000)?),
-            threshold: u32::try_from(number("BREAKER_THRESHOLD", 3)?).map_err(|e| e.to_string())?,
-            reset: Duration::from_millis(number("BREAKER_RESET_MS", 30_000)?),
-        })
-    }
-
-    /// The breaker these settings describe: a failure is whatever
-    /// [`BillingError::is_upstream_failure`] says; a call is bounded by the timeout.
-    pub fn breaker(&self) -> CircuitBreaker {
-        CircuitBreaker::new(
-            Config::new(self.threshold, self.reset)
-                .call_timeout(self.timeout)
-                .name("billing"),
-        )
-    }
-}
-
-/// The `billingApi` provider: the raw client. Its `dispose` closes the very client it handed
-/// out.
-#[derive(Debug)]
-pub struct BillingApi {
-    settings: Result<BillingSettings, String>,
-}
-
-#[provider(provides = "billingApi")]
+#[provider(provides = "billingApi", needs = ["billingSettings"])]
 impl BillingApi {
-    /// From the environment ([`BillingSettings::from_env`]); bad settings fail the build of
-    /// `billingApi` with a message naming the variable.
+    /// The provider; the settings come from the graph ([`BillingSettings::provider`]).
     pub fn new() -> Self {
-        BillingApi {
-            settings: BillingSettings::from_env(),
-        }
+        BillingApi
     }
 
-    async fn provide(&self) -> Result<BillingClient, BillingError> {
-        let settings = self.settings.clone().map_err(BillingError::Settings)?;
+    async fn provide(&self, settings: &BillingSettings) -> Result<BillingClient, BillingError> {
         tracing::info!(url = %settings.url, "connecting the billing client");
         BillingClient::new(&settings.url, settings.timeout)
     }
@@ -97,57 +34,36 @@ impl BillingApi {
     }
 }
 
-impl Default for BillingApi {
-    fn default() -> Self {
-        BillingApi::new()
-    }
-}
-
-impl BillingApi {
-    /// With explicit settings (tests, or settings from elsewhere than the environment).
-    pub fn with_settings(settings: BillingSettings) -> Self {
-        BillingApi {
-            settings: Ok(settings),
-        }
-    }
-}
-
-/// The `billing` provider: owns the breaker (built once with the app) and wraps the raw client
-/// in it.
-#[derive(Debug)]
+/// The `billing` provider: owns the breaker (made once, from `billingSettings`, when billing is
+/// first needed) and wraps the raw client in it.
+#[derive(Debug, Default)]
 pub struct Billing {
-    breaker: CircuitBreaker,
+    breaker: OnceLock<CircuitBreaker>,
 }
 
-#[provider(provides = "billing", needs = ["billingApi"])]
+#[provider(provides = "billing", needs = ["billingApi", "billingSettings"])]
 impl Billing {
-    /// With the breaker the environment describes ([`BillingSettings::from_env`]; invalid
-    /// settings fail `billingApi`, which this needs, so the defaults here are never used).
+    /// With the breaker the settings describe ([`BillingSettings::breaker`]).
     pub fn new() -> Self {
-        let settings = BillingSettings::from_env().unwrap_or_default();
-        Billing {
-            breaker: settings.breaker(),
-        }
+        Billing::default()
     }
 
-    fn provide(&self, billing_api: Arc<BillingClient>) -> GuardedBilling {
-        GuardedBilling {
-            api: billing_api,
-            breaker: self.breaker.clone(),
-        }
-    }
-}
-
-impl Default for Billing {
-    fn default() -> Self {
-        Billing::new()
+    fn provide(
+        &self,
+        billing_api: Arc<BillingClient>,
+        settings: &BillingSettings,
+    ) -> GuardedBilling {
+        let breaker = self.breaker.get_or_init(|| settings.breaker());
+        GuardedBilling::new(billing_api, breaker.clone())
     }
 }
 
 impl Billing {
-    /// With a breaker of your own (tests: a fake clock, a short window).
+    /// With a breaker of your own instead (tests: a fake clock, a short window).
     pub fn with_breaker(breaker: CircuitBreaker) -> Self {
-        Billing { breaker }
+        Billing {
+            breaker: OnceLock::from(breaker),
+        }
     }
 }
 
@@ -160,6 +76,12 @@ pub struct GuardedBilling {
 }
 
 impl GuardedBilling {
+    /// `api` behind `breaker`: what [`Billing`] provides, for a provider of `billing` of your
+    /// own (one whose breaker is shared through Redis, made asynchronously).
+    pub fn new(api: Arc<BillingClient>, breaker: CircuitBreaker) -> Self {
+        GuardedBilling { api, breaker }
+    }
+
     /// Charges through the breaker. While it is open this fails fast with 503 "billing is
     /// unavailable" and a `Retry-After`, without calling billing. A call that failed upstream
     /// (5xx, 408, 429, unreachable, timed out) is also 503 "billing is unavailable", without a
@@ -206,7 +128,7 @@ fn to_http_error(error: BreakerError<BillingError>) -> HttpError {
             tracing::warn!(%error, "billing failed");
             HttpError::unavailable("billing is unavailable")
         }
-        BreakerError::Inner(BillingError::Closed | BillingError::Settings(_)) => {
+        BreakerError::Inner(BillingError::Closed) => {
             HttpError::unavailable("the app is shutting down")
         }
         BreakerError::Inner(error) => {
