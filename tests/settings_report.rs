@@ -6,6 +6,7 @@ use green_tea::settings::{Secret, Sources};
 
 #[derive(Settings, Debug)]
 #[settings(provides = "billingSettings", prefix = "BILLING", discover = false)]
+#[expect(dead_code, reason = "the report reads the fields, not the test")]
 struct BillingSettings {
     #[settings(default = "http://127.0.0.1:3001")]
     url: String,
@@ -14,6 +15,7 @@ struct BillingSettings {
 
 #[derive(Settings, Debug)]
 #[settings(provides = "mailSettings", prefix = "MAIL", discover = false)]
+#[expect(dead_code, reason = "the report reads the fields, not the test")]
 struct MailSettings {
     #[settings(default = "25")]
     port: u16,
