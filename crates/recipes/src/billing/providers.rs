@@ -19,7 +19,7 @@ pub struct BillingApi;
 
 #[provider(provides = "billingApi", needs = ["billingSettings"])]
 impl BillingApi {
-    /// The provider; the settings come from the graph ([`BillingSettings::provider`]).
+    /// The provider; the settings come from the graph (`BillingSettings::provider()`).
     pub fn new() -> Self {
         BillingApi
     }
