@@ -212,9 +212,11 @@ pub mod routing {
 /// Steps by hand: the [`Step`](steps::Step) trait that `#[step]` implements,
 /// [`StepFn`](steps::StepFn) for a step made from a closure, [`Guard`](steps::Guard) for one that
 /// only accepts or rejects, and what a step returns ([`StepResult`](steps::StepResult)).
+/// Steps that finish with the request ([`Finish`](steps::Finish), what they are told:
+/// [`Outcome`](steps::Outcome)).
 pub mod steps {
     #[doc(inline)]
-    pub use green_tea_http::{Guard, Step, StepFn, StepResult};
+    pub use green_tea_http::{Finish, Finishing, Guard, Outcome, Step, StepFn, StepResult};
 }
 
 /// What a handler answers with: anything [`IntoResponse`](response::IntoResponse) (axum-core's

@@ -25,8 +25,8 @@ pub use green_tea_core::__private::{
     assert_nested, inventory, provide_ok, provide_result, settings,
 };
 pub use green_tea_http::{
-    HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step, StepFuture,
-    StepRegistration, StepResult, join_paths, reply_of,
+    Finishing, HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step,
+    StepFuture, StepRegistration, StepResult, join_paths, reply_of,
 };
 pub use http::Method;
 pub use http::request::Parts;

@@ -61,6 +61,16 @@ impl ResponseBody {
         ResponseBody::of(Repr::Bytes(Some(bytes)).non_empty())
     }
 
+    /// The whole body, if it is held in memory (not a stream).
+    pub(crate) fn as_bytes(&self) -> Option<&[u8]> {
+        match &self.repr {
+            Repr::Bytes(Some(bytes)) => Some(bytes),
+            Repr::Vec(Some(vec)) => Some(vec),
+            Repr::Bytes(None) | Repr::Vec(None) => Some(&[]),
+            Repr::Body(_) => None,
+        }
+    }
+
     #[inline]
     fn of(repr: Repr) -> Self {
         ResponseBody {

@@ -13,6 +13,7 @@ use green_tea_core::{Container, Descriptor};
 
 use crate::context::RequestState;
 use crate::error::HttpError;
+use crate::finish::Finishing;
 use crate::in_flight::InFlight;
 use crate::limits::Limits;
 use crate::response::{IntoReply, Reply};
@@ -53,6 +54,8 @@ pub(crate) struct CompiledStep {
     pub(crate) from_connection: bool,
     /// The path of the module it was registered in, if any (for `explain`).
     pub(crate) module: Option<Arc<str>>,
+    /// Which of its values finish with the request.
+    pub(crate) finishing: Finishing,
 }
 
 /// A request's run, type-erased: the one box a request pays for.
@@ -63,6 +66,13 @@ pub(crate) trait Entry: Send + Sync + 'static {
     /// The request's steps, then the handler, on `held` (under the route's layers, for the
     /// layered entry).
     fn run(&self, held: Box<RequestState>) -> RunFuture;
+
+    /// The same handler's entry for a route that runs a finishing step: its steps' values
+    /// kept, the handler's panic caught, then the values finished before the answer is
+    /// returned. `None` for an entry that is not a handler's.
+    fn finishing(&self) -> Option<Arc<dyn Entry>> {
+        None
+    }
 }
 
 impl Runtime {

@@ -9,6 +9,7 @@ use http::request::Parts;
 use green_tea_core::{Descriptor, Key, Needs, Provided};
 
 use crate::error::HttpError;
+use crate::finish::{Finish, Finishing};
 use crate::future::StepFuture;
 
 /// A request-scoped part of the graph: it runs on every request whose route needs one of its
@@ -58,6 +59,14 @@ pub trait Step: Send + Sync + 'static {
 
     /// Runs for one request: one value per declared key, or the response that rejects it.
     fn run<'a>(&'a self, parts: &'a mut Parts, needs: Needs<'a>) -> StepFuture<'a>;
+
+    /// Which of its values finish with the request (see [`Finish`]): none unless it says so.
+    /// Asked once, at `build()`; a route that runs no finishing step pays nothing for them.
+    ///
+    /// [`Finish`]: crate::Finish
+    fn finishing(&self) -> Finishing {
+        Finishing::none()
+    }
 }
 
 /// A step from a synchronous closure of the request head and the needs.
@@ -76,6 +85,7 @@ pub trait Step: Send + Sync + 'static {
 pub struct StepFn<T, F> {
     descriptor: Descriptor,
     run: F,
+    finishing: Finishing,
     _value: PhantomData<fn() -> T>,
 }
 
@@ -99,6 +109,7 @@ where
         StepFn {
             descriptor: Descriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
             run,
+            finishing: Finishing::none(),
             _value: PhantomData,
         }
     }
@@ -114,6 +125,30 @@ where
         self.descriptor.name = name.into();
         self
     }
+
+    /// Its value finishes with the request: [`Finish::finish`] runs after the handler, with
+    /// the request's outcome, before the response head is sent.
+    ///
+    /// ```
+    /// use green_tea::HttpError;
+    /// use green_tea::steps::{Finish, Outcome, Step, StepFn};
+    /// struct Audit;
+    /// impl Finish for Audit {
+    ///     async fn finish(self, outcome: &Outcome) -> Result<(), HttpError> {
+    ///         println!("audited: {}", outcome.status());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let audit = StepFn::new("audit", |_, _| Ok(Audit)).finishes();
+    /// assert!(!audit.finishing().is_empty());
+    /// ```
+    pub fn finishes(mut self) -> Self
+    where
+        T: Finish,
+    {
+        self.finishing = Finishing::none().value::<T>(0);
+        self
+    }
 }
 
 impl<T, F> Step for StepFn<T, F>
@@ -123,6 +158,10 @@ where
 {
     fn descriptor(&self) -> Descriptor {
         self.descriptor.clone()
+    }
+
+    fn finishing(&self) -> Finishing {
+        self.finishing.clone()
     }
 
     fn run<'a>(&'a self, parts: &'a mut Parts, needs: Needs<'a>) -> StepFuture<'a> {

@@ -78,6 +78,7 @@ impl AppBuilder {
         let health = self.health.compile(&wired.container);
         let steps = wired.steps.map(|id, s| CompiledStep {
             from_connection: Some(id) == from_connection,
+            finishing: s.step.finishing(),
             step: s.step,
             descriptor: s.descriptor,
             module: s.module,
@@ -116,9 +117,20 @@ impl AppBuilder {
                     let layered = layers::stack(inner, route_layers);
                     Arc::new(LayeredEntry(layered)) as Arc<dyn Entry>
                 });
+                // A route that runs a finishing step gets the entry that finishes; every
+                // other route keeps the plain one, and pays nothing for them.
+                let finishes = r
+                    .plan
+                    .steps
+                    .iter()
+                    .any(|planned| !steps[planned.step].finishing.is_empty());
+                let entry = match finishes {
+                    true => r.route.entry.finishing().unwrap_or(r.route.entry),
+                    false => r.route.entry,
+                };
                 RouteRun {
                     descriptor: r.descriptor,
-                    entry: r.route.entry,
+                    entry,
                     layered,
                     plan: r.plan,
                     ready: Default::default(),

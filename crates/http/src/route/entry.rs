@@ -11,14 +11,18 @@ use std::task::{Context, Poll, ready};
 use pin_project_lite::pin_project;
 use tracing::Instrument;
 
-use green_tea_core::__private::sibling;
+use futures_util::FutureExt;
+use std::panic::AssertUnwindSafe;
+
+use green_tea_core::__private::sibling::{self, AnyValue, panic_message};
 
 use crate::client_addr::ClientAddr;
 use crate::context::{RequestContext, RequestState};
 use crate::error::HttpError;
+use crate::finish::{Outcome, Pending};
 use crate::response::{IntoReply, Reply, reply_of};
 use crate::route::Handler;
-use crate::runtime::{Entry, RunFuture};
+use crate::runtime::{CompiledStep, Entry, RunFuture};
 
 /// The entry of a handler of type `H`: generic, so that `H`'s future is a field of the run's
 /// future rather than a box of its own.
@@ -27,11 +31,64 @@ pub(crate) struct HandlerEntry<H>(pub(crate) Arc<H>);
 impl<H: Handler> Entry for HandlerEntry<H> {
     fn run(&self, held: Box<RequestState>) -> RunFuture {
         Box::pin(Run::<_, H>::Steps {
-            steps: RequestState::run_steps::<H>(held),
+            steps: RequestState::run_steps::<H, ()>(held, ()),
             // The future outlives this borrow of the route: it holds the handler itself.
             handler: Arc::clone(&self.0),
         })
     }
+
+    fn finishing(&self) -> Option<Arc<dyn Entry>> {
+        Some(Arc::new(FinishingEntry(Arc::clone(&self.0))))
+    }
+}
+
+/// The entry of a handler of type `H` on a route that runs a finishing step: the steps'
+/// values that finish are kept as they are provided; the handler runs with its panic caught;
+/// then each kept value finishes, last first, with the outcome, before the answer is
+/// returned (so before its head is sent, and inside the route's layers).
+pub(crate) struct FinishingEntry<H>(pub(crate) Arc<H>);
+
+impl<H: Handler> Entry for FinishingEntry<H> {
+    fn run(&self, held: Box<RequestState>) -> RunFuture {
+        Box::pin(finishing_run(held, Arc::clone(&self.0)))
+    }
+}
+
+/// A finishing route's run: see [`FinishingEntry`].
+async fn finishing_run<H: Handler>(held: Box<RequestState>, handler: Arc<H>) -> Reply {
+    let mut pending = Pending::default();
+    // A step's panic, or the handler's, is caught here rather than by the dispatch: the kept
+    // values then finish with it (a transaction rolls back, awaited) before the 500.
+    let answered = AssertUnwindSafe(async {
+        match RequestState::run_steps::<H, _>(held, &mut pending).await {
+            Ok((held, _)) => {
+                let reply = handler.call(RequestContext::new(held)).await;
+                let outcome = Outcome::answered(&reply);
+                (reply, outcome)
+            }
+            Err((rejected, keep)) => {
+                let outcome = match keep.rejected_by.take() {
+                    Some(step) => Outcome::rejected(step, &rejected),
+                    None => Outcome::answered(&rejected),
+                };
+                (*rejected, outcome)
+            }
+        }
+    })
+    .catch_unwind()
+    .await;
+    let (reply, outcome) = match answered {
+        Ok(answered) => answered,
+        Err(panic) => {
+            let message = panic_message(&*panic);
+            tracing::error!(panic = %message, "the request panicked");
+            (
+                HttpError::internal().into_reply(),
+                Outcome::panicked(message),
+            )
+        }
+    };
+    pending.finish(reply, outcome).await
 }
 
 pin_project! {
@@ -48,7 +105,7 @@ pin_project! {
 
 impl<S, H> Future for Run<S, H>
 where
-    S: Future<Output = Result<Box<RequestState>, Box<Reply>>>,
+    S: Future<Output = Result<(Box<RequestState>, ()), (Box<Reply>, ())>>,
     H: Handler,
 {
     type Output = Reply;
@@ -58,8 +115,8 @@ where
             match self.as_mut().project() {
                 RunProjection::Steps { steps, handler } => {
                     let held = match ready!(steps.poll(cx)) {
-                        Ok(held) => held,
-                        Err(rejected) => return Poll::Ready(*rejected),
+                        Ok((held, ())) => held,
+                        Err((rejected, ())) => return Poll::Ready(*rejected),
                     };
                     let answer = handler.call(RequestContext::new(held));
                     self.set(Run::Handler { answer });
@@ -80,10 +137,15 @@ impl RequestState {
     /// crate that makes the route, beside the run it is awaited in, so the two can be inlined
     /// into one (a build without LTO cannot inline across crates otherwise; `#[inline]` does
     /// not reach an `async fn`'s body).
+    ///
+    /// `keep` is told of each step's values as they are provided, and of the step that
+    /// rejects: a finishing route keeps the values that finish; every other route passes `()`,
+    /// which keeps nothing and costs nothing.
     #[allow(clippy::extra_unused_type_parameters)]
-    pub(crate) async fn run_steps<H>(
+    pub(crate) async fn run_steps<H, K: Keep>(
         mut held: Box<RequestState>,
-    ) -> Result<Box<RequestState>, Box<Reply>> {
+        mut keep: K,
+    ) -> Result<(Box<RequestState>, K), (Box<Reply>, K)> {
         let RequestState {
             parts,
             locals,
@@ -101,10 +163,9 @@ impl RequestState {
         let ready = route.ready.load(Ordering::Acquire) && !runtime.container.is_closed();
         for planned in route.plan.steps.iter() {
             if !ready {
-                runtime
-                    .build_providers(&planned.needs)
-                    .await
-                    .map_err(Box::new)?;
+                if let Err(failed) = runtime.build_providers(&planned.needs).await {
+                    return Err((Box::new(failed), keep));
+                }
             }
             let step = &runtime.steps[planned.step];
             if step.from_connection {
@@ -135,25 +196,61 @@ impl RequestState {
                         sibling::check_provided(&provided, &step.descriptor.provides)
                     {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
-                        return Err(Box::new(HttpError::internal().into_reply()));
+                        keep.rejected(step);
+                        return Err((Box::new(HttpError::internal().into_reply()), keep));
                     }
+                    let first = locals.len();
                     sibling::append_provided(provided, |value| locals.push(value));
+                    keep.kept(step, &locals[first..]);
                 }
                 Err(rejection) => {
                     span.in_scope(|| {
                         tracing::debug!(status = rejection.status().as_u16(), "rejected")
                     });
-                    return Err(Box::new(reply_of(rejection)));
+                    keep.rejected(step);
+                    return Err((Box::new(reply_of(rejection)), keep));
                 }
             }
         }
         if !ready {
-            runtime
-                .build_providers(&route.plan.needs)
-                .await
-                .map_err(Box::new)?;
+            if let Err(failed) = runtime.build_providers(&route.plan.needs).await {
+                return Err((Box::new(failed), keep));
+            }
             route.ready.store(true, Ordering::Release);
         }
-        Ok(held)
+        Ok((held, keep))
+    }
+}
+
+/// What a route's steps tell of their values as they run them (see
+/// [`RequestState::run_steps`]).
+pub(crate) trait Keep: Send {
+    /// `step` provided `values`.
+    fn kept(&mut self, step: &CompiledStep, values: &[AnyValue]);
+
+    /// `step` rejected the request.
+    fn rejected(&mut self, step: &CompiledStep);
+}
+
+/// Keeps nothing: a route without finishing steps.
+impl Keep for () {
+    #[inline(always)]
+    fn kept(&mut self, _: &CompiledStep, _: &[AnyValue]) {}
+
+    #[inline(always)]
+    fn rejected(&mut self, _: &CompiledStep) {}
+}
+
+/// Keeps the values that finish, and the step that rejected.
+impl Keep for &mut Pending {
+    #[inline]
+    fn kept(&mut self, step: &CompiledStep, values: &[AnyValue]) {
+        if !step.finishing.is_empty() {
+            self.keep(&step.descriptor.name, &step.finishing, values);
+        }
+    }
+
+    fn rejected(&mut self, step: &CompiledStep) {
+        self.rejected_by = Some(step.descriptor.name.clone());
     }
 }

@@ -15,12 +15,16 @@ pub(super) struct Args {
     pub(super) provides: Vec<LitStr>,
     /// The keys needed, in order.
     pub(super) needs: Vec<LitStr>,
+    /// `finish`: its values finish with the request (their types implement `Finish`).
+    pub(super) finish: bool,
 }
 
 /// The arguments `#[step]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs"],
+    names: &["provides", "needs", "finish"],
     synonyms: &[
+        ("finishes", "finish"),
+        ("finishing", "finish"),
         ("provide", "provides"),
         ("produces", "provides"),
         ("keys", "provides"),
@@ -44,6 +48,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut errors = Errors::default();
     let mut provides = Vec::new();
     let mut needs = Vec::new();
+    let mut finish = None;
     let mut seen: Vec<&str> = Vec::new();
     for meta in metas {
         if meta.path().is_ident("after") {
@@ -54,6 +59,18 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             errors.spanned(meta.path(), KNOWN.unknown(meta.path()).0);
             continue;
         };
+        if name == "finish" {
+            match meta {
+                Meta::Path(path) if finish.is_none() => finish = Some(path),
+                Meta::Path(path) => errors.spanned(&path, "`finish` is given twice"),
+                other => errors.spanned(
+                    &other,
+                    "`finish` takes no value: write `finish` alone (the step's values finish \
+                     with the request, through their types' `Finish` impls)",
+                ),
+            }
+            continue;
+        }
         let Meta::NameValue(pair) = meta else {
             errors.spanned(
                 &meta,
@@ -78,8 +95,19 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             needs = keys;
         }
     }
+    if let (Some(path), true) = (&finish, provides.is_empty()) {
+        errors.spanned(
+            path,
+            "a guard provides nothing to finish: `finish` goes on a step with `provides`, whose \
+             values' types implement `Finish`",
+        );
+    }
     errors.finish()?;
-    Ok(Args { provides, needs })
+    Ok(Args {
+        provides,
+        needs,
+        finish: finish.is_some(),
+    })
 }
 
 #[cfg(test)]
@@ -121,6 +149,22 @@ mod tests {
         assert!(messages[0].starts_with("a step cannot provide `a[]`: a step's values"));
         assert!(messages[1].starts_with("a step cannot provide `b{eu}`"));
         assert!(messages[2].starts_with("a step cannot provide `c?`: `?` marks"));
+    }
+
+    #[test]
+    fn finish_is_a_flag_of_a_step_with_values() {
+        assert!(parse(quote!(provides = "tx", finish)).unwrap().finish);
+        assert!(!parse(quote!(provides = "tx")).unwrap().finish);
+        let messages =
+            |err: syn::Error| -> Vec<String> { err.into_iter().map(|e| e.to_string()).collect() };
+        let err = parse(quote!(finish)).err().unwrap();
+        assert!(messages(err)[0].starts_with("a guard provides nothing to finish"));
+        let err = parse(quote!(provides = "tx", finish = true)).err().unwrap();
+        assert!(messages(err)[0].starts_with("`finish` takes no value"));
+        let err = parse(quote!(provides = "tx", finish, finish))
+            .err()
+            .unwrap();
+        assert!(messages(err)[0].starts_with("`finish` is given twice"));
     }
 
     #[test]

@@ -117,6 +117,21 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
     let pack = emit::pack_provided(root, &output, call, &convert);
 
     let descriptor = emit::descriptor_fn(&declared);
+    // `finish`: each provided value finishes, through its type's `Finish` impl (a type that
+    // has none is a compile error at its `value::<T>`, spanned at the fn's name).
+    let finishing = args.finish.then(|| {
+        let values = output.values.iter().enumerate().map(|(index, ty)| {
+            emit::located_at(
+                quote!(.value::<#ty>(#index)),
+                Span::call_site().located_at(name.span()),
+            )
+        });
+        quote! {
+            fn finishing(&self) -> ::green_tea::__private::Finishing {
+                ::green_tea::__private::Finishing::none() #(#values)*
+            }
+        }
+    });
     let uses = emit::probe_traits(root);
     let state = emit::state_probe(&declared);
     let checked: Vec<_> = output
@@ -171,6 +186,8 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         #(#cfgs)*
         impl ::green_tea::__private::Step for #self_ty {
             #descriptor
+
+            #finishing
 
             fn run<'a>(
                 &'a self,
