@@ -182,12 +182,13 @@ pub mod extract {
 }
 
 /// The app's health as data ([`App::health`]): each provider's state, the health checks
-/// that providers' values answer, and whether the app is ready.
+/// that providers' values answer (synchronous ones, and async ones under a timeout and a
+/// cache), and whether the app is ready.
 pub mod health {
     #[doc(inline)]
     pub use green_tea_core::{
-        Check, CheckStatus, ContainerHealth, HealthCheck, ModuleHealth, ProviderHealth,
-        ProviderState,
+        AsyncHealthCheck, Check, CheckStatus, CheckTiming, ContainerHealth, HealthCheck,
+        ModuleHealth, ProviderHealth, ProviderState,
     };
     #[doc(inline)]
     pub use green_tea_http::{AppHealth, CheckReport};

@@ -18,6 +18,7 @@ mod key;
 pub mod metric;
 mod module;
 mod picture;
+mod probe;
 mod provider;
 mod provider_fn;
 mod registry;
@@ -46,6 +47,7 @@ pub use health::{
 };
 pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
+pub use probe::{AsyncHealthCheck, CheckTiming};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
