@@ -693,7 +693,7 @@ fn health_app() -> App {
 #[tokio::test]
 async fn health_names_each_providers_and_checks_module_and_reports_per_module() {
     let app = health_app();
-    let health = app.health();
+    let health = app.health().await;
     let paths: Vec<&str> = health.modules.iter().map(|m| m.path.as_str()).collect();
     assert_eq!(paths, ["billing", "shop", "shop::orders"]);
     assert!(
@@ -729,7 +729,7 @@ async fn health_names_each_providers_and_checks_module_and_reports_per_module() 
     let client = TestClient::new(app.clone());
     assert_eq!(client.get("/pay").send().await.status(), 500);
     let breaker = app.get::<Breaker>("billing::breaker").await.unwrap();
-    let health = app.health();
+    let health = app.health().await;
     let billing = &health.modules[0];
     assert_eq!(billing.status, CheckStatus::Down);
     assert_eq!(billing.built, 1);
@@ -768,7 +768,7 @@ async fn health_names_each_providers_and_checks_module_and_reports_per_module() 
     assert_eq!(db["module"], serde_json::Value::Null);
 
     breaker.open.store(true, Ordering::SeqCst);
-    let health = app.health();
+    let health = app.health().await;
     assert_eq!(
         health.modules[0].reasons[1],
         "check `billing::breaker` down: open"
@@ -796,7 +796,7 @@ async fn a_degraded_check_alone_makes_its_module_degraded_and_an_override_is_the
         .build()
         .unwrap();
     app.get::<Breaker>("billing::breaker").await.unwrap();
-    let health = app.health();
+    let health = app.health().await;
     assert_eq!(health.modules[0].status, CheckStatus::Degraded);
     let overrides: Vec<&green_tea::health::ProviderHealth> = health
         .providers

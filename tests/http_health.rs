@@ -1,5 +1,6 @@
-//! `app.health()` and the health routes: providers built / failed / never needed, critical keys,
-//! health checks, readiness before start, and both routes over loopback during a drain.
+//! `app.health().await` and the health routes: providers built / failed / never needed,
+//! critical keys, health checks, readiness before start, and both routes over loopback during
+//! a drain. (The async health checks: `http_health_async.rs`.)
 
 mod support;
 
@@ -62,14 +63,14 @@ fn provider<'a>(
 async fn health_shows_built_failed_and_never_needed_providers() {
     let failing = Arc::new(AtomicBool::new(true));
     let app = app_with_db(&failing);
-    let health = app.health();
+    let health = app.health().await;
     assert!(health.live);
     assert!(!health.ready, "not started");
     assert_eq!(provider(&health, "db").state, ProviderState::NotBuilt);
 
     let client = TestClient::new(app.clone());
     assert_eq!(client.get("/orders").send().await.status(), 500);
-    let health = app.health();
+    let health = app.health().await;
     let db = provider(&health, "db");
     assert_eq!(db.state, ProviderState::Failed);
     assert!(db.error.as_deref().unwrap().contains("connection refused"));
@@ -89,7 +90,7 @@ async fn health_shows_built_failed_and_never_needed_providers() {
     // The next request retries; a success clears the error.
     failing.store(false, Ordering::SeqCst);
     assert_eq!(client.get("/orders").send().await.text(), "7");
-    let health = app.health();
+    let health = app.health().await;
     let db = provider(&health, "db");
     assert_eq!(db.state, ProviderState::Built);
     assert!(db.error.is_none() && db.build_micros.is_some());
@@ -104,7 +105,7 @@ async fn health_shows_built_failed_and_never_needed_providers() {
     assert_eq!(db.unwrap()["state"], "built");
 
     app.close().await.unwrap();
-    let health = app.health();
+    let health = app.health().await;
     assert!(health.closed && !health.live && !health.ready);
     assert_eq!(provider(&health, "db").state, ProviderState::Disposed);
 }
@@ -139,7 +140,7 @@ async fn a_critical_key_fails_with_any_decorator_over_it() {
         .unwrap();
     let client = TestClient::new(app.clone());
     assert_eq!(client.get("/orders").send().await.status(), 500);
-    let health = app.health();
+    let health = app.health().await;
     assert_eq!(provider(&health, "value `db`").state, ProviderState::Built);
     let pooled = provider(&health, "pooled");
     assert_eq!(
@@ -157,9 +158,13 @@ async fn a_critical_key_fails_with_any_decorator_over_it() {
     failing.store(false, Ordering::SeqCst);
     assert_eq!(client.get("/orders").send().await.text(), "8");
     assert!(
-        !app.health().reasons.iter().any(|r| r.contains("critical")),
+        !app.health()
+            .await
+            .reasons
+            .iter()
+            .any(|r| r.contains("critical")),
         "{:?}",
-        app.health().reasons
+        app.health().await.reasons
     );
     app.close().await.unwrap();
 }
@@ -197,7 +202,7 @@ async fn a_failed_start_leaves_the_app_unready() {
     let failing = Arc::new(AtomicBool::new(true));
     let app = app_with_db(&failing);
     assert!(app.start().await.is_err());
-    let health = app.health();
+    let health = app.health().await;
     assert!(!health.ready && !health.started);
     assert_eq!(provider(&health, "db").state, ProviderState::Failed);
     app.close().await.unwrap();
@@ -251,14 +256,14 @@ async fn health_checks_ask_built_values_only() {
         .health_check::<Breaker>("billingBreaker")
         .build()
         .unwrap();
-    let checks = app.health().checks;
+    let checks = app.health().await.checks;
     assert_eq!(checks[0].key, "billingBreaker");
     assert!(checks[0].check.is_none(), "never built to be asked");
     app.get::<Breaker>("billingBreaker").await.unwrap();
-    let check = app.health().checks[0].check.clone().unwrap();
+    let check = app.health().await.checks[0].check.clone().unwrap();
     assert_eq!(check.status, CheckStatus::Down);
     assert_eq!(check.detail.as_deref(), Some("open"));
-    let json = serde_json::to_value(app.health()).unwrap();
+    let json = serde_json::to_value(app.health().await).unwrap();
     assert_eq!(json["checks"][0]["check"]["status"], "down");
     app.close().await.unwrap();
 }
@@ -434,7 +439,7 @@ async fn during_a_drain_readiness_is_503_liveness_200_and_routes_503() {
     assert_eq!(slow.text(), "done");
     within("close()", closing).await.unwrap().unwrap();
     server.finished().await.unwrap();
-    let health = app.health();
+    let health = app.health().await;
     assert!(!health.live && health.closed);
     // Closed: no longer listening.
     assert!(ask("/healthz").await.is_err());

@@ -448,7 +448,7 @@ async fn secrets_are_never_shown() {
         all.to_json().to_string(),
         all.to_svg(),
         all.to_html(),
-        format!("{:?}", app.health()),
+        format!("{:?}", app.health().await),
     ];
     for (i, text) in renderings.iter().enumerate() {
         assert!(

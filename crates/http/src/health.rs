@@ -1,13 +1,18 @@
 //! `App::health()`: the graph's state (each provider built, failed or never needed), the
-//! health checks of providers' values, each module's health, and whether the app is live and
-//! ready; as data.
+//! health checks of providers' values (the async ones' timeout, cache and single flight in
+//! `probe`), each module's health, and whether the app is live and ready; as data.
+
+mod probe;
 
 use serde::Serialize;
 
 use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
 use green_tea_core::{
-    Check, Container, HealthCheck, Key, Location, ModuleHealth, ProviderHealth, TypeInfo,
+    Check, CheckTiming, Container, HealthCheck, Key, Location, ModuleHealth, ProviderHealth,
+    TypeInfo,
 };
+
+pub(crate) use probe::{Asked, CompiledProbe, ProbeSetting, ask as ask_async};
 
 /// The app's health now; see [`App::health`](crate::App::health).
 #[derive(Clone, Debug, Serialize)]
@@ -15,8 +20,8 @@ use green_tea_core::{
 pub struct AppHealth {
     /// Until `close()` has finished: the process answers and should not be restarted.
     pub live: bool,
-    /// Should get traffic: started (or serving), not closing, and no critical provider's last
-    /// build failed.
+    /// Should get traffic: started (or serving), not closing, no critical provider's last
+    /// build failed, and no async health check of a critical key reports down.
     pub ready: bool,
     /// Why it is not ready, one line each (empty when ready).
     pub reasons: Vec<String>,
@@ -30,7 +35,9 @@ pub struct AppHealth {
     pub providers: Vec<ProviderHealth>,
     /// The keys marked critical (`AppBuilder::critical`).
     pub critical: Vec<String>,
-    /// What each registered health check reports (`AppBuilder::health_check`).
+    /// What each registered health check reports: the synchronous ones
+    /// (`AppBuilder::health_check`) in the order they were registered, then the async ones
+    /// (`AppBuilder::async_health_check`) in theirs.
     pub checks: Vec<CheckReport>,
     /// Every registered module, parents before their sub-modules: its providers' states and
     /// its health checks (those on its keys) in sum.
@@ -43,11 +50,24 @@ pub struct AppHealth {
 pub struct CheckReport {
     /// The key whose value was asked.
     pub key: String,
-    /// Its answer; `None` while the value is not built (it is never built to be asked).
+    /// Its answer; `None` while the value is not built (it is never built to be asked), and
+    /// for an async check once the app's container is closed.
     pub check: Option<Check>,
     /// The path of the module whose key it is (`billing` for `billing::breaker`), or `None`
     /// for a key of the app's root.
     pub module: Option<String>,
+    /// For an async check that was asked: how old its answer is, in milliseconds, when this
+    /// health was made (0 for an answer made for it). `None` (and left out of the JSON) for
+    /// a synchronous check, asked anew each time, and for a check that was not asked (its
+    /// value not built, or the app closed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub age_millis: Option<u64>,
+    /// For an async check that was asked: `true` if its answer was kept from an earlier
+    /// check (younger than its cache interval), `false` if the check ran for this health
+    /// (started by it, or by a concurrent one it waited for). `None` (and left out of the
+    /// JSON) like `age_millis`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<bool>,
 }
 
 /// What the builder collected: checked at `build()` against the graph.
@@ -55,6 +75,11 @@ pub struct CheckReport {
 pub(crate) struct HealthSettings {
     pub(crate) critical: Vec<(Key, Location)>,
     pub(crate) checks: Vec<CheckSetting>,
+    /// The async checks, each with the timing it was registered with.
+    pub(crate) probes: Vec<ProbeSetting>,
+    /// What an async check's timing leaves unset (`AppBuilder::health_check_timeout`,
+    /// `health_check_cache`); unset here, `CheckTiming`'s defaults.
+    pub(crate) probe_timing: CheckTiming,
 }
 
 pub(crate) struct CheckSetting {
@@ -69,6 +94,9 @@ pub(crate) struct CheckSetting {
 pub(crate) struct CompiledHealth {
     pub(crate) critical: Vec<Key>,
     pub(crate) checks: Vec<CompiledCheck>,
+    /// The async checks, each with its cache; empty in most apps, whose health is then
+    /// made without awaiting anything.
+    pub(crate) probes: Vec<CompiledProbe>,
 }
 
 /// A health check, resolved: its key, its value, how to ask it, and the module whose key it
@@ -116,20 +144,46 @@ impl HealthSettings {
                 c.location,
             )
         });
-        critical.chain(checks).collect()
+        let probes = self.probes.iter().filter_map(|p| {
+            sibling::health_key_problem(
+                builder,
+                &p.key,
+                Some(p.ty),
+                format!(
+                    "`async_health_check::<{}>(\"{}\")`",
+                    p.ty.short_name(),
+                    p.key
+                ),
+                p.location,
+            )
+        });
+        critical.chain(checks).chain(probes).collect()
     }
 
     /// Resolved against `container` (after the checks passed).
     pub(crate) fn compile(self, container: &Container) -> CompiledHealth {
+        let defaults = self.probe_timing;
+        let module_of = |key: &Key| {
+            sibling::module_of_key(container, key.as_str())
+                .and_then(|m| sibling::module_paths(container).position(|p| *p == m))
+        };
         CompiledHealth {
+            probes: self
+                .probes
+                .into_iter()
+                .filter_map(|p| {
+                    let at = sibling::locate(container, p.key.as_str())?;
+                    let module = module_of(&p.key);
+                    Some(CompiledProbe::new(p, at, module, defaults))
+                })
+                .collect(),
             critical: self.critical.into_iter().map(|(key, _)| key).collect(),
             checks: self
                 .checks
                 .into_iter()
                 .filter_map(|c| {
                     let at = sibling::locate(container, c.key.as_str())?;
-                    let module = sibling::module_of_key(container, c.key.as_str())
-                        .and_then(|m| sibling::module_paths(container).position(|p| *p == m));
+                    let module = module_of(&c.key);
                     Some(CompiledCheck {
                         key: c.key,
                         at,

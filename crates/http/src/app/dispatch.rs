@@ -19,6 +19,7 @@ use green_tea_core::__private::sibling::RouteId;
 
 use super::AppInner;
 use super::RunFuture;
+use super::built_in::BuiltInAnswer;
 use super::future::{DispatchFuture, Finish};
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
@@ -69,7 +70,10 @@ impl AppInner {
         if !self.built_in.is_empty()
             && let Some(route) = self.built_in.at(parts.uri.path())
         {
-            return DispatchFuture::answered(self.answer_built_in(route, &parts), finish);
+            return match self.answer_built_in(route, &parts) {
+                BuiltInAnswer::Now(reply) => DispatchFuture::answered(reply, finish),
+                BuiltInAnswer::Later(answer) => DispatchFuture::outside_flight(answer, finish),
+            };
         }
         let mut measure = Measure::start(self, &parts);
         let Some(in_flight) = InFlight::enter(&self.runtime.in_flight) else {

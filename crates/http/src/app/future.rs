@@ -63,6 +63,21 @@ impl<F, M> DispatchFuture<F, M> {
         }
     }
 
+    /// `answer` awaited outside flight (a built-in route that awaits something), its panic
+    /// caught like a route's; it opens and measures itself.
+    pub(crate) fn outside_flight(answer: F, finish: M) -> Self {
+        DispatchFuture {
+            state: State::Running {
+                run: answer,
+                span: tracing::Span::none(),
+                started: None,
+                in_flight: None,
+                meter: None,
+            },
+            finish: Some(finish),
+        }
+    }
+
     /// The future `run` makes, polled in `span`, holding the request's place in flight. (The
     /// future is made inside the answer's own constructor, so that it can be built in place
     /// rather than moved in.)

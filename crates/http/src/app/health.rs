@@ -1,13 +1,13 @@
 //! `App::health()`: the health model (`crate::health`) of the app, from its container, its
-//! close and its compiled checks.
+//! close, its compiled checks and the answers of its async checks.
 
 use std::sync::atomic::Ordering;
 
 use green_tea_core::__private::sibling;
-use green_tea_core::{CheckStatus, ProviderHealth};
+use green_tea_core::{Check, CheckStatus, Key, ModuleHealth, ProviderHealth};
 
 use super::{App, AppInner};
-use crate::health::{AppHealth, CheckReport};
+use crate::health::{AppHealth, Asked, CheckReport};
 
 impl App {
     /// The app's health now, as data (`serde::Serialize`): each provider built, failed (with
@@ -15,9 +15,16 @@ impl App {
     /// health (its providers and the checks on its keys), and whether the app is live and
     /// ready. Builds nothing.
     ///
+    /// An `async fn` because of the [async health checks](crate::AppBuilder::async_health_check):
+    /// it runs, concurrently, each one whose last answer is older than its cache interval
+    /// (each under its timeout; callers at the same time share one run of a check), and
+    /// waits for them. In an app without async checks it awaits nothing: its answer is ready
+    /// at the first poll, as the synchronous `health()` it replaces was.
+    ///
     /// Ready means: [`start()`](App::start) has succeeded (or the app is being served), the
-    /// app is not closing, and no provider of a key marked
-    /// [`critical`](crate::AppBuilder::critical) has its last build failed.
+    /// app is not closing, no provider of a key marked
+    /// [`critical`](crate::AppBuilder::critical) has its last build failed, and no async
+    /// health check of a critical key reports down.
     ///
     /// ```
     /// # #[tokio::main] async fn main() {
@@ -30,22 +37,42 @@ impl App {
     ///     .route(Route::get("/", |_: RequestContext| async { "hi" }).needs::<String>("db"))
     ///     .build()
     ///     .unwrap();
-    /// assert!(!app.health().ready); // not started
+    /// assert!(!app.health().await.ready); // not started
     /// app.start().await.unwrap();
-    /// let health = app.health();
+    /// let health = app.health().await;
     /// assert!(health.live && health.ready);
     /// assert_eq!(health.providers[0].state.to_string(), "built");
     /// app.close().await.unwrap();
-    /// assert!(!app.health().live);
+    /// assert!(!app.health().await.live);
     /// # }
     /// ```
-    pub fn health(&self) -> AppHealth {
-        self.inner.health()
+    pub async fn health(&self) -> AppHealth {
+        self.inner.health().await
     }
 }
 
 impl AppInner {
-    pub(crate) fn health(&self) -> AppHealth {
+    /// Whether the app has async health checks, which its health must await.
+    pub(crate) fn has_async_checks(&self) -> bool {
+        !self.health.probes.is_empty()
+    }
+
+    /// The app's health, its async checks asked (those due run, concurrently).
+    pub(crate) async fn health(&self) -> AppHealth {
+        if !self.has_async_checks() {
+            return self.health_with(Vec::new());
+        }
+        let container = &self.runtime.container;
+        let asked =
+            futures_util::future::join_all(self.health.probes.iter().map(|p| p.ask(container)))
+                .await;
+        self.health_with(asked)
+    }
+
+    /// The app's health with `asked`, the async checks' answers (one per async check, in
+    /// order), awaiting nothing. Empty `asked` leaves the async checks out: for an app
+    /// without any, and for the liveness route, which reads no check.
+    pub(crate) fn health_with(&self, asked: Vec<Option<Asked>>) -> AppHealth {
         let container = self.runtime.container.health();
         let closed = self.close_outcome.initialized();
         let draining = *self.runtime.shutdown.borrow() && !closed;
@@ -80,40 +107,47 @@ impl AppInner {
             }
         }
         let mut modules = container.modules;
-        let checks = self
+        let mut checks: Vec<CheckReport> = self
             .health
             .checks
             .iter()
             .map(|c| {
                 let check = sibling::value(&self.runtime.container, c.at).map(c.ask);
-                let module = c.module.and_then(|m| modules.get_mut(m));
-                if let (Some(module), Some(check)) = (module, &check) {
-                    let worse = match (module.status, check.status) {
-                        (_, CheckStatus::Down) => Some(CheckStatus::Down),
-                        (CheckStatus::Up, CheckStatus::Degraded) => Some(CheckStatus::Degraded),
-                        _ => None,
-                    };
-                    if let Some(status) = worse {
-                        module.status = status;
-                    }
-                    if check.status != CheckStatus::Up {
-                        let detail = check.detail.as_deref().unwrap_or("no detail");
-                        let status = match check.status {
-                            CheckStatus::Down => "down",
-                            _ => "degraded",
-                        };
-                        module
-                            .reasons
-                            .push(format!("check `{}` {status}: {detail}", c.key));
-                    }
+                if let Some(check) = &check {
+                    count_in_module(&mut modules, c.module, &c.key, check);
                 }
                 CheckReport {
                     key: c.key.to_string(),
                     check,
                     module: module_path(&modules, c.module),
+                    age_millis: None,
+                    cached: None,
                 }
             })
             .collect();
+        if !asked.is_empty() {
+            let now = tokio::time::Instant::now();
+            checks.reserve(asked.len());
+            for (probe, asked) in self.health.probes.iter().zip(asked) {
+                if let Some(Asked { check, .. }) = &asked {
+                    count_in_module(&mut modules, probe.module, &probe.key, check);
+                    if check.status == CheckStatus::Down
+                        && self.health.critical.contains(&probe.key)
+                    {
+                        let detail = check.detail.as_deref().unwrap_or("no detail");
+                        reasons.push(format!("critical `{}`: check down: {detail}", probe.key));
+                    }
+                }
+                let age = asked.as_ref().map(|a| now.saturating_duration_since(a.at));
+                checks.push(CheckReport {
+                    key: probe.key.to_string(),
+                    module: module_path(&modules, probe.module),
+                    age_millis: age.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
+                    cached: asked.as_ref().map(|a| a.cached),
+                    check: asked.map(|a| a.check),
+                });
+            }
+        }
         AppHealth {
             live: !closed,
             ready: reasons.is_empty(),
@@ -129,7 +163,34 @@ impl AppInner {
     }
 }
 
+/// `check`, the answer of the check on `key`, counted in the health of module `at` (if the
+/// key is a module's): a down answer makes it down, a degraded one degraded, and either is
+/// one of its reasons.
+fn count_in_module(modules: &mut [ModuleHealth], at: Option<usize>, key: &Key, check: &Check) {
+    let Some(module) = at.and_then(|m| modules.get_mut(m)) else {
+        return;
+    };
+    let worse = match (module.status, check.status) {
+        (_, CheckStatus::Down) => Some(CheckStatus::Down),
+        (CheckStatus::Up, CheckStatus::Degraded) => Some(CheckStatus::Degraded),
+        _ => None,
+    };
+    if let Some(status) = worse {
+        module.status = status;
+    }
+    if check.status != CheckStatus::Up {
+        let detail = check.detail.as_deref().unwrap_or("no detail");
+        let status = match check.status {
+            CheckStatus::Down => "down",
+            _ => "degraded",
+        };
+        module
+            .reasons
+            .push(format!("check `{key}` {status}: {detail}"));
+    }
+}
+
 /// The path of module `at` among `modules`.
-fn module_path(modules: &[green_tea_core::ModuleHealth], at: Option<usize>) -> Option<String> {
+fn module_path(modules: &[ModuleHealth], at: Option<usize>) -> Option<String> {
     at.and_then(|m| modules.get(m)).map(|m| m.path.clone())
 }

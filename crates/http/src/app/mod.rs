@@ -13,6 +13,7 @@ mod metered;
 #[cfg(not(feature = "metrics"))]
 #[path = "unmetered.rs"]
 mod metered;
+mod probes;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

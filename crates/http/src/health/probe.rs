@@ -1,0 +1,154 @@
+//! The async health checks' asking: each under its timeout, a panic caught, its answer kept
+//! for its cache interval, and one check in flight at a time that concurrent callers share.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, Shared};
+use tokio::time::Instant;
+
+use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
+use green_tea_core::{AsyncHealthCheck, Check, CheckTiming, Container, Key, Location, TypeInfo};
+
+/// An async check as registered: checked at `build()` like a synchronous one (GT0009).
+pub(crate) struct ProbeSetting {
+    pub(crate) key: Key,
+    pub(crate) location: Location,
+    pub(crate) ty: TypeInfo,
+    /// What it sets itself; the rest is the app's.
+    pub(crate) timing: CheckTiming,
+    pub(crate) ask: ProbeAsk,
+}
+
+/// How an async check asks a value (of the type it was registered with): a future that owns
+/// the value, so that every caller can share it.
+pub(crate) type ProbeAsk = fn(AnyValue) -> BoxFuture<'static, Check>;
+
+/// An async check's question, for values of type `T`.
+pub(crate) fn ask<T: AsyncHealthCheck>(value: AnyValue) -> BoxFuture<'static, Check> {
+    match value.downcast::<T>() {
+        Ok(value) => async move { value.check().await }.boxed(),
+        // The type was checked at build (GT0009).
+        Err(_) => {
+            futures_util::future::ready(Check::down("the value is not of the health check's type"))
+                .boxed()
+        }
+    }
+}
+
+/// A check under way: its answer and when it was made, for every caller that waits for it.
+type Running = Shared<BoxFuture<'static, (Check, Instant)>>;
+
+/// An async check, resolved, with what it keeps between calls.
+pub(crate) struct CompiledProbe {
+    pub(crate) key: Key,
+    at: AppValue,
+    /// The module whose key it is (its position among the container's modules).
+    pub(crate) module: Option<usize>,
+    timeout: Duration,
+    cache_for: Duration,
+    ask: ProbeAsk,
+    slot: Mutex<Slot>,
+}
+
+#[derive(Default)]
+struct Slot {
+    /// The last answer and when it was made.
+    last: Option<(Check, Instant)>,
+    /// The check in flight, if one is: whoever comes while it runs waits for it.
+    running: Option<Running>,
+}
+
+/// One async check's answer to one `health()`.
+pub(crate) struct Asked {
+    pub(crate) check: Check,
+    /// When the answer was made.
+    pub(crate) at: Instant,
+    /// Kept from an earlier check rather than made for this call.
+    pub(crate) cached: bool,
+}
+
+impl CompiledProbe {
+    /// `setting` resolved to the value `at`, its unset timing taken from `defaults`.
+    pub(crate) fn new(
+        setting: ProbeSetting,
+        at: AppValue,
+        module: Option<usize>,
+        defaults: CheckTiming,
+    ) -> Self {
+        let timeout = defaults.timeout_or(CheckTiming::DEFAULT_TIMEOUT);
+        let cache_for = defaults.cache_for_or(CheckTiming::DEFAULT_CACHE);
+        CompiledProbe {
+            key: setting.key,
+            at,
+            module,
+            timeout: setting.timing.timeout_or(timeout),
+            cache_for: setting.timing.cache_for_or(cache_for),
+            ask: setting.ask,
+            slot: Mutex::new(Slot::default()),
+        }
+    }
+
+    /// The check's answer: kept, if the last is younger than the cache interval; else that of
+    /// the check in flight, started now if none is. `None` while the value is not built (it
+    /// is never built to be asked) and once the container is closed (its value may be
+    /// disposed: a closed pool is not asked).
+    pub(crate) async fn ask(&self, container: &Container) -> Option<Asked> {
+        let value = sibling::try_value(container, self.at).ok().flatten()?;
+        let running = {
+            let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((check, at)) = &slot.last
+                && at.elapsed() < self.cache_for
+            {
+                return Some(Asked {
+                    check: check.clone(),
+                    at: *at,
+                    cached: true,
+                });
+            }
+            slot.running
+                .get_or_insert_with(|| {
+                    timed(
+                        (self.ask)(Arc::clone(value)),
+                        self.timeout,
+                        self.key.clone(),
+                    )
+                    .boxed()
+                    .shared()
+                })
+                .clone()
+        };
+        // A caller that goes away leaves the check in the slot, and the next one finishes it.
+        let (check, at) = running.clone().await;
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        // The first of its waiters to get here keeps its answer.
+        if slot.running.as_ref().is_some_and(|r| r.ptr_eq(&running)) {
+            slot.running = None;
+            slot.last = Some((check.clone(), at));
+        }
+        Some(Asked {
+            check,
+            at,
+            cached: false,
+        })
+    }
+}
+
+/// `check` under `timeout`, a panic in it caught; with when it answered.
+async fn timed(check: BoxFuture<'static, Check>, timeout: Duration, key: Key) -> (Check, Instant) {
+    let check = match tokio::time::timeout(timeout, AssertUnwindSafe(check).catch_unwind()).await {
+        Ok(Ok(check)) => check,
+        Ok(Err(panic)) => {
+            let message = sibling::panic_message(&*panic);
+            tracing::warn!(key = %key, panic = %message, "an async health check panicked");
+            Check::down(format!("the check panicked: {message}"))
+        }
+        Err(_) => {
+            tracing::warn!(key = %key, ?timeout, "an async health check timed out");
+            Check::down(format!("timed out after {timeout:?}"))
+        }
+    };
+    (check, Instant::now())
+}
