@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::container::Container;
 use crate::error::NodeKind;
 use crate::explain::module_of_key;
+use crate::worker::{WorkerHealth, WorkerState};
 
 /// The state of every provider of a container, in build order; see [`Container::health`].
 #[derive(Clone, Debug, Serialize)]
@@ -22,6 +23,8 @@ pub struct ContainerHealth {
     /// Every registered module, parents before their sub-modules: its providers' states in
     /// sum.
     pub modules: Vec<ModuleHealth>,
+    /// Every worker, in registration order.
+    pub workers: Vec<WorkerHealth>,
 }
 
 /// One module's health: its own providers (a sub-module has its own entry); an app adds its
@@ -198,10 +201,43 @@ impl Container {
                 }
             })
             .collect();
+        let workers = inner
+            .workers
+            .nodes
+            .iter()
+            .map(|node| {
+                let module = node
+                    .module
+                    .map(|m| inner.modules[m as usize].path.to_string());
+                let health = node.health(module);
+                if let Some(module) = node.module.map(|m| &mut modules[m as usize]) {
+                    // A worker that is not running, and is not meant to be, is no problem;
+                    // one that failed (or waits to restart after failing) is.
+                    let status = match health.state {
+                        WorkerState::Failed | WorkerState::Abandoned => Some(CheckStatus::Down),
+                        WorkerState::Restarting => Some(CheckStatus::Degraded),
+                        _ => None,
+                    };
+                    if let Some(status) = status {
+                        if status == CheckStatus::Down || module.status == CheckStatus::Up {
+                            module.status = status;
+                        }
+                        module.reasons.push(format!(
+                            "worker `{}` {}: {}",
+                            health.name,
+                            health.state,
+                            health.last_error.as_deref().unwrap_or("no error")
+                        ));
+                    }
+                }
+                health
+            })
+            .collect();
         ContainerHealth {
             closed: self.is_closed(),
             providers,
             modules,
+            workers,
         }
     }
 }

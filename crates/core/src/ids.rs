@@ -144,6 +144,11 @@ impl<I: Id, T> IdVec<I, T> {
         self.items.len()
     }
 
+    /// Takes the items from position `at` on.
+    pub(crate) fn split_off(&mut self, at: usize) -> Vec<T> {
+        self.items.split_off(at.min(self.items.len()))
+    }
+
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()

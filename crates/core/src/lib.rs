@@ -25,6 +25,7 @@ mod registry;
 mod scope;
 pub mod settings;
 mod value;
+mod worker;
 
 #[doc(hidden)]
 #[path = "private/mod.rs"]
@@ -51,6 +52,17 @@ pub use probe::{AsyncHealthCheck, CheckTiming};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};
+
+/// Workers: long-running tasks that are nodes of the graph ([`Worker`](workers::Worker),
+/// [`WorkerFn`](workers::WorkerFn)), how they restart ([`Restart`](workers::Restart),
+/// [`Backoff`](workers::Backoff)), their shutdown signal ([`Shutdown`](workers::Shutdown))
+/// and their health ([`WorkerHealth`](workers::WorkerHealth)).
+pub mod workers {
+    pub use crate::worker::{
+        Backoff, Restart, Shutdown, ShutdownTrigger, Worker, WorkerFn, WorkerFuture, WorkerHealth,
+        WorkerOptions, WorkerState,
+    };
+}
 
 /// Declares a provider, in a crate that depends on green-tea-core alone: `green_tea::provider`
 /// (every form, attribute and check is the same, and so is the `Provider` it implements), with

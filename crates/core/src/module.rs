@@ -3,6 +3,7 @@
 use crate::error::NodeKind;
 use crate::key::{Key, Location};
 use crate::provider::{Provider, Registered, ValueProvider};
+use crate::worker::{RegisteredWorker, Worker};
 
 /// A named bundle of providers, values, decorators and sub-modules. The keys its declarations
 /// provide are its own: `http` provided in the module `notifications` is the key
@@ -51,6 +52,7 @@ pub struct Module {
     pub(crate) name: String,
     pub(crate) location: Location,
     pub(crate) entries: Vec<(Registered, NodeKind)>,
+    pub(crate) workers: Vec<RegisteredWorker>,
     pub(crate) modules: Vec<Module>,
     pub(crate) exports: Vec<(Key, Location)>,
     /// The Rust modules whose macro declarations it takes (`discover_in`).
@@ -97,6 +99,7 @@ impl Module {
             name: name.into(),
             location: Location::caller(),
             entries: Vec::new(),
+            workers: Vec::new(),
             modules: Vec::new(),
             exports: Vec::new(),
             discover: Vec::new(),
@@ -132,6 +135,13 @@ impl Module {
         let provider = ValueProvider::new(key.into(), value, Location::caller());
         self.entries
             .push((Registered::new(provider), NodeKind::Value));
+        self
+    }
+
+    /// Adds a worker: its needs resolve inside the module first, and its name is the
+    /// module's (`orders::relay`).
+    pub fn worker(mut self, worker: impl Worker) -> Self {
+        self.workers.push(RegisteredWorker::new(worker));
         self
     }
 

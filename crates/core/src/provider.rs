@@ -10,6 +10,7 @@ use crate::error::{BoxError, NodeKind};
 use crate::key::{Key, KeySpec, Location};
 use crate::settings::SettingsHook;
 use crate::value::{Needs, Provided};
+use crate::worker::{RegisteredWorker, Worker};
 
 /// An app-scoped part of the graph: built at most once, from the values it needs, into the
 /// values it provides; disposed on `close()`.
@@ -173,15 +174,23 @@ impl std::fmt::Debug for Registration {
     }
 }
 
-/// A provider found by discovery, ready to register.
+/// A declaration found by discovery, ready to register.
 #[doc(hidden)]
-pub struct Discovered(pub(crate) Registered, pub(crate) NodeKind);
+pub struct Discovered(pub(crate) Found);
+
+/// What discovery found: a provider-like declaration, or a worker.
+pub(crate) enum Found {
+    Declaration(Registered, NodeKind),
+    Worker(RegisteredWorker),
+}
 
 impl std::fmt::Debug for Discovered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Discovered")
-            .field(&self.0.descriptor)
-            .finish()
+        let descriptor = match &self.0 {
+            Found::Declaration(registered, _) => &registered.descriptor,
+            Found::Worker(worker) => &worker.descriptor,
+        };
+        f.debug_tuple("Discovered").field(descriptor).finish()
     }
 }
 
@@ -190,12 +199,20 @@ impl Discovered {
     pub fn new(provider: impl Provider) -> Self {
         let registered = Registered::new(provider);
         let kind = registered.provider_kind();
-        Discovered(registered, kind)
+        Discovered(Found::Declaration(registered, kind))
     }
 
     /// Wraps what a `#[decorator]` declaration makes.
     pub fn decorator(provider: impl Provider) -> Self {
-        Discovered(Registered::new(provider), NodeKind::Decorator)
+        Discovered(Found::Declaration(
+            Registered::new(provider),
+            NodeKind::Decorator,
+        ))
+    }
+
+    /// Wraps what a `#[worker]` declaration makes.
+    pub fn worker(worker: impl Worker) -> Self {
+        Discovered(Found::Worker(RegisteredWorker::new(worker)))
     }
 }
 
@@ -203,22 +220,14 @@ inventory::collect!(Registration);
 
 /// Every registered provider in `modules` (all, if `None`) and not in `claimed`, sorted by
 /// module path and name (inventory's order is unspecified), each with its module path.
-pub(crate) fn discovered(
-    modules: Option<&[&str]>,
-    claimed: &[&str],
-) -> Vec<(Registered, NodeKind, &'static str)> {
+pub(crate) fn discovered(modules: Option<&[&str]>, claimed: &[&str]) -> Vec<(Found, &'static str)> {
     let mut regs: Vec<&Registration> = inventory::iter::<Registration>
         .into_iter()
         .filter(|r| modules.is_none_or(|m| in_modules(r.module, m)))
         .filter(|r| !in_modules(r.module, claimed))
         .collect();
     regs.sort_by_key(|r| (r.module, r.name));
-    regs.into_iter()
-        .map(|r| {
-            let Discovered(registered, kind) = (r.make)();
-            (registered, kind, r.module)
-        })
-        .collect()
+    regs.into_iter().map(|r| ((r.make)().0, r.module)).collect()
 }
 
 /// How many providers are registered in `modules` (all, if `None`), modules' claims or not:

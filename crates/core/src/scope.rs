@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::container::{Container, ContainerBuilder};
+use crate::container::{Container, ContainerBuilder, worker_decls, worker_nodes};
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind};
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, Value};
@@ -201,12 +201,14 @@ impl ContainerBuilder {
                 .module
                 .map(|m| Arc::clone(&self.scopes[m.0 as usize].path));
         }
+        let workers = self.take_workers();
         let mut problems = self.prepare(
             scope
                 .steps
                 .iter()
                 .map(|(d, _)| d)
-                .chain(scope.routes.iter().map(|r| &r.descriptor)),
+                .chain(scope.routes.iter().map(|r| &r.descriptor))
+                .chain(workers.iter().map(|w| &w.registered.descriptor)),
         );
         let input = Input {
             providers: self.provider_decls(),
@@ -231,13 +233,17 @@ impl ContainerBuilder {
                     },
                     guards: &r.guards,
                 })
+                // Workers are consumers too, of the app's scope: after the routes.
+                .chain(worker_decls(&workers))
                 .collect(),
             scopes: &self.scopes,
         };
         let analysis = graph::analyze(&input);
         drop(input);
-        let analysis =
+        let mut analysis =
             graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
+        let worker_needs = analysis.route_needs.split_off(scope.routes.len());
+        analysis.route_guards.split_off(scope.routes.len());
         let plans: IdVec<RouteId, RoutePlan> = analysis
             .route_needs
             .ids()
@@ -255,7 +261,7 @@ impl ContainerBuilder {
             scope.step_modules.iter().map(|&m| path(m)).collect();
         let route_modules: Vec<Option<Arc<str>>> =
             scope.routes.iter().map(|r| path(r.module)).collect();
-        let container = self.into_container(analysis);
+        let container = self.into_container(analysis, worker_nodes(workers, worker_needs));
         let mut plans = plans.into_iter();
         let mut step_modules = step_modules.into_iter();
         let mut route_modules = route_modules.into_iter();

@@ -7,13 +7,14 @@ use super::{Container, Inner, Node};
 use crate::collection;
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind, Problem};
-use crate::graph::{self, Analysis, Decl, Input, closest_key};
+use crate::graph::{self, Analysis, Decl, Input, RouteDecl, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::module::{Module, ModuleScope, relative_to};
-use crate::provider::{Provider, Registered, ValueProvider, discovered, in_modules, linked};
+use crate::provider::{Found, Provider, Registered, ValueProvider, discovered, in_modules, linked};
 use crate::settings::read::{self, ToRead};
 use crate::settings::{Sources, UnknownSetting};
+use crate::worker::{RegisteredWorker, Worker, WorkerNode, Workers};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
 ///
@@ -54,6 +55,18 @@ pub struct ContainerBuilder {
     sources: Option<Sources>,
     /// What reading the settings found, once read (at the start of `build()`).
     pub(crate) settings: Option<read::Outcome>,
+    /// The workers, in registration order.
+    pub(crate) workers: Vec<WorkerEntry>,
+    worker_stop_timeout: Duration,
+}
+
+/// A worker as registered, with the module it was registered in.
+pub(crate) struct WorkerEntry {
+    pub(crate) registered: RegisteredWorker,
+    /// Its module's position in `scopes`, if any.
+    pub(crate) module: Option<u32>,
+    /// The Rust module that declared it, if discovery added it.
+    pub(crate) discovered_in: Option<&'static str>,
 }
 
 impl std::fmt::Debug for ContainerBuilder {
@@ -89,6 +102,9 @@ impl ContainerBuilder {
     /// The default time each `dispose` gets before it is abandoned.
     pub const DEFAULT_DISPOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
+    /// The default time a worker gets to stop after its shutdown signal.
+    pub const DEFAULT_WORKER_STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
     /// An empty graph.
     pub fn new() -> Self {
         ContainerBuilder {
@@ -104,6 +120,8 @@ impl ContainerBuilder {
             scopes: Vec::new(),
             sources: None,
             settings: None,
+            workers: Vec::new(),
+            worker_stop_timeout: Self::DEFAULT_WORKER_STOP_TIMEOUT,
         }
     }
 
@@ -164,13 +182,8 @@ impl ContainerBuilder {
         let claimed: Vec<&str> = self.claimed.iter().map(|c| &*c.0).collect();
         let found = discovered(modules, &claimed);
         self.discovered.push(linked(modules));
-        for (registered, kind, rust_module) in found {
-            self.entries.push(Entry {
-                registered,
-                kind,
-                module: None,
-                discovered_in: Some(rust_module),
-            });
+        for (found, rust_module) in found {
+            self.add_found(found, None, Some(rust_module));
         }
         self
     }
@@ -336,6 +349,37 @@ impl ContainerBuilder {
         self
     }
 
+    /// Adds a worker: a long-running task that needs providers, started by `start()` (or an
+    /// app's `serve`) once they are built and stopped by `close()` before any of them is
+    /// disposed. `build()` checks its needs like any other's.
+    pub fn worker(mut self, worker: impl Worker) -> Self {
+        self.workers.push(WorkerEntry {
+            registered: RegisteredWorker::new(worker),
+            module: None,
+            discovered_in: None,
+        });
+        self
+    }
+
+    /// How long each worker may take to stop after its shutdown signal before `close()`
+    /// abandons it (aborts its task) and reports it. Workers stop concurrently, so this
+    /// bounds them all together. Default: 10 s.
+    pub fn worker_stop_timeout(mut self, timeout: Duration) -> Self {
+        self.worker_stop_timeout = timeout;
+        self
+    }
+
+    /// Takes the workers out for the graph, each knowing its module's path.
+    pub(crate) fn take_workers(&mut self) -> Vec<WorkerEntry> {
+        let mut workers = std::mem::take(&mut self.workers);
+        for worker in &mut workers {
+            worker.registered.descriptor.module = worker
+                .module
+                .map(|m| Arc::clone(&self.scopes[m as usize].path));
+        }
+        workers
+    }
+
     fn entry(mut self, registered: Registered, kind: NodeKind) -> Self {
         self.entries.push(Entry {
             registered,
@@ -412,10 +456,43 @@ impl ContainerBuilder {
         if !module.discover.is_empty() {
             self.discover_into(at, module.discover);
         }
+        for registered in module.workers {
+            self.workers.push(WorkerEntry {
+                registered,
+                module: Some(index),
+                discovered_in: None,
+            });
+        }
         for sub in module.modules {
             self.add_module(sub, Some(at));
         }
         at
+    }
+
+    /// Registers what discovery found, in the module at `module` if any.
+    fn add_found(
+        &mut self,
+        found: Found,
+        module: Option<u32>,
+        discovered_in: Option<&'static str>,
+    ) {
+        match found {
+            Found::Declaration(mut registered, kind) => {
+                registered.descriptor.module =
+                    module.map(|m| Arc::clone(&self.scopes[m as usize].path));
+                self.entries.push(Entry {
+                    registered,
+                    kind,
+                    module,
+                    discovered_in,
+                });
+            }
+            Found::Worker(registered) => self.workers.push(WorkerEntry {
+                registered,
+                module,
+                discovered_in,
+            }),
+        }
     }
 
     /// Adds to the module at `at` what the macros declared in the Rust modules `paths`, and
@@ -455,18 +532,14 @@ impl ContainerBuilder {
                 e.module.is_some() || e.discovered_in.is_none_or(|m| !in_modules(m, &claimed))
             })
             .collect();
+        self.workers.retain(|w| {
+            w.module.is_some() || w.discovered_in.is_none_or(|m| !in_modules(m, &claimed))
+        });
         let found = discovered(Some(&claimed), &[]);
         let index = u32::try_from(at).expect("fewer than 2^32 modules");
         self.module_discovery.push((at, paths.clone(), found.len()));
-        let path: Arc<str> = Arc::clone(&self.scopes[at].path);
-        for (mut registered, kind, rust_module) in found {
-            registered.descriptor.module = Some(Arc::clone(&path));
-            self.entries.push(Entry {
-                registered,
-                kind,
-                module: Some(index),
-                discovered_in: Some(rust_module),
-            });
+        for (found, rust_module) in found {
+            self.add_found(found, Some(index), Some(rust_module));
         }
         self.claimed.extend(paths.into_iter().map(|p| (p, at)));
     }
@@ -474,18 +547,20 @@ impl ContainerBuilder {
     /// Checks the whole graph and returns a container that has built nothing yet, or a
     /// [`BuildError`] listing every problem found.
     pub fn build(mut self) -> Result<Container, BuildError> {
-        let mut problems = self.prepare(std::iter::empty());
+        let workers = self.take_workers();
+        let mut problems = self.prepare(workers.iter().map(|w| &w.registered.descriptor));
         let input = Input {
             providers: self.provider_decls(),
             steps: IdVec::new(),
-            routes: IdVec::new(),
+            routes: worker_decls(&workers).collect(),
             scopes: &self.scopes,
         };
         let analysis = graph::analyze(&input);
         drop(input);
-        let analysis =
+        let mut analysis =
             graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
-        Ok(self.into_container(analysis))
+        let workers = worker_nodes(workers, analysis.route_needs.split_off(0));
+        Ok(self.into_container(analysis, workers))
     }
 
     /// Readies the declarations for the graph: leaves out the decorators that
@@ -669,8 +744,8 @@ impl ContainerBuilder {
             .collect()
     }
 
-    /// The container of a checked graph.
-    pub(crate) fn into_container(self, analysis: Analysis) -> Container {
+    /// The container of a checked graph, with its resolved workers.
+    pub(crate) fn into_container(self, analysis: Analysis, workers: Vec<WorkerNode>) -> Container {
         let Analysis {
             keys,
             provider_needs,
@@ -731,7 +806,43 @@ impl ContainerBuilder {
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
                 modules: self.scopes.into(),
+                workers: Workers::new(workers, self.worker_stop_timeout),
             }),
         }
     }
+}
+
+/// The workers as the graph sees them: consumers of the app's scope, after the routes.
+pub(crate) fn worker_decls(workers: &[WorkerEntry]) -> impl Iterator<Item = RouteDecl<'_>> {
+    workers.iter().map(|w| RouteDecl {
+        decl: Decl {
+            kind: NodeKind::Worker,
+            descriptor: &w.registered.descriptor,
+            in_module: Decl::in_module(w.module),
+        },
+        guards: &[],
+    })
+}
+
+/// The workers, each with its needs as the graph resolved them (a checked graph: a worker's
+/// need is a provider's value, or an optional need nothing provides).
+pub(crate) fn worker_nodes(
+    workers: Vec<WorkerEntry>,
+    needs: Vec<Box<[graph::Value]>>,
+) -> Vec<WorkerNode> {
+    workers
+        .into_iter()
+        .zip(needs)
+        .map(|(worker, needs)| {
+            let mut node = WorkerNode::new(worker.registered, worker.module);
+            node.needs = needs
+                .iter()
+                .map(|need| match need {
+                    graph::Value::App(at) => Some(*at),
+                    graph::Value::Absent | graph::Value::Step(_) => None,
+                })
+                .collect();
+            node
+        })
+        .collect()
 }

@@ -12,11 +12,13 @@ use crate::error::{CloseError, CloseFailure, ClosePart, FailureCause, join_messa
 use crate::ids::{IdVec, ProviderId};
 
 pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
+    // Workers first, before anything they need is disposed (an app has stopped them already,
+    // after its drain: then this waits for nothing and reports nothing twice).
+    let mut failures = inner.workers.stop().await;
     inner.closed.store(true, Ordering::Release);
     tracing::info!("closing: disposing built providers, dependents first");
     await_builds_in_flight(&inner).await;
 
-    let mut failures = Vec::new();
     for wave in dispose_waves(&inner) {
         let disposes = wave.into_iter().map(|id| dispose(&inner, id));
         failures.extend(join_all(disposes).await.into_iter().flatten());

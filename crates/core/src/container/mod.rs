@@ -19,6 +19,7 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 pub use builder::ContainerBuilder;
+pub(crate) use builder::{worker_decls, worker_nodes};
 pub use resolver::Resolver;
 
 use crate::descriptor::Descriptor;
@@ -72,6 +73,8 @@ pub(crate) struct Inner {
     pub(crate) dispose_timeout: Duration,
     /// The registered modules, parents before their sub-modules.
     pub(crate) modules: Box<[crate::module::ModuleScope]>,
+    /// The workers, in registration order.
+    pub(crate) workers: crate::worker::Workers,
 }
 
 pub(crate) struct Node {

@@ -74,6 +74,12 @@ pub enum ClosePart {
         /// The module's path (`shop::notifications`).
         module: String,
     },
+    /// A worker: a run that failed during the app's life (its last failure), or a stop that
+    /// did not come within the stop timeout.
+    Worker {
+        /// The worker's name (`orders::relay` in a module).
+        worker: String,
+    },
     /// Waiting for requests in flight to finish.
     Drain {
         /// How many were still running when the drain timeout passed.
@@ -89,6 +95,7 @@ impl fmt::Display for ClosePart {
                 write!(f, "provider `{name}` (provides {})", keys.join(", "))
             }
             ClosePart::Module { module } => write!(f, "module `{module}` on_shutdown"),
+            ClosePart::Worker { worker } => write!(f, "worker `{worker}`"),
             ClosePart::Drain { in_flight } => {
                 write!(f, "draining ({in_flight} request(s) still in flight)")
             }

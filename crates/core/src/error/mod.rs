@@ -45,6 +45,9 @@ pub enum NodeKind {
     Step,
     /// A route's handler, which only consumes.
     Route,
+    /// A worker (`#[worker]` or `.worker(w)`): a long-running task of the app, which only
+    /// consumes.
+    Worker,
 }
 
 impl fmt::Display for NodeKind {
@@ -58,6 +61,7 @@ impl fmt::Display for NodeKind {
             NodeKind::Settings => "settings",
             NodeKind::Step => "step",
             NodeKind::Route => "route",
+            NodeKind::Worker => "worker",
         })
     }
 }

@@ -74,6 +74,7 @@ impl Decl<'_> {
     fn scope(&self) -> Scope {
         match self.kind {
             NodeKind::Step | NodeKind::Route => Scope::Request,
+            // A worker is the app's: it cannot need a request's values.
             _ => Scope::App,
         }
     }

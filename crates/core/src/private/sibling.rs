@@ -309,3 +309,35 @@ pub fn module_of_key(container: &Container, key: &str) -> Option<Arc<str>> {
 pub fn explain_picture(explain: &Explain) -> Picture {
     explain.picture()
 }
+
+/// The providers the container's workers need, for `start()` to build with the routes'.
+pub fn worker_roots(container: &Container) -> Vec<AppValue> {
+    container.inner.workers.roots().collect()
+}
+
+/// Stops the container's workers (signal, then each waits up to the stop timeout) and
+/// returns what went wrong in their lives; the first caller gets the failures.
+pub async fn stop_workers(container: &Container) -> Vec<crate::CloseFailure> {
+    container.inner.workers.stop().await
+}
+
+/// Whether any registered worker is critical and not running now, with why (one line each).
+pub fn critical_workers_down(container: &Container) -> Vec<String> {
+    container
+        .inner
+        .workers
+        .nodes
+        .iter()
+        .filter(|n| n.registered.options.critical)
+        .filter_map(|n| {
+            let state = n.state();
+            (state != crate::workers::WorkerState::Running).then(|| {
+                let health = n.health(None);
+                match health.last_error {
+                    Some(error) => format!("critical worker `{}` {state}: {error}", health.name),
+                    None => format!("critical worker `{}` {state}", health.name),
+                }
+            })
+        })
+        .collect()
+}

@@ -1,19 +1,21 @@
-//! `App::close()`: stop accepting, drain requests in flight, run modules' `on_shutdown` hooks
-//! (in reverse registration order), then close the container (dispose in reverse).
+//! `App::close()`: stop accepting, drain requests in flight, stop the workers, run modules'
+//! `on_shutdown` hooks (in reverse registration order), then close the container (dispose in
+//! reverse).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures_util::FutureExt;
 
-use green_tea_core::__private::sibling::{join_message, panic_message};
+use green_tea_core::__private::sibling::{self, join_message, panic_message};
 use green_tea_core::{CloseError, CloseFailure, ClosePart, FailureCause};
 
 use super::{App, AppInner};
 
 impl App {
     /// Closes the app: new requests get 503 and servers stop accepting; requests in flight
-    /// finish (bounded by the drain timeout); modules' `on_shutdown` hooks run, last
+    /// finish (bounded by the drain timeout); the workers get their shutdown signal and stop
+    /// (bounded by the worker stop timeout); modules' `on_shutdown` hooks run, last
     /// registered first; then every built provider is disposed, dependents first.
     ///
     /// Every failure along the way lands in one [`CloseError`] and stops nothing else.
@@ -63,6 +65,11 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
             cause: FailureCause::TimedOut(inner.drain_timeout),
         });
     }
+
+    // Workers after the drain (a request may still hand them work) and before the modules'
+    // hooks (a hook may tear down what a worker uses; a worker never needs a hook) and any
+    // dispose.
+    failures.extend(sibling::stop_workers(&inner.runtime.container).await);
 
     let hooks = std::mem::take(&mut *inner.shutdown.lock().unwrap_or_else(|p| p.into_inner()));
     for (module, hook) in hooks.into_iter().rev() {

@@ -81,6 +81,13 @@ impl App {
         T: Transport<L::Stream>,
     {
         let local = listener.local()?;
+        // Workers start with the serving: what they need is built first. A worker whose needs
+        // cannot be built stops the serve before the first accept, and the app is closed.
+        if let Err(error) = self.container().start_workers().await {
+            tracing::error!(%error, "the workers could not start");
+            let _ = self.close().await;
+            return Err(error.into());
+        }
         tracing::info!(%local, "serving");
         let mut closing = self.closing();
         let limits = self.limits();
