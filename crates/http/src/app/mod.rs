@@ -14,6 +14,7 @@ mod metered;
 #[path = "unmetered.rs"]
 mod metered;
 mod probes;
+mod workers;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -167,17 +168,21 @@ impl App {
         self.inner.runtime.container.get(key).await
     }
 
-    /// Builds, now, every provider that some route reaches, independent ones concurrently;
-    /// providers no route reaches are left alone (`container().build_all()` builds every
-    /// one). On failure, what was built is disposed and the app's container is closed.
+    /// Builds, now, every provider that some route or worker reaches, independent ones
+    /// concurrently; providers nothing reaches are left alone (`container().build_all()`
+    /// builds every one). Then starts the workers. On failure, what was built is disposed,
+    /// the app's container is closed and no worker has started (workers start only once
+    /// everything is built).
     pub async fn start(&self) -> Result<(), green_tea_core::ProvideError> {
         let runtime = &self.inner.runtime;
-        let roots: Vec<_> = runtime
+        let mut roots: Vec<_> = runtime
             .routes
             .iter()
             .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
+        roots.extend(sibling::worker_roots(&runtime.container));
         sibling::build_now(&runtime.container, &roots).await?;
+        runtime.container.start_workers().await?;
         self.inner.started.store(true, Ordering::Release);
         Ok(())
     }
