@@ -539,3 +539,43 @@ async fn an_optional_need_nothing_provides_is_none_for_the_worker() {
     assert_eq!(*seen.lock().unwrap(), Some(true));
     app.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_critical_worker_that_is_not_running_makes_the_app_not_ready() {
+    let app = App::builder()
+        .worker(
+            WorkerFn::new("consumer", |_, _| async {
+                Err::<(), BoxError>("no queue".into())
+            })
+            .critical(),
+        )
+        .worker(WorkerFn::new("optional", |_, _| async {
+            Err::<(), BoxError>("no cache".into())
+        }))
+        .health_routes("/livez", "/readyz")
+        .build()
+        .unwrap();
+    let health = app.health().await;
+    assert!(
+        health
+            .reasons
+            .contains(&"critical worker `consumer` not started".to_owned())
+    );
+    app.start().await.unwrap();
+    until("both to fail", || {
+        (0..2).all(|w| state(&app, w) == WorkerState::Failed)
+    })
+    .await;
+    let health = app.health().await;
+    assert!(!health.ready);
+    assert!(health.workers[0].critical && !health.workers[1].critical);
+    // The one that is not critical is not a reason.
+    assert_eq!(
+        health.reasons,
+        ["critical worker `consumer` failed: no queue"]
+    );
+    let client = TestClient::new(app.clone());
+    let ready = client.get("/readyz").send().await;
+    assert_eq!(ready.status(), 503);
+    let _ = app.close().await;
+}

@@ -7,6 +7,7 @@ mod probe;
 use serde::Serialize;
 
 use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
+use green_tea_core::workers::WorkerHealth;
 use green_tea_core::{
     Check, CheckTiming, Container, HealthCheck, Key, Location, ModuleHealth, ProviderHealth,
     TypeInfo,
@@ -42,6 +43,8 @@ pub struct AppHealth {
     /// Every registered module, parents before their sub-modules: its providers' states and
     /// its health checks (those on its keys) in sum.
     pub modules: Vec<ModuleHealth>,
+    /// Every worker, in registration order: its state, failures and restarts.
+    pub workers: Vec<WorkerHealth>,
 }
 
 /// One health check's answer.

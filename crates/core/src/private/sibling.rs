@@ -320,24 +320,3 @@ pub fn worker_roots(container: &Container) -> Vec<AppValue> {
 pub async fn stop_workers(container: &Container) -> Vec<crate::CloseFailure> {
     container.inner.workers.stop().await
 }
-
-/// Whether any registered worker is critical and not running now, with why (one line each).
-pub fn critical_workers_down(container: &Container) -> Vec<String> {
-    container
-        .inner
-        .workers
-        .nodes
-        .iter()
-        .filter(|n| n.registered.options.critical)
-        .filter_map(|n| {
-            let state = n.state();
-            (state != crate::workers::WorkerState::Running).then(|| {
-                let health = n.health(None);
-                match health.last_error {
-                    Some(error) => format!("critical worker `{}` {state}: {error}", health.name),
-                    None => format!("critical worker `{}` {state}", health.name),
-                }
-            })
-        })
-        .collect()
-}

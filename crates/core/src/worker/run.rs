@@ -154,11 +154,6 @@ impl WorkerNode {
         }
     }
 
-    /// Whether it runs now, or is yet to be started.
-    pub(crate) fn state(&self) -> WorkerState {
-        self.status().state
-    }
-
     pub(crate) fn health(&self, module: Option<String>) -> WorkerHealth {
         let status = self.status().clone();
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);

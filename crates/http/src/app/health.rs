@@ -4,6 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use green_tea_core::__private::sibling;
+use green_tea_core::workers::WorkerState;
 use green_tea_core::{Check, CheckStatus, Key, ModuleHealth, ProviderHealth};
 
 use super::{App, AppInner};
@@ -24,7 +25,8 @@ impl App {
     /// Ready means: [`start()`](App::start) has succeeded (or the app is being served), the
     /// app is not closing, no provider of a key marked
     /// [`critical`](crate::AppBuilder::critical) has its last build failed, and no async
-    /// health check of a critical key reports down.
+    /// health check of a critical key reports down, and every
+    /// [critical worker](crate::workers::WorkerOptions::critical) is running.
     ///
     /// ```
     /// # #[tokio::main] async fn main() {
@@ -148,6 +150,18 @@ impl AppInner {
                 });
             }
         }
+        // A critical worker that is not running (not started yet, failed, waiting to restart,
+        // stopped) makes the app not ready.
+        reasons.extend(
+            container
+                .workers
+                .iter()
+                .filter(|w| w.critical && w.state != WorkerState::Running)
+                .map(|w| match &w.last_error {
+                    Some(error) => format!("critical worker `{}` {}: {error}", w.name, w.state),
+                    None => format!("critical worker `{}` {}", w.name, w.state),
+                }),
+        );
         AppHealth {
             live: !closed,
             ready: reasons.is_empty(),
@@ -159,6 +173,7 @@ impl AppInner {
             critical: self.health.critical.iter().map(|k| k.to_string()).collect(),
             checks,
             modules,
+            workers: container.workers,
         }
     }
 }
