@@ -130,13 +130,27 @@ impl fmt::Display for Problem {
                 key,
                 consumer,
                 provider,
-            } => write!(
-                f,
-                "error[{code}]: app-scoped {consumer} needs request-scoped `{key}`\n  \
-                 `{key}` is provided by {provider}, which runs on every request\n  \
-                 help: a provider is built once for the whole app, so it cannot hold a value \
-                 of one request; make the consumer a step, or pass the value at call time"
-            ),
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: app-scoped {consumer} needs request-scoped `{key}`\n  \
+                     `{key}` is provided by {provider}, which runs on every request\n  "
+                )?;
+                match consumer.kind {
+                    NodeKind::Worker => write!(
+                        f,
+                        "help: a worker runs for the whole app, outside any request, so it \
+                         cannot have a value of one; hand it work through a provider both share \
+                         (a queue, a table)"
+                    ),
+                    _ => write!(
+                        f,
+                        "help: a provider is built once for the whole app, so it cannot hold a \
+                         value of one request; make the consumer a step, or pass the value at \
+                         call time"
+                    ),
+                }
+            }
             Problem::RouteConflict { route, reason } => {
                 write!(
                     f,
