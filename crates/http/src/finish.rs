@@ -10,6 +10,10 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
+use http_body::{Body as _, Frame};
 
 use futures_util::FutureExt;
 use http::StatusCode;
@@ -18,7 +22,7 @@ use smallvec::SmallVec;
 use green_tea_core::__private::sibling::{AnyValue, panic_message};
 
 use crate::error::HttpError;
-use crate::response::{IntoReply, Reply};
+use crate::response::{IntoReply, Reply, ResponseBody};
 
 /// A step's value that finishes with the request: it is handed back, owned, after the handler
 /// has answered (or a later step has rejected the request, or either panicked), with what the
@@ -133,8 +137,8 @@ impl Outcome {
         }
     }
 
-    /// The handler's answer.
-    pub(crate) fn answered(reply: &Reply) -> Self {
+    /// The handler's answer (its error's body read, if it is an error: see [`error_of`]).
+    pub(crate) fn answered(reply: &mut Reply) -> Self {
         Outcome {
             status: reply.status(),
             end: End::Answered {
@@ -144,7 +148,7 @@ impl Outcome {
     }
 
     /// A rejection by `step`.
-    pub(crate) fn rejected(step: Cow<'static, str>, reply: &Reply) -> Self {
+    pub(crate) fn rejected(step: Cow<'static, str>, reply: &mut Reply) -> Self {
         Outcome {
             status: reply.status(),
             end: End::Rejected {
@@ -174,10 +178,27 @@ impl Outcome {
     }
 }
 
+/// The largest error body read for its message: an `HttpError`'s is a few dozen bytes.
+const ERROR_BODY_LIMIT: u64 = 16 * 1024;
+
 /// The message of a JSON error answer (`{"error": "..."}`), read only for a failure.
-fn error_of(reply: &Reply) -> Option<String> {
+///
+/// An answer made through `IntoResponse` (a handler's `Err(HttpError)` by hand, every step's
+/// rejection) has its body boxed: it is read only if it is JSON of a known, small size and
+/// whole already — polled once, never awaited — and is put back as it was read.
+fn error_of(reply: &mut Reply) -> Option<String> {
     if reply.status().as_u16() < 400 {
         return None;
+    }
+    let json = reply
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !json {
+        return None;
+    }
+    if reply.body().as_bytes().is_none() {
+        read_whole(reply.body_mut());
     }
     let bytes = reply.body().as_bytes()?;
     #[derive(serde::Deserialize)]
@@ -187,6 +208,60 @@ fn error_of(reply: &Reply) -> Option<String> {
     serde_json::from_slice::<ErrorBody>(bytes)
         .ok()
         .map(|b| b.error)
+}
+
+/// Replaces a boxed `body` of a known size up to [`ERROR_BODY_LIMIT`] by its bytes, if its
+/// first poll yields all of them; whatever else a poll yields is put back in front of the
+/// rest, so the client reads the same body.
+fn read_whole(body: &mut ResponseBody) {
+    let size = body.size_hint().exact();
+    if size.is_none_or(|size| size > ERROR_BODY_LIMIT) {
+        return;
+    }
+    let mut cx = Context::from_waker(Waker::noop());
+    match Pin::new(&mut *body).poll_frame(&mut cx) {
+        // Pending took nothing; an error is the body's answer either way.
+        Poll::Pending | Poll::Ready(Some(Err(_))) => {}
+        Poll::Ready(None) => *body = ResponseBody::empty(),
+        Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+            Ok(data) if size == Some(data.len() as u64) => {
+                *body = ResponseBody::from_bytes(data);
+            }
+            frame => {
+                let frame = frame.map_or_else(|trailers| trailers, Frame::data);
+                let rest = std::mem::replace(body, ResponseBody::empty());
+                *body = ResponseBody::from(axum_core::body::Body::new(PutBack {
+                    first: Some(frame),
+                    rest,
+                }));
+            }
+        },
+    }
+}
+
+/// A body's first frame, read already, in front of the rest of it.
+struct PutBack {
+    first: Option<Frame<Bytes>>,
+    rest: ResponseBody,
+}
+
+impl http_body::Body for PutBack {
+    type Data = Bytes;
+    type Error = axum_core::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
+        match self.first.take() {
+            Some(frame) => Poll::Ready(Some(Ok(frame))),
+            None => Pin::new(&mut self.rest).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.first.is_none() && self.rest.is_end_stream()
+    }
 }
 
 /// A type-erased finish: takes the value back (failing if a clone of it is still held) and
@@ -281,7 +356,9 @@ struct PendingValue {
 
 impl Pending {
     /// Keeps (a clone of) the values `finishing` names among `provided`, which `step` just
-    /// provided.
+    /// provided. (`step` is a `&Cow` because each kept value clones it as one: a borrowed
+    /// name, `#[step]`'s, costs nothing.)
+    #[allow(clippy::ptr_arg)]
     pub(crate) fn keep(
         &mut self,
         step: &Cow<'static, str>,
@@ -347,5 +424,81 @@ impl Pending {
             }
         }
         reply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `parts` as one frame each, its size known.
+    struct Frames {
+        parts: Vec<&'static str>,
+        size: u64,
+    }
+
+    impl http_body::Body for Frames {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            match self.parts.is_empty() {
+                true => Poll::Ready(None),
+                false => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                    self.parts.remove(0).as_bytes(),
+                ))))),
+            }
+        }
+
+        fn size_hint(&self) -> http_body::SizeHint {
+            http_body::SizeHint::with_exact(self.size)
+        }
+    }
+
+    fn json_reply(status: u16, parts: Vec<&'static str>) -> Reply {
+        let size = parts.iter().map(|p| p.len() as u64).sum();
+        let mut reply =
+            http::Response::new(ResponseBody::from(axum_core::body::Body::new(Frames {
+                parts,
+                size,
+            })));
+        *reply.status_mut() = StatusCode::from_u16(status).unwrap();
+        reply.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        reply
+    }
+
+    async fn text(reply: Reply) -> String {
+        use http_body_util::BodyExt;
+        let bytes = reply.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_boxed_error_body_read_whole_is_its_message_and_is_sent_the_same() {
+        let mut reply = json_reply(409, vec![r#"{"error":"taken"}"#]);
+        let outcome = Outcome::answered(&mut reply);
+        assert_eq!(outcome.error(), Some("taken"));
+        assert_eq!(text(reply).await, r#"{"error":"taken"}"#);
+    }
+
+    #[tokio::test]
+    async fn a_boxed_error_body_in_frames_is_put_back_as_it_was_read() {
+        let mut reply = json_reply(409, vec![r#"{"error":"#, r#""taken"}"#]);
+        let outcome = Outcome::answered(&mut reply);
+        assert_eq!(outcome.error(), None, "not whole at once: not waited for");
+        assert_eq!(text(reply).await, r#"{"error":"taken"}"#);
+    }
+
+    #[tokio::test]
+    async fn a_success_is_not_read() {
+        let mut reply = json_reply(200, vec![r#"{"error":"not one"}"#]);
+        assert_eq!(Outcome::answered(&mut reply).error(), None);
+        assert!(reply.body().as_bytes().is_none());
     }
 }

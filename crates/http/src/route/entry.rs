@@ -62,14 +62,14 @@ async fn finishing_run<H: Handler>(held: Box<RequestState>, handler: Arc<H>) -> 
     let answered = AssertUnwindSafe(async {
         match RequestState::run_steps::<H, _>(held, &mut pending).await {
             Ok((held, _)) => {
-                let reply = handler.call(RequestContext::new(held)).await;
-                let outcome = Outcome::answered(&reply);
+                let mut reply = handler.call(RequestContext::new(held)).await;
+                let outcome = Outcome::answered(&mut reply);
                 (reply, outcome)
             }
-            Err((rejected, keep)) => {
+            Err((mut rejected, keep)) => {
                 let outcome = match keep.rejected_by.take() {
-                    Some(step) => Outcome::rejected(step, &rejected),
-                    None => Outcome::answered(&rejected),
+                    Some(step) => Outcome::rejected(step, &mut rejected),
+                    None => Outcome::answered(&mut rejected),
                 };
                 (*rejected, outcome)
             }
@@ -162,10 +162,8 @@ impl RequestState {
         // nothing its handler needs.
         let ready = route.ready.load(Ordering::Acquire) && !runtime.container.is_closed();
         for planned in route.plan.steps.iter() {
-            if !ready {
-                if let Err(failed) = runtime.build_providers(&planned.needs).await {
-                    return Err((Box::new(failed), keep));
-                }
+            if !ready && let Err(failed) = runtime.build_providers(&planned.needs).await {
+                return Err((Box::new(failed), keep));
             }
             let step = &runtime.steps[planned.step];
             if step.from_connection {
