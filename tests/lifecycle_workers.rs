@@ -513,7 +513,11 @@ fn build_checks_a_workers_needs_with_the_graph() {
     }
     let text = error.to_string();
     assert!(text.contains("needed by worker `relay`"), "{text}");
-    assert!(text.contains("worker `mailer`"), "{text}");
+    assert!(text.contains("app-scoped worker `mailer`"), "{text}");
+    assert!(
+        text.contains("help: a worker runs for the whole app"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
