@@ -7,6 +7,10 @@
 //!
 //! - [`circuit_breaker`]: the reference guide's breaker, past its stated limits.
 //! - [`billing`]: a billing client and the providers that guard it with a breaker.
+//! - `database` (feature `sqlx`): a pool with migrations and a transaction per request that
+//!   commits or rolls back with the request's outcome.
 
 pub mod billing;
 pub mod circuit_breaker;
+#[cfg(feature = "sqlx")]
+pub mod database;

@@ -1,0 +1,39 @@
+//! A database (feature `sqlx`): a pool built once with its migrations, a transaction per request
+//! that commits when the request succeeds and rolls back otherwise, and an async health check.
+//! SQLite is the default (bundled: nothing to install); PostgreSQL when the URL says so.
+//!
+//! - [`DatabaseSettings`] (`databaseSettings`, the `DATABASE_*` variables): the URL, the pool's
+//!   bound and its acquire timeout, SQLite's busy timeout.
+//! - [`DatabasePool`] provides `database`, a [`Database`]: connects, applies the
+//!   [`Migrations`] (at `start()`), closes the pool on dispose; [`Database::ping`] is its
+//!   health (`SELECT 1`).
+//! - [`TransactionStep`] provides `tx`, a [`Transaction`], for each request whose handler
+//!   needs it; its finish hook commits or rolls back with the request's outcome, before the
+//!   response head is sent.
+//!
+//! The pool is sqlx's `Any`: the driver is picked at run time from the URL, so one build serves
+//! SQLite in development and PostgreSQL in production from `DATABASE_URL` alone. The price is
+//! `Any`'s smaller set of column types (integers, floats, text, bytes, booleans: store times as
+//! integers or text) and SQL written for both dialects (`$1` placeholders work on both; where
+//! they differ, [`Migration::per_backend`] and [`Transaction::backend`]). An application that
+//! only ever uses one database can still use these types: the URL decides.
+//!
+//! Queries are sqlx's runtime-checked `sqlx::query(...)` (re-exported as [`sqlx`]): the
+//! compile-time checked `query!` needs a live database or a prepared cache at build time, which
+//! this recipe does not ask of a plain `cargo build`.
+
+mod error;
+mod migrations;
+mod pool;
+mod settings;
+mod transaction;
+
+pub use error::{DatabaseError, http_error, is_unavailable};
+pub use migrations::{Migration, Migrations};
+pub use pool::{Backend, Database, DatabasePool};
+pub use settings::DatabaseSettings;
+pub use transaction::{Transaction, TransactionStep};
+
+/// The sqlx this recipe is built on, so that queries use the same version:
+/// `green_tea_recipes::database::sqlx::query(...)`.
+pub use sqlx;

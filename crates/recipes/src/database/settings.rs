@@ -1,0 +1,102 @@
+//! `DatabaseSettings`: where the database is and how the pool is bounded, read at `build()` as
+//! the settings key `databaseSettings` (`DATABASE_*` variables, or the file's `[database]`).
+
+use std::time::Duration;
+
+use green_tea_core::Settings;
+use green_tea_core::settings::Secret;
+
+use super::pool::Backend;
+
+/// The database's settings: `DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
+/// `DATABASE_ACQUIRE_TIMEOUT` and `DATABASE_BUSY_TIMEOUT` (or `url`, `max_connections`,
+/// `acquire_timeout`, `busy_timeout` in the file's `[database]` table). Register
+/// `DatabaseSettings::provider()`; the pool ([`DatabasePool`](super::DatabasePool)) needs it.
+///
+/// The URL is a secret (a PostgreSQL URL may hold a password): it is `***` wherever settings
+/// are shown.
+///
+/// ```
+/// use std::time::Duration;
+/// use green_tea_core::Container;
+/// use green_tea_core::settings::{Settings, Sources};
+/// use green_tea_recipes::database::DatabaseSettings;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .settings(Sources::from_env_map([("DATABASE_ACQUIRE_TIMEOUT", "2s")]))
+///     .provider(DatabaseSettings::provider())
+///     .build()
+///     .unwrap();
+/// let database = container.get::<DatabaseSettings>("databaseSettings").await.unwrap();
+/// assert_eq!(database.url.expose(), "sqlite://data/app.db"); // the default
+/// assert_eq!(database.max_connections, 10);
+/// assert_eq!(database.acquire_timeout, Duration::from_secs(2));
+/// # container.close().await.unwrap(); }
+/// ```
+#[derive(Settings, Clone, Debug, PartialEq, Eq)]
+#[settings(
+    provides = "databaseSettings",
+    prefix = "DATABASE",
+    validate = DatabaseSettings::check,
+    discover = false
+)]
+pub struct DatabaseSettings {
+    /// Where the database is: `sqlite://path/to/file.db` (the file and its directory are
+    /// created if missing) or `postgres://user:password@host:port/name`: `DATABASE_URL`
+    /// (default `sqlite://data/app.db`, a file under `data/` in the working directory).
+    #[settings(default = "sqlite://data/app.db")]
+    pub url: Secret<String>,
+    /// The most connections the pool opens, at least 1: `DATABASE_MAX_CONNECTIONS` (default
+    /// 10).
+    #[settings(default = "10")]
+    pub max_connections: u32,
+    /// How long a request waits for a connection before it is answered 503:
+    /// `DATABASE_ACQUIRE_TIMEOUT` (default `5s`). It also bounds connecting, so a database
+    /// that is down answers within it too.
+    #[settings(default = "5s")]
+    pub acquire_timeout: Duration,
+    /// SQLite only: how long a connection waits for another's write lock before failing with
+    /// "database is locked": `DATABASE_BUSY_TIMEOUT` (default `5s`).
+    #[settings(default = "5s")]
+    pub busy_timeout: Duration,
+}
+
+impl DatabaseSettings {
+    /// These settings for `url`, with every other value its default: for tests and for
+    /// providers of `databaseSettings` of your own.
+    ///
+    /// ```
+    /// use green_tea_recipes::database::DatabaseSettings;
+    /// let settings = DatabaseSettings::for_url("postgres://127.0.0.1:5432/shop");
+    /// assert_eq!(settings.max_connections, 10);
+    /// ```
+    pub fn for_url(url: impl Into<String>) -> Self {
+        DatabaseSettings {
+            url: Secret::new(url.into()),
+            max_connections: 10,
+            acquire_timeout: Duration::from_secs(5),
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// Which database the URL names.
+    pub fn backend(&self) -> Result<Backend, String> {
+        Backend::of_url(self.url.expose())
+    }
+
+    /// Refused at `build()` rather than at the first connection: a URL of neither database, an
+    /// empty pool, a zero acquire timeout (every request would be refused).
+    fn check(&self) -> Result<(), String> {
+        self.backend()?;
+        if self.max_connections == 0 {
+            return Err("`max_connections` is zero: no request could get a connection".to_owned());
+        }
+        if self.acquire_timeout.is_zero() {
+            return Err(
+                "`acquire_timeout` is zero: every request would be refused a connection".to_owned(),
+            );
+        }
+        Ok(())
+    }
+}
