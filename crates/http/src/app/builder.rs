@@ -531,8 +531,10 @@ impl AppBuilder {
     ///
     /// `ready` (readiness) is 200 while
     /// the app is [ready](crate::AppHealth::ready) and 503 otherwise (while it drains, before
-    /// `start()` has succeeded or serving has begun, or while a [critical](Self::critical)
-    /// provider's last build failed), with the whole [`App::health`](crate::App::health) as its body.
+    /// `start()` has succeeded or serving has begun, while a [critical](Self::critical)
+    /// provider's last build failed or an [async check](Self::async_health_check) of a
+    /// critical key reports down, or while a critical worker is not running), with the whole
+    /// [`App::health`](crate::App::health) as its body.
     ///
     /// The paths are answered before routing and before the app's layers' routes: a route at
     /// either path is a build error (GT0008). While they are set, a server keeps accepting
@@ -580,9 +582,12 @@ impl AppBuilder {
         self
     }
 
-    /// Marks `key` critical: while the last build of its provider has failed, the app is not
-    /// ready (its readiness route answers 503). A key nothing provides is a build error
-    /// (GT0009).
+    /// Marks `key` critical: while the last build of its provider has failed, or while an
+    /// [async health check](Self::async_health_check) of it reports down, the app is not ready
+    /// (its readiness route answers 503). A key nothing provides is a build error (GT0009).
+    /// (A worker is made critical on itself: [`WorkerOptions::critical`].)
+    ///
+    /// [`WorkerOptions::critical`]: green_tea_core::workers::WorkerOptions::critical
     #[track_caller]
     pub fn critical(mut self, key: impl Into<Key>) -> Self {
         self.health.critical.push((key.into(), Location::caller()));
