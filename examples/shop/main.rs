@@ -1,10 +1,17 @@
-//! A shop, in memory, as an app of modules: each area is a [`Module`] with keys of its own,
+//! A shop, as an app of modules, its orders in a database: each area is a [`Module`] with keys of its own,
 //! private unless it exports them, and each has a private `http` client of the same name
 //! without a collision (`users::http`, `orders::http`, `notifications::http`).
 //!
 //! - `users` (users.rs): the directory of users, exported as `users::directory`;
 //!   `GET /users/{id}`.
-//! - `orders` (orders.rs): `POST /orders`, `GET /orders/{id}`; it exports nothing.
+//! - `orders` (orders.rs): `POST /orders` writes the order, and an `order.created` event in
+//!   the outbox table for a relay to deliver, in the request's transaction (both or neither;
+//!   committed before the 201 is sent); `GET /orders/{id}` reads it. It exports nothing.
+//! - The database is the app's (green-tea-recipes' `database` recipe): `database`, a pool
+//!   whose migrations (the orders' tables) run at start-up, and `tx`, the step that begins each
+//!   write's transaction and commits it when the request succeeds. SQLite by default, in a
+//!   file beside the build (`target/debug/shop-data/shop.db` under `cargo run`; `cargo clean`
+//!   removes it); PostgreSQL when `DATABASE_URL=postgres://...`.
 //! - `notifications`: a crate of its own, `shop-notifications` (crates/shop-notifications),
 //!   which depends on green-tea-core alone and finds its providers with `discover_in`; it
 //!   adds an email and an SMS notifier to the app's `notifiers[]` list and exports `outbox`.
@@ -20,10 +27,12 @@
 //! ```sh
 //! cargo run --example shop
 //! SHOP_CACHE=1 cargo run --example shop
+//! DATABASE_URL=postgres://user:password@127.0.0.1:5432/shop cargo run --example shop
 //! ```
 //!
-//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`) and
-//! `SHOP_CACHE`, and prints `explain` of `/orders`. Each payment gateway is a fake that fails
+//! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`),
+//! `SHOP_CACHE` and the `DATABASE_*` settings (`DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
+//! `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT`), and prints `explain` of `/orders`. Each payment gateway is a fake that fails
 //! every third charge once, as a flaky network would: the retrying decorator hides that from
 //! the orders, and the breaker, which counts failures in a row, stays closed.
 
@@ -35,11 +44,19 @@ mod products;
 mod users;
 
 use green_tea::prelude::*;
+use green_tea::settings::Sources;
+use green_tea_recipes::database::{
+    Backend, Database, DatabasePool, DatabaseSettings, TransactionStep,
+};
 
 /// The whole shop; `cache` adds the price cache. `main` serves it, the tests build it with
-/// changes.
+/// changes (and a database of their own, through the settings' sources).
 pub(crate) fn shop(cache: bool) -> AppBuilder {
     let builder = App::builder()
+        .provider(DatabaseSettings::provider())
+        .provider(DatabasePool::new(orders::migrations()))
+        .step(TransactionStep::new())
+        .critical("database")
         .provider(products::catalog::provider())
         .routes(products::Products::routes())
         .module(users::module())
@@ -68,7 +85,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();
     let cache = std::env::var_os("SHOP_CACHE").is_some_and(|v| v != "0");
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
-    let app = shop(cache).build()?;
+    // The environment over the shop's own default database: a SQLite file beside the build.
+    let defaults = format!("[database]\nurl = {:?}\n", default_database_url());
+    let app = shop(cache)
+        .settings(Sources::from_env().toml(defaults, "the shop's defaults"))
+        .build()?;
+    // The pool is built (and the migrations run) before the first request.
+    app.start().await?;
+    let database = app.get::<Database>("database").await?;
+    match database.backend() {
+        Backend::Sqlite => {
+            let settings = app.get::<DatabaseSettings>("databaseSettings").await?;
+            println!("orders are kept in SQLite: {}", settings.url.expose());
+        }
+        // Not the URL: it may hold a password.
+        backend => println!("orders are kept in {backend}"),
+    }
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     let addr = listener.local_addr()?;
     println!("listening on http://{addr}");
@@ -82,6 +114,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Ctrl-C to stop.\n");
     app.serve_listener(listener).await?;
     Ok(())
+}
+
+/// `sqlite://<target>/debug/shop-data/shop.db`: beside the build's own directory, so that a
+/// fresh checkout starts with an empty shop and `cargo clean` removes it.
+fn default_database_url() -> String {
+    let build = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.to_owned()))
+        .unwrap_or_else(std::env::temp_dir);
+    format!(
+        "sqlite://{}",
+        build.join("shop-data").join("shop.db").display()
+    )
 }
 
 #[cfg(test)]

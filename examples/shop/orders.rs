@@ -1,12 +1,16 @@
 //! The `orders` module: takes orders under `/orders`, over a client of the warehouse of its
-//! own (`orders::http`, private) and an order book (private). Each order is priced from the
-//! app's `catalog` (through `priceCache?` when there is one), charged through its region's
-//! payments (`payments_eu::payments` or `payments_us::payments`), and its user told through
-//! every notifier in the app's `notifiers[]`. It exports nothing.
+//! own (`orders::http`, private), and keeps them in the app's database. Each order is priced
+//! from the app's `catalog` (through `priceCache?` when there is one), charged through its
+//! region's payments (`payments_eu::payments` or `payments_us::payments`), its user told
+//! through every notifier in the app's `notifiers[]`, and written, with an `order.created` row
+//! in the outbox for a relay to deliver, in the request's transaction (`tx`): both rows or
+//! neither. It exports nothing.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use green_tea::prelude::*;
+use green_tea_recipes::database::{Database, Migration, Migrations, Transaction, http_error, sqlx};
 use serde::{Deserialize, Serialize};
 use shop_notifications::{Contact, Notifier};
 
@@ -44,14 +48,25 @@ fn http() -> HttpClient {
     HttpClient::new("https://warehouse.example")
 }
 
-/// Every order taken.
-#[derive(Default)]
-pub(crate) struct OrderBook(Mutex<Vec<Order>>);
-
-#[provider(provides = "orderBook")]
-fn order_book() -> OrderBook {
-    OrderBook::default()
+/// The orders' tables, applied when the app's `database` is built: `orders`, and `outbox`,
+/// the events a relay delivers (`created` and `delivered_at` in Unix milliseconds,
+/// `delivered_at` NULL until it is). SQLite and PostgreSQL differ only in the identity column.
+pub(crate) fn migrations() -> Migrations {
+    const TABLES: &str = "CREATE TABLE orders (id {ID}, user_id TEXT NOT NULL, \
+        product_id TEXT NOT NULL, quantity BIGINT NOT NULL, region TEXT NOT NULL, \
+        cents BIGINT NOT NULL, charge TEXT NOT NULL, notified TEXT NOT NULL); \
+        CREATE TABLE outbox (id {ID}, topic TEXT NOT NULL, payload TEXT NOT NULL, \
+        created BIGINT NOT NULL, delivered_at BIGINT)";
+    Migrations::new().with(Migration::per_backend(
+        1,
+        "orders and their outbox",
+        TABLES.replace("{ID}", "INTEGER PRIMARY KEY"),
+        TABLES.replace("{ID}", "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"),
+    ))
 }
+
+/// An order's row: id, user, product, quantity, region, cents, charge, notified (JSON).
+type OrderRow = (i64, String, String, i64, String, i64, String, String);
 
 /// The payments of each region: two registrations of one module, each exporting `payments`.
 pub(crate) struct Gateways {
@@ -92,7 +107,7 @@ impl Orders {
         #[needs("gateways")] gateways: &Gateways,
         #[needs("notifiers[]")] notifiers: All<'_, Arc<dyn Notifier>>,
         #[needs("http")] warehouse: &HttpClient,
-        #[needs("orderBook")] book: &OrderBook,
+        #[needs("tx")] tx: &Transaction,
     ) -> Result<(StatusCode, Json<Order>), HttpError> {
         let user = users
             .find(&new.user_id)
@@ -114,14 +129,28 @@ impl Orders {
             email: &user.email,
             phone: user.phone.as_deref(),
         };
-        let notified = notifiers
+        let notified: Vec<String> = notifiers
             .iter()
             .filter_map(|notifier| notifier.notify(&contact, &text))
             .collect();
-        let mut orders = book.0.lock().unwrap();
-        let id = orders.len() as u64 + 1;
+        // One lock for both statements: the guard is the request's transaction's connection.
+        let mut connection = tx.lock().await;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO orders (user_id, product_id, quantity, region, cents, charge, notified) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+        )
+        .bind(new.user_id.clone())
+        .bind(new.product_id.clone())
+        .bind(to_i64(new.quantity)?)
+        .bind(region.code())
+        .bind(to_i64(cents)?)
+        .bind(charge.clone())
+        .bind(serde_json::to_string(&notified).map_err(|_| HttpError::internal())?)
+        .fetch_one(&mut *connection)
+        .await
+        .map_err(http_error)?;
         let order = Order {
-            id,
+            id: id as u64,
             user_id: new.user_id,
             product_id: new.product_id,
             region,
@@ -130,21 +159,56 @@ impl Orders {
             shipment: warehouse.url(&format!("/shipments/{id}")),
             notified,
         };
-        orders.push(order.clone());
+        sqlx::query("INSERT INTO outbox (topic, payload, created) VALUES ($1, $2, $3)")
+            .bind("order.created")
+            .bind(serde_json::to_string(&order).map_err(|_| HttpError::internal())?)
+            .bind(now_millis())
+            .execute(&mut *connection)
+            .await
+            .map_err(http_error)?;
+        // Committed after this returns, before the 201 is sent; a commit that fails is a 500.
         Ok((StatusCode::CREATED, Json(order)))
     }
 
+    /// Reads an order through the pool: a read needs no transaction.
     #[get("/{id}")]
     async fn show(
         Path(id): Path<u64>,
-        #[needs("orderBook")] book: &OrderBook,
+        #[needs("database")] database: &Database,
+        #[needs("http")] warehouse: &HttpClient,
     ) -> Result<Json<Order>, HttpError> {
-        let orders = book.0.lock().unwrap();
-        let order = orders.iter().find(|o| o.id == id).cloned();
-        order
-            .map(Json)
-            .ok_or_else(|| HttpError::not_found(format!("no order {id}")))
+        let row: Option<OrderRow> = sqlx::query_as(
+            "SELECT id, user_id, product_id, quantity, region, cents, charge, notified \
+             FROM orders WHERE id = $1",
+        )
+        .bind(to_i64(id)?)
+        .fetch_optional(database.pool())
+        .await
+        .map_err(http_error)?;
+        let (id, user_id, product_id, _quantity, region, cents, charge, notified) =
+            row.ok_or_else(|| HttpError::not_found(format!("no order {id}")))?;
+        Ok(Json(Order {
+            id: id as u64,
+            user_id,
+            product_id,
+            region: Region::from_code(&region).ok_or_else(HttpError::internal)?,
+            cents: cents as u64,
+            charge,
+            shipment: warehouse.url(&format!("/shipments/{id}")),
+            notified: serde_json::from_str(&notified).map_err(|_| HttpError::internal())?,
+        }))
     }
+}
+
+/// A count as the database stores it (a signed 64-bit integer).
+fn to_i64(n: u64) -> Result<i64, HttpError> {
+    i64::try_from(n).map_err(|_| HttpError::bad_request(format!("{n} is too large")))
+}
+
+fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// The response for a charge that did not go through.

@@ -1,11 +1,13 @@
 //! The shop's own tests, in process (tests/examples_shop.rs runs them, and drives the example
-//! itself over HTTP).
+//! itself over HTTP). Each test's shop has a database of its own: a SQLite file in a fresh
+//! directory, deleted with the test's `Scratch`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use green_tea::error::Problem;
+use green_tea::settings::Sources;
 use green_tea::test::TestClient;
 use green_tea_recipes::circuit_breaker::{CircuitBreaker, Config, ManualClock};
 use serde_json::{Value, json};
@@ -13,6 +15,34 @@ use shop_notifications::{Contact, Notifier};
 
 use super::payments::{Charging, PaymentError, Payments};
 use super::*;
+
+/// A database of one test's own: a SQLite file in a directory that is removed on drop.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "gt-shop-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+
+    /// The settings' sources: this database, nothing else from the environment.
+    fn sources(&self) -> Sources {
+        let url = format!("sqlite://{}/shop.db", self.0.display());
+        Sources::from_env_map([("DATABASE_URL", url)])
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 fn order(user: &str, product: &str, quantity: u64) -> Value {
     json!({ "userId": user, "productId": product, "quantity": quantity })
@@ -22,7 +52,8 @@ fn order(user: &str, product: &str, quantity: u64) -> Value {
 /// charged through its region's gateway.
 #[tokio::test]
 async fn an_order_is_charged_in_its_region_and_every_notifier_told() {
-    let app = shop(false).build().unwrap();
+    let db = Scratch::new();
+    let app = shop(false).settings(db.sources()).build().unwrap();
     let client = TestClient::new(app.clone());
     let created = client
         .post("/orders")
@@ -74,7 +105,8 @@ async fn an_order_is_charged_in_its_region_and_every_notifier_told() {
 /// other region's counts are its own.
 #[tokio::test]
 async fn the_decorators_retry_and_count_per_region_without_the_gateway_knowing() {
-    let app = shop(false).build().unwrap();
+    let db = Scratch::new();
+    let app = shop(false).settings(db.sources()).build().unwrap();
     let client = TestClient::new(app.clone());
     for _ in 0..3 {
         let created = client
@@ -120,7 +152,9 @@ impl Payments for Down {
 async fn each_region_has_its_own_breaker() {
     let down = Arc::new(Down::default());
     let config = Config::new(3, Duration::from_secs(30)).clock(ManualClock::new());
+    let db = Scratch::new();
     let app = shop(false)
+        .settings(db.sources())
         .override_value(
             "payments_eu::gateway",
             Arc::clone(&down) as Arc<dyn Payments>,
@@ -167,7 +201,9 @@ async fn a_fake_payments_goes_through_the_decorators() {
             Box::pin(async move { Ok(format!("fake_{user}")) })
         }
     }
+    let db = Scratch::new();
     let app = shop(false)
+        .settings(db.sources())
         .override_value(
             "payments_eu::payments",
             Arc::new(Approves) as Arc<dyn Payments>,
@@ -194,7 +230,8 @@ async fn a_fake_payments_goes_through_the_decorators() {
 #[tokio::test]
 async fn the_price_cache_is_optional() {
     for (cache, hits) in [(false, Value::Null), (true, json!(1))] {
-        let app = shop(cache).build().unwrap();
+        let db = Scratch::new();
+        let app = shop(cache).settings(db.sources()).build().unwrap();
         let client = TestClient::new(app.clone());
         client.get("/products/sencha").send().await;
         let second: Value = client.get("/products/sencha").send().await.json();
@@ -213,7 +250,9 @@ async fn a_test_replaces_the_notifiers() {
             Some(format!("silent to {}", to.email))
         }
     }
+    let db = Scratch::new();
     let app = shop(false)
+        .settings(db.sources())
         .override_value("notifiers[]", Arc::new(Silent) as Arc<dyn Notifier>)
         .build()
         .unwrap();
@@ -234,7 +273,12 @@ async fn a_test_replaces_the_notifiers() {
 fn the_areas_clients_are_private() {
     let peek = Route::get("/peek", |_: RequestContext| async { "" })
         .needs::<super::client::HttpClient>("users::http");
-    let err = shop(false).route(peek).build().unwrap_err();
+    let db = Scratch::new();
+    let err = shop(false)
+        .settings(db.sources())
+        .route(peek)
+        .build()
+        .unwrap_err();
     let codes: Vec<&str> = err.problems().iter().map(Problem::code).collect();
     assert_eq!(codes, ["GT0014"], "{err}");
 }
@@ -243,7 +287,8 @@ fn the_areas_clients_are_private() {
 /// the optional cache absent, and the payment client's chain of decorators, per region.
 #[tokio::test]
 async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorators() {
-    let app = shop(false).build().unwrap();
+    let db = Scratch::new();
+    let app = shop(false).settings(db.sources()).build().unwrap();
     let text = app.explain("/orders").unwrap().to_string();
     for key in [
         "users::http",
@@ -260,5 +305,39 @@ async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorator
         text.contains("decorator `retrying`") && text.contains("decorator `counted`"),
         "{text}"
     );
+    app.close().await.unwrap();
+}
+
+/// An order is written with its `order.created` event in the outbox, in the request's
+/// transaction: committed before the 201, read back by `GET /orders/{id}`, the event not yet
+/// delivered. An unknown order is 404.
+#[tokio::test]
+async fn an_order_and_its_outbox_event_are_written_together() {
+    use green_tea_recipes::database::{Database, sqlx};
+    let db = Scratch::new();
+    let app = shop(false).settings(db.sources()).build().unwrap();
+    let client = TestClient::new(app.clone());
+    let created = client
+        .post("/orders")
+        .json(&order("u1", "sencha", 2))
+        .send()
+        .await;
+    assert_eq!(created.status(), 201);
+    let created: Value = created.json();
+    let shown = client.get("/orders/1").send().await;
+    assert_eq!(shown.status(), 200);
+    assert_eq!(shown.json::<Value>(), created);
+    assert_eq!(client.get("/orders/2").send().await.status(), 404);
+    let database = app.get::<Database>("database").await.unwrap();
+    let events: Vec<(String, String, Option<i64>)> =
+        sqlx::query_as("SELECT topic, payload, delivered_at FROM outbox ORDER BY id")
+            .fetch_all(database.pool())
+            .await
+            .unwrap();
+    assert_eq!(events.len(), 1, "{events:?}");
+    let (topic, payload, delivered_at) = &events[0];
+    assert_eq!(topic, "order.created");
+    assert_eq!(serde_json::from_str::<Value>(payload).unwrap(), created);
+    assert_eq!(*delivered_at, None);
     app.close().await.unwrap();
 }

@@ -18,6 +18,25 @@ pub(crate) enum Region {
     Us,
 }
 
+impl Region {
+    /// As the orders table stores it (the JSON name).
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            Region::Eu => "eu",
+            Region::Us => "us",
+        }
+    }
+
+    /// From the orders table.
+    pub(crate) fn from_code(code: &str) -> Option<Region> {
+        match code {
+            "eu" => Some(Region::Eu),
+            "us" => Some(Region::Us),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Serialize)]
 pub(crate) struct User {
     pub(crate) name: String,

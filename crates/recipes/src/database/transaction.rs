@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use green_tea_core::{Descriptor, Key, Needs, Provided};
+use green_tea_core::{Descriptor, Key, Location, Needs, Provided};
 use green_tea_http::{Finish, Finishing, HttpError, Outcome, Step, StepFuture};
 use http::request::Parts;
 use sqlx::{Any, AnyConnection};
@@ -106,9 +106,12 @@ pub struct TransactionStep {
     name: Cow<'static, str>,
     provides: Key,
     database: Key,
+    /// Where it was made: what `explain` and build errors point at.
+    location: Location,
 }
 
 impl Default for TransactionStep {
+    #[track_caller]
     fn default() -> Self {
         TransactionStep::new()
     }
@@ -116,16 +119,19 @@ impl Default for TransactionStep {
 
 impl TransactionStep {
     /// `tx`, from `database`.
+    #[track_caller]
     pub fn new() -> Self {
         TransactionStep::with_keys("tx", "database")
     }
 
     /// `provides`, from the pool at `database`: a second database's transactions, say.
+    #[track_caller]
     pub fn with_keys(provides: &'static str, database: &'static str) -> Self {
         TransactionStep {
             name: Cow::Borrowed(provides),
             provides: Key::from(provides),
             database: Key::from(database),
+            location: Location::caller(),
         }
     }
 }
@@ -133,6 +139,7 @@ impl TransactionStep {
 impl Step for TransactionStep {
     fn descriptor(&self) -> Descriptor {
         Descriptor::new(self.name.clone())
+            .at(self.location)
             .provides::<Transaction>(self.provides.clone())
             .needs::<Database>(self.database.clone())
     }
