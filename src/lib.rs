@@ -378,6 +378,48 @@ pub use green_tea_macros::provider;
 /// ```
 pub use green_tea_macros::decorator;
 
+/// Declares a worker: a long-running task of the app (an outbox relay, a queue consumer), a
+/// node of the graph that needs providers, starts once they are built and stops when its
+/// [`Shutdown`](workers::Shutdown) says so.
+///
+/// `#[worker(needs = [...], restart = "on_failure", critical)]` on an `async fn` returning
+/// `Result<(), E>`: its parameters are its `needs` in order, spelled and taken as a provider's
+/// are, and at most one `Shutdown`, anywhere among them. `restart` is `"never"` (the default)
+/// or `"on_failure"` (with the default [`Backoff`](workers::Backoff); another one is
+/// [`WorkerFn`](workers::WorkerFn)'s); `critical` makes the app not ready while it is not
+/// running. The fn stays callable; a companion of the same name implements
+/// [`Worker`](workers::Worker): register it with `.worker(name::worker())`, or let
+/// `discover()` find it (`discover = false` leaves it out). There is no `provides`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use green_tea::prelude::*;
+/// use green_tea::workers::Shutdown;
+///
+/// #[worker(needs = "sweeps", restart = "on_failure")]
+/// async fn sweeper(sweeps: &AtomicU64, shutdown: Shutdown) -> Result<(), BoxError> {
+///     while !shutdown.is_requested() {
+///         sweeps.fetch_add(1, Ordering::Relaxed);
+///         shutdown.requested().await;
+///     }
+///     Ok(())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app = App::builder()
+///     .value("sweeps", AtomicU64::new(0))
+///     .worker(sweeper::worker())
+///     .build()
+///     .unwrap();
+/// app.start().await.unwrap();
+/// assert_eq!(app.health().await.workers[0].name, "sweeper");
+/// app.close().await.unwrap();
+/// # }
+/// ```
+///
+/// See the [workers guide](guide::workers).
+pub use green_tea_macros::worker;
+
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs
 /// one of its values (or names it in `steps`), from scratch, and never otherwise.
 ///
@@ -525,7 +567,7 @@ pub mod prelude {
     pub use crate::{
         All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,
         HttpError, Json, Module, ModuleExt, Needs, ProvideError, Provided, Provider, decorator,
-        delete, get, patch, post, provider, put, route, step,
+        delete, get, patch, post, provider, put, route, step, worker,
     };
 }
 

@@ -24,6 +24,7 @@ pub use green_tea_core::__private::{
     UnsharedProviderState, ValueIsAny, ValueIsSendSync, ValueIsSync, assert_decorates,
     assert_nested, inventory, provide_ok, provide_result, settings,
 };
+pub use green_tea_core::__private::{Restart, Shutdown, Worker, WorkerFuture, WorkerOptions};
 pub use green_tea_http::{
     Finishing, HttpError, IntoReply, Reply, RequestContext, Route, RouteRegistration, Step,
     StepFuture, StepRegistration, StepResult, join_paths, reply_of,

@@ -136,6 +136,36 @@ pub use green_tea_macros::core_provider as provider;
 #[doc(inline)]
 pub use green_tea_macros::core_decorator as decorator;
 
+/// Declares a worker, in a crate that depends on green-tea-core alone: `green_tea::worker`
+/// (the same attribute, checks and `Worker`), with its expansion going through this crate
+/// instead of the facade.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use green_tea_core::workers::Shutdown;
+/// use green_tea_core::{BoxError, Container, worker};
+///
+/// #[worker(needs = "runs", critical)]
+/// async fn relay(runs: &AtomicU32, shutdown: Shutdown) -> Result<(), BoxError> {
+///     runs.fetch_add(1, Ordering::SeqCst);
+///     shutdown.requested().await;
+///     Ok(())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("runs", AtomicU32::new(0))
+///     .worker(relay::worker())
+///     .build()
+///     .unwrap();
+/// container.start_workers().await.unwrap();
+/// assert!(container.health().workers[0].critical);
+/// container.close().await.unwrap();
+/// # }
+/// ```
+#[doc(inline)]
+pub use green_tea_macros::core_worker as worker;
+
 /// A settings type: the trait ([`settings::Settings`]) and, in a crate that depends on
 /// green-tea-core alone, its derive, `#[derive(Settings)]` (`green_tea::settings::Settings`:
 /// the same attributes and checks), whose expansion goes through this crate instead of the

@@ -307,12 +307,14 @@ pub(crate) fn cfgs(attrs: &[Attribute]) -> Vec<&Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
 }
 
-/// What a `#[provider]`, `#[decorator]` or `#[step]` fn is declared as, and registered with.
+/// What a `#[provider]`, `#[decorator]`, `#[step]` or `#[worker]` fn is declared as, and
+/// registered with.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FnKind {
     Provider,
     Decorator,
     Step,
+    Worker,
 }
 
 impl FnKind {
@@ -322,6 +324,7 @@ impl FnKind {
             FnKind::Provider => "provider",
             FnKind::Decorator => "decorator",
             FnKind::Step => "step",
+            FnKind::Worker => "worker",
         }
     }
 }
@@ -404,6 +407,7 @@ pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &st
         FnKind::Provider => quote!(Provider),
         FnKind::Decorator => quote!(Decorator),
         FnKind::Step => quote!(Step),
+        FnKind::Worker => quote!(Worker),
     };
     let submits = declared.provides.iter().map(|(key, _)| {
         quote! {

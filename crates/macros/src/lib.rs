@@ -1,9 +1,9 @@
-//! green-tea's macros: the attributes `#[provider]`, `#[decorator]`, `#[step]`, `#[route]` and
-//! the method attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`, and
-//! `#[derive(Settings)]`. Use them through the `green-tea` facade; a crate that only adds
-//! providers uses `#[provider]`, `#[decorator]` and `#[derive(Settings)]` through
+//! green-tea's macros: the attributes `#[provider]`, `#[decorator]`, `#[worker]`, `#[step]`,
+//! `#[route]` and the method attributes `#[get]`, `#[post]`, `#[put]`, `#[patch]`, `#[delete]`,
+//! and `#[derive(Settings)]`. Use them through the `green-tea` facade; a crate that only adds
+//! providers uses `#[provider]`, `#[decorator]`, `#[worker]` and `#[derive(Settings)]` through
 //! `green-tea-core` (`green_tea_core::provider`, `green_tea_core::decorator`,
-//! `green_tea_core::Settings`), which depends on this crate too.
+//! `green_tea_core::worker`, `green_tea_core::Settings`), which depends on this crate too.
 
 use proc_macro::TokenStream;
 
@@ -18,6 +18,7 @@ mod route;
 mod settings;
 mod step;
 mod types;
+mod worker;
 
 use root::Root;
 
@@ -309,6 +310,86 @@ pub fn decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
     decorator::expand(Root::Core, attr.into(), item.into()).into()
+}
+
+/// Declares a worker: a long-running task of the app, a node of the graph that needs providers,
+/// starts once they are built, and stops when its `Shutdown` says so. See `green_tea::workers`
+/// and the workers guide.
+///
+/// # The attribute
+///
+/// `#[worker(needs = ["outbox", "broker"], restart = "on_failure", critical)]`, on an
+/// `async fn`; every argument is optional.
+///
+/// - `needs`: the key, or list of keys, it needs, in the order of its need parameters, spelled
+///   and received as for `#[provider]`: `"cache"` as `&T` or `Arc<T>`, `"cache?"` as
+///   `Option<&T>` or `Option<Arc<T>>` (`None` when nothing provides it), `"notifiers[]"` as
+///   `All<'_, T>`, `"stores{}"` as `ByName<'_, T>`; `"billing::client"` names another module's
+///   key.
+/// - `restart`: `"never"` (the default: a failed run stays failed) or `"on_failure"` (it runs
+///   again after the default backoff, 100 ms doubling up to 30 s). For another `Backoff`, build
+///   the worker by hand with `WorkerFn`.
+/// - `critical` (a flag): the app is not ready while this worker is not running.
+/// - `discover = false`: `discover()` leaves it out; register it yourself.
+/// - There is no `provides`: a worker provides nothing (a value for others is a provider's).
+///
+/// # The fn
+///
+/// It is an `async fn` returning `Result<(), E>` with `E: Into<BoxError>` (recognised by its
+/// last path segment, `Result`): `Ok(())` once its shutdown is requested or its work is done,
+/// an error when its work failed. Its parameters are its needs, in `needs` order, and,
+/// anywhere among them, at most one `Shutdown` (recognised by its last path segment), taken by
+/// value. The fn stays as written, and a companion of the same name implements `Worker`, each
+/// run calling the fn with the needs built at start: register it with
+/// `.worker(sweeper::worker())`, or let `discover()` find it. A worker of a module is
+/// registered with `Module::worker`, or found by `Module::discover_in`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use green_tea::prelude::*;
+/// use green_tea::workers::Shutdown;
+///
+/// #[worker(needs = ["sweeps", "label?"], restart = "on_failure")]
+/// async fn sweeper(
+///     sweeps: &AtomicU64,
+///     shutdown: Shutdown,
+///     label: Option<&String>,
+/// ) -> Result<(), BoxError> {
+///     assert!(label.is_none(), "nothing provides `label`");
+///     sweeps.fetch_add(1, Ordering::SeqCst);
+///     shutdown.requested().await;
+///     Ok(())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .value("sweeps", AtomicU64::new(0))
+///     .worker(sweeper::worker())
+///     .build()
+///     .unwrap();
+/// container.start_workers().await.unwrap();
+/// while container.get::<AtomicU64>("sweeps").await.unwrap().load(Ordering::SeqCst) == 0 {
+///     tokio::task::yield_now().await;
+/// }
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// # Limits
+///
+/// - Only on an `async fn`, not generic: a worker with state of its own implements `Worker`.
+/// - The companion takes the fn's name in the type namespace, as a provider fn's does.
+#[proc_macro_attribute]
+pub fn worker(attr: TokenStream, item: TokenStream) -> TokenStream {
+    worker::expand(Root::Facade, attr.into(), item.into()).into()
+}
+
+/// `#[worker]` expanded through green-tea-core instead of the facade, for a crate that depends
+/// on green-tea-core alone; re-exported as `green_tea_core::worker`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn core_worker(attr: TokenStream, item: TokenStream) -> TokenStream {
+    worker::expand(Root::Core, attr.into(), item.into()).into()
 }
 
 /// Declares a step: a request-scoped part of the graph, run on every request whose route needs

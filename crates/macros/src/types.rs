@@ -448,7 +448,7 @@ fn first_type_arg(path: &TypePath) -> Option<&Type> {
     type_args(path).next()
 }
 
-fn type_args(path: &TypePath) -> impl Iterator<Item = &Type> {
+pub(crate) fn type_args(path: &TypePath) -> impl Iterator<Item = &Type> {
     let args = match path.path.segments.last().map(|s| &s.arguments) {
         Some(PathArguments::AngleBracketed(args)) => Some(args.args.iter()),
         _ => None,

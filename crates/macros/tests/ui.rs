@@ -4,7 +4,14 @@
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
-    for kind in ["provider", "decorator", "step", "route", "settings"] {
+    for kind in [
+        "provider",
+        "decorator",
+        "worker",
+        "step",
+        "route",
+        "settings",
+    ] {
         cases.compile_fail(format!("tests/ui/{kind}/fail/*.rs"));
         cases.pass(format!("tests/ui/{kind}/pass/*.rs"));
     }

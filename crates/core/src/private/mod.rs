@@ -1,14 +1,15 @@
 //! What green-tea's other crates use of the core and users do not: the one hidden module of
 //! core. Not a public API: it may change in any release.
 //!
-//! Two readers. At the top, what `#[provider]` expands to, so that a crate that only adds
-//! providers depends on core alone (the facade's `__private` re-exports all of it, for the
-//! expansions that go through the facade). One concept per file: `probe` (the type probe that
-//! reports a bad type once and keeps it from failing every line that uses it), `returns`
-//! (what a provider's fns may return), `futures` (a provider's futures, for state that is
-//! `Send + Sync`), `discover` (how `discover()` makes a provider struct), `nested` (the
-//! nested fields of a `#[derive(Settings)]` type); here, the check that a decorator returns the
-//! type it decorates. In `sibling`, what green-tea-http uses to check and run the graph.
+//! Two readers. At the top, what `#[provider]` (and `#[decorator]`, `#[worker]`) expands to,
+//! so that a crate that only adds providers depends on core alone (the facade's `__private`
+//! re-exports all of it, for the expansions that go through the facade). One concept per
+//! file: `probe` (the type probe that reports a bad type once and keeps it from failing every
+//! line that uses it), `returns` (what a provider's fns may return), `futures` (a provider's
+//! futures, for state that is `Send + Sync`), `discover` (how `discover()` makes a provider
+//! struct), `nested` (the nested fields of a `#[derive(Settings)]` type); here, the check that
+//! a decorator returns the type it decorates. In `sibling`, what green-tea-http uses to check
+//! and run the graph.
 
 mod discover;
 mod futures;
@@ -25,6 +26,8 @@ pub use crate::registry::DeclaredKey;
 /// What `#[derive(Settings)]` expands to: the trait, `FieldSpec`, `Reader`, `Secret`.
 pub use crate::settings;
 pub use crate::value::{NeedError, Needs, Provided};
+/// What `#[worker]` expands to.
+pub use crate::worker::{Restart, Shutdown, Worker, WorkerFuture, WorkerOptions};
 pub use inventory;
 
 pub use discover::MadeByDiscovery;

@@ -94,11 +94,12 @@ pub(super) fn fetch_provided(
 }
 
 /// The `inventory` registration that `discover()` collects: a provider's, or (`kind`) a
-/// decorator's.
-pub(super) fn registration(root: Root, name: &str, kind: FnKind, make: TokenStream) -> TokenStream {
+/// decorator's or a worker's.
+pub(crate) fn registration(root: Root, name: &str, kind: FnKind, make: TokenStream) -> TokenStream {
     let discovered = match kind {
         FnKind::Decorator => quote!(decorator),
-        _ => quote!(new),
+        FnKind::Worker => quote!(worker),
+        FnKind::Provider | FnKind::Step => quote!(new),
     };
     quote! {
         #root::inventory::submit! {

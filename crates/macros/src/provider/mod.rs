@@ -7,6 +7,7 @@ mod fn_form;
 mod impl_form;
 mod signature;
 
+pub(crate) use emit::registration;
 pub(crate) use fn_form::{ValidFn, expand_valid};
 pub(crate) use signature::need_params;
 

@@ -1,0 +1,9 @@
+use green_tea::prelude::*;
+use green_tea::workers::Shutdown;
+
+#[worker]
+async fn sweeper(shutdown: Shutdown) {
+    shutdown.requested().await;
+}
+
+fn main() {}
