@@ -599,6 +599,8 @@ pub mod guide {
         pub mod circuit_breakers {}
         #[doc = include_str!("../docs/recipes/shared-circuit-breaker.md")]
         pub mod shared_circuit_breaker {}
+        #[doc = include_str!("../docs/recipes/database.md")]
+        pub mod database {}
     }
     #[doc = include_str!("../docs/lifecycle.md")]
     pub mod lifecycle {}
