@@ -858,3 +858,105 @@ async fn in_the_macro_form_a_failed_commit_answers_its_500() {
     );
     app.close().await.unwrap();
 }
+
+/// A step by hand whose finishing names the values `finishes` (index, as a `Tx`).
+struct Misnamed {
+    finishes: Vec<usize>,
+}
+
+impl Step for Misnamed {
+    fn descriptor(&self) -> Descriptor {
+        Descriptor::new("tx")
+            .provides::<String>("requestId")
+            .provides::<Tx>("tx")
+            .needs::<Journal>("journal")
+    }
+
+    fn run<'a>(&'a self, _parts: &'a mut Parts, _needs: Needs<'a>) -> StepFuture<'a> {
+        StepFuture::ready(Err(HttpError::internal().into()))
+    }
+
+    fn finishing(&self) -> Finishing {
+        self.finishes
+            .iter()
+            .fold(Finishing::none(), |f, &index| f.value::<Tx>(index))
+    }
+}
+
+#[test]
+fn a_finishing_that_names_a_value_the_step_does_not_provide_is_gt0021_at_build() {
+    let err = App::builder()
+        .step(Misnamed {
+            finishes: vec![0, 1, 2],
+        })
+        .route(orders(created))
+        .build()
+        .unwrap_err();
+    let problems: Vec<_> = err
+        .problems()
+        .iter()
+        .map(|p| (p.code(), p.to_string()))
+        .collect();
+    // Every problem at once: the journal nobody provides, and the two wrong values (1 is right).
+    assert_eq!(problems.len(), 3, "{err}");
+    assert_eq!(problems[0].0, "GT0001");
+    assert!(matches!(
+        &err.problems()[1],
+        green_tea::error::Problem::FinishingValue { index: 0, provides, .. } if provides.len() == 2
+    ));
+    assert!(
+        problems[1]
+            .1
+            .starts_with("error[GT0021]: step `tx` (tests/http_finish.rs:"),
+        "{}",
+        problems[1].1
+    );
+    assert!(
+        problems[1]
+            .1
+            .contains("finishes its value 0 as a `Tx`, but that value is `requestId: String`"),
+        "{}",
+        problems[1].1
+    );
+    assert!(
+        problems[2]
+            .1
+            .starts_with("error[GT0021]: step `tx` (tests/http_finish.rs:"),
+        "{}",
+        problems[2].1
+    );
+    assert!(
+        problems[2].1.contains(
+            "finishes its value 2 (a `Tx`), but it provides 2 values: `requestId: String` (0), `tx: Tx` (1)"
+        ),
+        "{}",
+        problems[2].1
+    );
+    assert!(problems[2].1.contains(
+        "help: `Finishing::value::<T>(index)` names the step's provided values by position, from 0"
+    ));
+}
+
+#[tokio::test]
+async fn a_finishing_step_beside_the_client_address_step_still_finishes() {
+    // The client's address is a step of its own, added first: the finishing step's place
+    // among the app's steps moves by one.
+    let journal = Journal::default();
+    let route = Route::post("/orders", |request: RequestContext| async move {
+        let _client = request.need_ref::<green_tea::extract::ClientAddr>(1)?;
+        request.need_ref::<Tx>(0)?.write("order 1").await;
+        Ok::<_, HttpError>((StatusCode::CREATED, "created"))
+    })
+    .needs::<Tx>("tx")
+    .needs::<green_tea::extract::ClientAddr>("clientAddr");
+    let app = app_with(&journal, |b| {
+        b.step(tx_step("tx", Commit::Succeeds, None)).route(route)
+    });
+    let response = TestClient::new(app.clone()).post("/orders").send().await;
+    assert_eq!(response.status(), 201, "{}", response.text());
+    assert_eq!(
+        journal.events(),
+        ["begin tx", r#"commit tx ["order 1"]"#, "drop tx"]
+    );
+    app.close().await.unwrap();
+}

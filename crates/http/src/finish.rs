@@ -20,6 +20,7 @@ use http::StatusCode;
 use smallvec::SmallVec;
 
 use green_tea_core::__private::sibling::{AnyValue, panic_message};
+use green_tea_core::{Descriptor, NodeKind, Origin, Problem, TypeInfo};
 
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, ResponseBody};
@@ -275,7 +276,8 @@ type FinishFuture<'a> = Pin<Box<dyn Future<Output = Result<(), HttpError>> + Sen
 struct Held(usize);
 
 fn finish_as<T: Finish>(value: AnyValue, outcome: &Outcome) -> Result<FinishFuture<'_>, Held> {
-    // The type was checked against the step's descriptor when its values were kept.
+    // `build()` checked `T` against the type the step's descriptor declares at this index,
+    // and every request checks the values against the descriptor (GT0021 otherwise).
     let Ok(value) = value.downcast::<T>() else {
         return Err(Held(0));
     };
@@ -303,7 +305,8 @@ fn finish_as<T: Finish>(value: AnyValue, outcome: &Outcome) -> Result<FinishFutu
 /// [`Step::finishing`]: crate::Step::finishing
 #[derive(Clone, Default)]
 pub struct Finishing {
-    values: SmallVec<[(usize, FinishFn); 1]>,
+    /// The index of each value that finishes, its finish, and the type it is taken as.
+    values: SmallVec<[(usize, FinishFn, TypeInfo); 1]>,
 }
 
 impl std::fmt::Debug for Finishing {
@@ -320,12 +323,14 @@ impl Finishing {
         Finishing::default()
     }
 
-    /// The step's `index`-th provided value (in the order its keys are declared), a `T`,
-    /// finishes.
+    /// The step's `index`-th provided value (in the order its keys are declared, from 0), a
+    /// `T`, finishes. An index past the step's keys, or a `T` other than its key's type, is a
+    /// build error (GT0021).
     pub fn value<T: Finish>(mut self, index: usize) -> Self {
-        self.values.retain(|(at, _)| *at != index);
-        self.values.push((index, finish_as::<T> as FinishFn));
-        self.values.sort_by_key(|(at, _)| *at);
+        self.values.retain(|(at, ..)| *at != index);
+        self.values
+            .push((index, finish_as::<T> as FinishFn, TypeInfo::of::<T>()));
+        self.values.sort_by_key(|(at, ..)| *at);
         self
     }
 
@@ -336,7 +341,31 @@ impl Finishing {
 
     /// The indexes of the provided values that finish, in order.
     pub fn indexes(&self) -> impl Iterator<Item = usize> + '_ {
-        self.values.iter().map(|(at, _)| *at)
+        self.values.iter().map(|(at, ..)| *at)
+    }
+
+    /// What `build()` finds wrong with this finishing of the step `descriptor` describes: an
+    /// index it does not provide, or a type other than its key's (GT0021).
+    pub(crate) fn problems<'a>(
+        &'a self,
+        descriptor: &'a Descriptor,
+    ) -> impl Iterator<Item = Problem> + 'a {
+        self.values.iter().filter_map(move |&(index, _, ty)| {
+            let provided = descriptor.provides.get(index);
+            if provided.is_some_and(|spec| spec.ty == ty) {
+                return None;
+            }
+            Some(Problem::FinishingValue {
+                step: Origin {
+                    kind: NodeKind::Step,
+                    name: descriptor.name.to_string(),
+                    location: descriptor.location,
+                },
+                index,
+                ty,
+                provides: descriptor.provides.clone(),
+            })
+        })
     }
 }
 
@@ -365,7 +394,7 @@ impl Pending {
         finishing: &Finishing,
         provided: &[AnyValue],
     ) {
-        for &(index, finish) in &finishing.values {
+        for &(index, finish, _) in &finishing.values {
             if let Some(value) = provided.get(index) {
                 self.values.push(PendingValue {
                     value: Arc::clone(value),

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::key::{Key, Location, TypeInfo};
+use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::settings::{SettingSource, UnknownSetting};
 
 use super::render::first_name;
@@ -324,6 +324,18 @@ pub enum Problem {
         /// The prefix (`BILLING_`) or the table (`[billing]`).
         prefix: String,
     },
+    /// GT0021: a step's finishing names a value it does not provide: an index past the keys
+    /// its descriptor provides, or a value of another type than the key's.
+    FinishingValue {
+        /// The step.
+        step: Origin,
+        /// The position its finishing names, counted from 0 in the order its keys are declared.
+        index: usize,
+        /// The type its finishing takes the value as.
+        ty: TypeInfo,
+        /// What the step provides, in order.
+        provides: Vec<KeySpec>,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -362,6 +374,7 @@ impl Problem {
             Problem::SettingInvalid { .. } => "GT0017",
             Problem::SettingRejected { .. } => "GT0018",
             Problem::UnknownSetting { .. } => "GT0019",
+            Problem::FinishingValue { .. } => "GT0021",
         }
     }
 
@@ -387,6 +400,7 @@ impl Problem {
                 (key.to_string(), consumer.name.clone())
             }
             Problem::UnknownStep { step, route, .. } => (step.clone(), route.name.clone()),
+            Problem::FinishingValue { step, index, .. } => (step.name.clone(), index.to_string()),
             Problem::RouteConflict { route, .. } => (route.name.clone(), String::new()),
             Problem::HealthKey { key, setting, .. } => (key.to_string(), setting.clone()),
             Problem::CollectionType { key, by, .. } | Problem::KeySpelling { key, by, .. } => {

@@ -391,6 +391,32 @@ impl fmt::Display for Problem {
                     "error[{code}]: {unknown}\n  note: an error because the sources are strict (`Sources::strict()`)"
                 )
             }
+            Problem::FinishingValue {
+                step,
+                index,
+                ty,
+                provides,
+            } => {
+                let ty = ty.short_name();
+                match provides.get(*index) {
+                    Some(spec) => write!(
+                        f,
+                        "error[{code}]: {step} finishes its value {index} as a `{ty}`, but that value is `{}: {}`",
+                        spec.key,
+                        spec.ty.short_name()
+                    )?,
+                    None => write!(
+                        f,
+                        "error[{code}]: {step} finishes its value {index} (a `{ty}`), but it provides {}",
+                        provided_list(provides)
+                    )?,
+                }
+                write!(
+                    f,
+                    "\n  help: `Finishing::value::<T>(index)` names the step's provided values by \
+                     position, from 0, in the order its descriptor declares them"
+                )
+            }
             Problem::UnknownStep {
                 step,
                 route,
@@ -410,6 +436,23 @@ impl fmt::Display for Problem {
 }
 
 impl std::error::Error for Problem {}
+
+/// `nothing`, `1 value: \`tx: Tx\`` or `2 values: \`tx: Tx\` (0), \`requestId: String\` (1)`.
+fn provided_list(provides: &[crate::key::KeySpec]) -> String {
+    let spec = |s: &crate::key::KeySpec| format!("`{}: {}`", s.key, s.ty.short_name());
+    match provides {
+        [] => "nothing".to_owned(),
+        [one] => format!("1 value: {}", spec(one)),
+        many => {
+            let listed: Vec<String> = many
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{} ({i})", spec(s)))
+                .collect();
+            format!("{} values: {}", many.len(), listed.join(", "))
+        }
+    }
+}
 
 /// `Arc<dyn Clock>` when `provided` (`Arc<SystemClock>`) would coerce to `declared`: the same
 /// pointer around a trait object. Judged on the short names, for a hint only.

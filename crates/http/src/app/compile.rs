@@ -7,12 +7,13 @@ use std::sync::{Arc, Weak};
 
 use http::HeaderValue;
 
-use green_tea_core::__private::sibling::{self, IdVec, RequestScope, RouteId};
+use green_tea_core::__private::sibling::{self, IdVec, RequestScope, RouteId, StepId};
 use green_tea_core::{BuildError, Descriptor, KeySpec, Location, NodeKind, Origin, Problem};
 
 use super::built_in::BuiltIn;
 use super::{App, AppInner, CompiledRoute, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
+use crate::finish::Finishing;
 use crate::layer::{self as layers, Dispatch, Layered, LayeredEntry};
 use crate::route::{Mounted, Route, any_method};
 use crate::runtime::{CompiledStep, Entry, RouteRun, Runtime};
@@ -37,10 +38,16 @@ impl AppBuilder {
         let mut problems = self.health.problems(&self.container);
         let mut scope = RequestScope::new();
         let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.step.descriptor()).collect();
-        let from_connection = self
-            .needs_client_addr(&descriptors)
-            .then(|| scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _));
+        // Each step's finishing, asked once and checked against what it provides, by id.
+        let mut finishing: IdVec<StepId, Finishing> = IdVec::new();
+        let from_connection = self.needs_client_addr(&descriptors).then(|| {
+            finishing.push(Finishing::none());
+            scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _)
+        });
         for (descriptor, entry) in descriptors.into_iter().zip(self.steps) {
+            let finishes = entry.step.finishing();
+            problems.extend(finishes.problems(&descriptor));
+            finishing.push(finishes);
             scope.add_step_in(descriptor, entry.step, entry.module);
         }
         let mut table = RouteTable::default();
@@ -78,7 +85,7 @@ impl AppBuilder {
         let health = self.health.compile(&wired.container);
         let steps = wired.steps.map(|id, s| CompiledStep {
             from_connection: Some(id) == from_connection,
-            finishing: s.step.finishing(),
+            finishing: std::mem::take(&mut finishing[id]),
             step: s.step,
             descriptor: s.descriptor,
             module: s.module,
