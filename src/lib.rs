@@ -660,6 +660,8 @@ pub mod guide {
         pub mod gt0018 {}
         #[doc = include_str!("../docs/errors/GT0019.md")]
         pub mod gt0019 {}
+        #[doc = include_str!("../docs/errors/GT0021.md")]
+        pub mod gt0021 {}
     }
 }
 
