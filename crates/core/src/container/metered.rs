@@ -23,9 +23,21 @@ pub(crate) struct ProviderMetrics {
 /// shared).
 #[inline]
 fn label(descriptor: &Descriptor) -> SharedString {
-    match descriptor.module() {
-        None => SharedString::from(descriptor.name.clone()),
-        Some(path) => module_label(descriptor, path),
+    match (descriptor.module(), &descriptor.name) {
+        (None, std::borrow::Cow::Borrowed(name)) => SharedString::from(*name),
+        (None, std::borrow::Cow::Owned(name)) => {
+            // A provider made by hand is usually named after its key (`ProviderFn::new(key)`):
+            // the key's shared text then serves, rather than a copy of the name.
+            let named_after = descriptor.provides.first().and_then(|spec| {
+                let shared = spec.key.as_shared()?;
+                (**shared == **name).then_some(shared)
+            });
+            match named_after {
+                Some(shared) => SharedString::from(std::sync::Arc::clone(shared)),
+                None => SharedString::from(name.clone()),
+            }
+        }
+        (Some(path), _) => module_label(descriptor, path),
     }
 }
 
