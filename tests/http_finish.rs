@@ -960,3 +960,53 @@ async fn a_finishing_step_beside_the_client_address_step_still_finishes() {
     );
     app.close().await.unwrap();
 }
+
+#[test]
+fn explain_shows_which_steps_finish_in_every_rendering() {
+    let journal = Journal::default();
+    let audit = green_tea::steps::Guard::new("audit", |_parts, _needs| Ok(())).needs::<Tx>("tx");
+    let app = app_with(&journal, |b| {
+        b.step(tx_step("tx", Commit::Succeeds, None))
+            .step(audit)
+            .route(orders(created).step("audit"))
+    });
+    let explain = app.explain("/orders").unwrap();
+    let steps = &explain.routes[0].steps;
+    assert_eq!(
+        steps
+            .iter()
+            .map(|s| (s.name.as_str(), s.finishes))
+            .collect::<Vec<_>>(),
+        [("tx", true), ("audit", false)]
+    );
+
+    let text = explain.to_string();
+    assert!(text.contains("1. tx (finishes) -> tx: "), "{text}");
+    assert!(text.contains("2. audit -> guard"), "{text}");
+
+    let json = explain.to_json();
+    let json_steps = &json["routes"][0]["steps"];
+    assert_eq!(json_steps[0]["finishes"], json!(true));
+    assert_eq!(json_steps[1]["finishes"], json!(false));
+
+    let dot = explain.to_dot();
+    assert!(dot.contains("step tx (finishes)"), "{dot}");
+    assert!(!dot.contains("step audit (finishes)"), "{dot}");
+    let mermaid = explain.to_mermaid();
+    assert!(mermaid.contains("step tx (finishes)"), "{mermaid}");
+
+    let svg = explain.to_svg();
+    // Once in the box's tooltip, once as its line; only the transaction's box.
+    assert_eq!(
+        svg.matches("finishes with the request&#39;s outcome")
+            .count(),
+        2,
+        "{svg}"
+    );
+    let page = app.explain_all().to_html();
+    assert!(page.contains("finishes with the request"));
+    assert!(
+        page.contains("1. tx (finishes) -&gt; tx: "),
+        "the page's text"
+    );
+}

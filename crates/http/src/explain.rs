@@ -78,6 +78,10 @@ pub struct ExplainStep {
     /// The path of the module it was registered in, or `None` for a step of the app itself;
     /// the keys it provides are qualified by it (`orders::user`).
     pub module: Option<String>,
+    /// Whether its values finish with the request (`#[step(..., finish)]`): their `Finish`
+    /// hook runs after the handler with the request's outcome, the last-run step first,
+    /// before the answer is returned.
+    pub finishes: bool,
 }
 
 /// Where a step's or a handler's need comes from, as the route's plan reads it. In JSON,
@@ -145,7 +149,8 @@ impl ExplainPath {
 
     /// As a Graphviz `digraph`: providers (a collection as a folder, a decorator as a
     /// component), then steps, then each handler; an edge per need, dashed for an optional
-    /// need, from a dotted box for an absent one. What a module registered is in a
+    /// need, from a dotted box for an absent one; a step whose values finish is labelled
+    /// `step tx (finishes)`. What a module registered is in a
     /// `subgraph "cluster_<path>"` labelled with its path (one per module, for every route at
     /// the path), a sub-module's inside its parent's.
     pub fn to_dot(&self) -> String {
@@ -319,7 +324,7 @@ impl ExplainRoute {
             });
         }
         for (i, s) in self.steps.iter().enumerate() {
-            let mut lines = vec![format!("step {}", s.name)];
+            let mut lines = vec![format!("step {}{}", s.name, finishes_mark(s))];
             if !s.provides.is_empty() {
                 lines.push(s.provides.join(", "));
             }
@@ -417,6 +422,11 @@ pub(crate) fn absent_lines(key: &str) -> Vec<String> {
     ]
 }
 
+/// ` (finishes)` after the name of a step whose values finish with the request.
+pub(crate) fn finishes_mark(step: &ExplainStep) -> &'static str {
+    if step.finishes { " (finishes)" } else { "" }
+}
+
 /// `needs`, with `(absent)` after each of `absent`.
 fn needs_text(needs: &[String], absent: &[String]) -> String {
     let needs: Vec<String> = needs
@@ -470,7 +480,13 @@ impl fmt::Display for ExplainRoute {
                 } else {
                     step.provides.join(", ")
                 };
-                write!(f, "\n    {}. {} -> {provides}", i + 1, step.name)?;
+                write!(
+                    f,
+                    "\n    {}. {}{} -> {provides}",
+                    i + 1,
+                    step.name,
+                    finishes_mark(step)
+                )?;
                 if !step.needs.is_empty() {
                     write!(f, "  <- needs {}", needs_text(&step.needs, &step.absent))?;
                 }

@@ -260,6 +260,7 @@ impl App {
                         .module
                         .as_deref()
                         .map(str::to_owned),
+                    finishes: !runtime.steps[planned.step].finishing.is_empty(),
                 }
             })
             .collect();

@@ -246,6 +246,9 @@ fn search_text(route: &ExplainRoute) -> String {
     }
     for step in &route.steps {
         let _ = write!(text, " {} {}", step.name, step.provides.join(" "));
+        if step.finishes {
+            text.push_str(" finishes");
+        }
     }
     if route.steps.iter().any(|s| !s.absent.is_empty()) || !route.absent.is_empty() {
         text.push_str(" absent");

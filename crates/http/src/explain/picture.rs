@@ -11,8 +11,9 @@ impl ExplainRoute {
     /// build time, overrides, what a collection holds and a decorator wraps; dashed while not
     /// built), its steps (rounded, request scope), its handler, and an arrow per need labelled
     /// with the key, from where the route's plan reads it (dashed for an optional need, from a
-    /// dotted box for an absent one). What a module registered is inside a labelled box of the
-    /// module, nested for a sub-module. Every text is escaped for XML.
+    /// dotted box for an absent one; a step whose values finish says so on a line of its own).
+    /// What a module registered is inside a labelled box of the module, nested for a
+    /// sub-module. Every text is escaped for XML.
     ///
     /// ```
     /// use green_tea::App;
@@ -40,12 +41,16 @@ impl ExplainRoute {
             } else {
                 step.provides.join(", ")
             };
+            let mut lines = vec![
+                provides,
+                format!("step `{}`", step.name),
+                "request scope, every request".to_owned(),
+            ];
+            if step.finishes {
+                lines.push("finishes with the request's outcome".to_owned());
+            }
             picture.nodes.push(PictureNode {
-                lines: vec![
-                    provides,
-                    format!("step `{}`", step.name),
-                    "request scope, every request".to_owned(),
-                ],
+                lines,
                 shape: PictureShape::Step,
                 built: true,
                 module: step.module.clone(),
