@@ -11,7 +11,8 @@
 //!   whose migrations (the orders' tables) run at start-up, and `tx`, the step that begins each
 //!   write's transaction and commits it when the request succeeds. SQLite by default, in a
 //!   file beside the build (`target/debug/shop-data/shop.db` under `cargo run`; `cargo clean`
-//!   removes it); PostgreSQL when `DATABASE_URL=postgres://...`.
+//!   removes it); PostgreSQL when `DATABASE_URL=postgres://...`. `GET /readyz` answers 503
+//!   while the database does not answer its `SELECT 1`.
 //! - `notifications`: a crate of its own, `shop-notifications` (crates/shop-notifications),
 //!   which depends on green-tea-core alone and finds its providers with `discover_in`; it
 //!   adds an email and an SMS notifier to the app's `notifiers[]` list and exports `outbox`.
@@ -57,6 +58,8 @@ pub(crate) fn shop(cache: bool) -> AppBuilder {
         .provider(DatabasePool::new(orders::migrations()))
         .step(TransactionStep::new())
         .critical("database")
+        .async_health_check::<Database>("database")
+        .health_routes("/healthz", "/readyz")
         .provider(products::catalog::provider())
         .routes(products::Products::routes())
         .module(users::module())

@@ -308,15 +308,18 @@ async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorator
     app.close().await.unwrap();
 }
 
-/// An order is written with its `order.created` event in the outbox, in the request's
-/// transaction: committed before the 201, read back by `GET /orders/{id}`, the event not yet
-/// delivered. An unknown order is 404.
+/// Started, the shop is ready (its database answers); an order is written with its
+/// `order.created` event in the outbox, in the request's transaction: committed before the
+/// 201, read back by `GET /orders/{id}`, the event not yet delivered. An unknown order is 404.
 #[tokio::test]
 async fn an_order_and_its_outbox_event_are_written_together() {
     use green_tea_recipes::database::{Database, sqlx};
     let db = Scratch::new();
     let app = shop(false).settings(db.sources()).build().unwrap();
+    app.start().await.unwrap();
     let client = TestClient::new(app.clone());
+    let ready = client.get("/readyz").send().await;
+    assert_eq!(ready.status(), 200, "the database answers its SELECT 1");
     let created = client
         .post("/orders")
         .json(&order("u1", "sencha", 2))

@@ -1,6 +1,7 @@
 //! PostgreSQL stopped mid-run (`pg_ctl stop -m immediate`, every connection cut): requests
-//! answer 503 JSON, the ping reports down; started again, the same app recovers without a
-//! restart. PostgreSQL only (SQLite is a file in process: it has no outage of this kind).
+//! answer 503 JSON, the ping reports down and readiness goes down (through the async health
+//! check of the critical `database`); started again, the same app recovers without a restart,
+//! readiness too. PostgreSQL only (SQLite is a file in process: it has no outage of this kind).
 #![cfg(feature = "sqlx")]
 
 #[path = "support/postgres.rs"]
@@ -53,6 +54,9 @@ async fn postgres_stopped_mid_run_answers_503_and_recovers_when_started_again() 
     }
     let ping = within("the ping", database.ping()).await;
     assert_eq!(ping.status, CheckStatus::Down, "{ping:?}");
+    let ready = send(&client, Method::GET, &served.url("/readyz"), "").await;
+    assert_eq!(ready.status, 503, "{ready:?}");
+    assert_eq!(ready.json["ready"], false, "{ready:?}");
 
     db.server().start();
     // The pool reconnects on its own: the first request after the restart may still find a
@@ -71,6 +75,8 @@ async fn postgres_stopped_mid_run_answers_503_and_recovers_when_started_again() 
     assert_eq!(recovered.status, 201);
     let ping = within("the ping", database.ping()).await;
     assert_eq!(ping.status, CheckStatus::Up, "{ping:?}");
+    let ready = send(&client, Method::GET, &served.url("/readyz"), "").await;
+    assert_eq!(ready.status, 200, "{ready:?}");
     assert_eq!(bodies(&served.app).await, ["before", "after"]);
     let count = send(&client, Method::GET, &served.url("/notes/count"), "").await;
     assert_eq!(count.json, json!({ "count": 2 }));

@@ -118,7 +118,8 @@ async fn migrations_run_at_start_and_once(db: TestDatabase) {
     again.close().await;
 }
 
-/// `Database::ping` (`SELECT 1`) is up while the pool serves, down once it is closed.
+/// `Database::ping` (`SELECT 1`) is up while the pool serves, and so is the app's health
+/// (the async check of `database`) and readiness; down once the pool is closed.
 async fn the_ping_follows_the_pool(db: TestDatabase) {
     let served = serve(notes_app(&db, &[], Arc::default())).await;
     let database = served.app.get::<Database>("database").await.unwrap();
@@ -131,6 +132,17 @@ async fn the_ping_follows_the_pool(db: TestDatabase) {
             .starts_with(&db.backend.to_string()),
         "{up:?}"
     );
+    let health = within("health()", served.app.health()).await;
+    assert!(health.ready, "{:?}", health.reasons);
+    let check = health
+        .checks
+        .iter()
+        .find(|c| c.key == "database")
+        .and_then(|c| c.check.clone())
+        .expect("the database's check");
+    assert_eq!(check.status, CheckStatus::Up, "{check:?}");
+    let ready = send(&client(), Method::GET, &served.url("/readyz"), "").await;
+    assert_eq!(ready.status, 200, "{ready:?}");
     served.close().await;
     let down = within("the ping", database.ping()).await;
     assert_eq!(down.status, CheckStatus::Down, "{down:?}");
@@ -162,4 +174,36 @@ async fn sqlite_connections_use_wal_and_the_busy_timeout() {
     assert_eq!(foreign_keys, 1);
     drop(connection);
     served.close().await;
+}
+
+/// A URL of neither database, an empty pool and a zero acquire timeout are refused at
+/// `build()`, the URL itself never shown.
+#[test]
+fn bad_settings_are_refused_at_build() {
+    use green_tea_core::settings::{Settings, Sources};
+    use green_tea_http::App;
+    use green_tea_recipes::database::{DatabasePool, DatabaseSettings, Migrations};
+    for (name, value, says) in [
+        (
+            "DATABASE_URL",
+            "mysql://root:s3cr3t@db/shop",
+            "the database URL's scheme is `mysql:`",
+        ),
+        ("DATABASE_MAX_CONNECTIONS", "0", "`max_connections` is zero"),
+        (
+            "DATABASE_ACQUIRE_TIMEOUT",
+            "0s",
+            "`acquire_timeout` is zero",
+        ),
+    ] {
+        let err = App::builder()
+            .settings(Sources::from_env_map([(name, value)]))
+            .provider(DatabaseSettings::provider())
+            .provider(DatabasePool::new(Migrations::new()))
+            .build()
+            .expect_err(name);
+        let text = err.to_string();
+        assert!(text.contains(says), "{name}: {text}");
+        assert!(!text.contains("s3cr3t"), "{text}");
+    }
 }

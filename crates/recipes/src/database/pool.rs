@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-use green_tea_core::{Check, provider};
+use green_tea_core::{AsyncHealthCheck, Check, provider};
 use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::MigrateDatabase;
 use sqlx::{Any, AnyConnection, AnyPool, Executor};
@@ -167,7 +167,7 @@ impl Database {
     }
 
     /// `SELECT 1` on a connection of the pool, bounded by the acquire timeout: up with the
-    /// pool's size, or down with why. The app's async health check of `database`.
+    /// pool's size, or down with why. What its [`AsyncHealthCheck`] answers.
     pub async fn ping(&self) -> Check {
         match sqlx::query("SELECT 1").execute(&self.pool).await {
             Ok(_) => Check::up().detail(format!(
@@ -184,6 +184,16 @@ impl Database {
     /// from then on an acquire fails with `PoolClosed`. What dispose does.
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+/// The database's health is its ping: register it with
+/// `AppBuilder::async_health_check::<Database>("database")` (and mark `database` critical, so a
+/// database that is down makes the app not ready). The app bounds it with its check timeout
+/// and keeps its answer for the cache interval, so a storm of probes makes one `SELECT 1`.
+impl AsyncHealthCheck for Database {
+    async fn check(&self) -> Check {
+        self.ping().await
     }
 }
 

@@ -170,7 +170,8 @@ async fn insert(tx: &Transaction, body: &str) -> Result<i64, HttpError> {
 /// - `POST /orphans` writes a child of no parent (checked at commit) and answers 201;
 /// - `GET /notes/count` counts the notes through the pool (no transaction).
 ///
-/// Health routes `/healthz` and `/readyz`; `database` is critical.
+/// Health routes `/healthz` and `/readyz`; `database` is critical and its ping is its async
+/// health check.
 pub(crate) fn notes_app(db: &TestDatabase, env: &[(&str, &str)], hold: Arc<Hold>) -> App {
     let mut vars = vec![("DATABASE_URL".to_owned(), db.url.clone())];
     vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
@@ -181,6 +182,9 @@ pub(crate) fn notes_app(db: &TestDatabase, env: &[(&str, &str)], hold: Arc<Hold>
         .step(TransactionStep::new())
         .value("hold", hold)
         .critical("database")
+        .async_health_check::<Database>("database")
+        // Each readiness request asks the database anew: the outage test watches it change.
+        .health_check_cache(Duration::from_millis(1))
         .health_routes("/healthz", "/readyz")
         .route(
             Route::post("/notes", |mut request: RequestContext| async move {
