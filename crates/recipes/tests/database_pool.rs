@@ -207,3 +207,36 @@ fn bad_settings_are_refused_at_build() {
         assert!(!text.contains("s3cr3t"), "{text}");
     }
 }
+
+/// SQLite has one writer: while a request's transaction holds the write lock (its handler
+/// waits), another write waits for the busy timeout at its `BEGIN IMMEDIATE`, then is answered
+/// 503 JSON, its handler never run. Released, the first commits and the next write goes
+/// through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_writer_waiting_past_the_busy_timeout_answers_503() {
+    let db = TestDatabase::sqlite();
+    let env = [("DATABASE_BUSY_TIMEOUT", "200ms")];
+    let hold = Arc::new(Hold::default());
+    let served = serve(notes_app(&db, &env, Arc::clone(&hold))).await;
+    let client = client();
+    let held = {
+        let client = client.clone();
+        let url = served.url("/notes/held");
+        tokio::spawn(async move { send(&client, Method::POST, &url, "held").await })
+    };
+    within("the held write", hold.written.notified()).await;
+    let refused = send(&client, Method::POST, &served.url("/notes"), "refused").await;
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(
+        refused.json,
+        json!({ "error": "the database is busy; try again" })
+    );
+    assert_eq!(refused.retry_after.as_deref(), Some("1"));
+    hold.release.notify_one();
+    let held = within("the held answer", held).await.unwrap();
+    assert_eq!(held.status, 201, "{held:?}");
+    let after = send(&client, Method::POST, &served.url("/notes"), "after").await;
+    assert_eq!(after.status, 201, "{after:?}");
+    assert_eq!(bodies(&served.app).await, ["held", "after"]);
+    served.close().await;
+}
