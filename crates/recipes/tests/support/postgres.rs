@@ -142,7 +142,7 @@ impl Postgres {
         let log = self.dir.join("postgres.log");
         let options = format!(
             "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} -c fsync=off \
-             -c full_page_writes=off -c max_connections=300",
+             -c full_page_writes=off -c shared_buffers=16MB",
             self.port,
             self.dir.display()
         );
