@@ -199,7 +199,7 @@ impl RequestState {
                     }
                     let first = locals.len();
                     sibling::append_provided(provided, |value| locals.push(value));
-                    keep.kept(step, &locals[first..]);
+                    keep.kept(step, locals, first);
                 }
                 Err(rejection) => {
                     span.in_scope(|| {
@@ -223,8 +223,9 @@ impl RequestState {
 /// What a route's steps tell of their values as they run them (see
 /// [`RequestState::run_steps`]).
 pub(crate) trait Keep: Send {
-    /// `step` provided `values`.
-    fn kept(&mut self, step: &CompiledStep, values: &[AnyValue]);
+    /// `step` provided the values of `locals` from `first` on. (The slice is the keeper's to
+    /// take: for `()`, nothing is computed.)
+    fn kept(&mut self, step: &CompiledStep, locals: &[AnyValue], first: usize);
 
     /// `step` rejected the request.
     fn rejected(&mut self, step: &CompiledStep);
@@ -233,7 +234,7 @@ pub(crate) trait Keep: Send {
 /// Keeps nothing: a route without finishing steps.
 impl Keep for () {
     #[inline(always)]
-    fn kept(&mut self, _: &CompiledStep, _: &[AnyValue]) {}
+    fn kept(&mut self, _: &CompiledStep, _: &[AnyValue], _: usize) {}
 
     #[inline(always)]
     fn rejected(&mut self, _: &CompiledStep) {}
@@ -242,8 +243,9 @@ impl Keep for () {
 /// Keeps the values that finish, and the step that rejected.
 impl Keep for &mut Pending {
     #[inline]
-    fn kept(&mut self, step: &CompiledStep, values: &[AnyValue]) {
+    fn kept(&mut self, step: &CompiledStep, locals: &[AnyValue], first: usize) {
         if !step.finishing.is_empty() {
+            let values = locals.get(first..).unwrap_or_default();
             self.keep(&step.descriptor.name, &step.finishing, values);
         }
     }
