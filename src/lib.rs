@@ -10,6 +10,8 @@
 //!   module registered twice, what a library ships, overrides that reach inside
 //! - [`guide::settings`]: typed settings from defaults, a TOML file and the environment, every
 //!   problem at once, secrets never shown
+//! - [`guide::workers`]: workers: long-running tasks in the graph, started with the app,
+//!   restarted on failure, stopped before what they need is disposed
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
@@ -49,6 +51,13 @@ pub mod error {
 
 #[doc(inline)]
 pub use green_tea_core::metric;
+
+/// Workers: long-running tasks that are nodes of the graph, started with the app and stopped
+/// before what they need is disposed; see the [workers guide](crate::guide::workers).
+pub mod workers {
+    #[doc(inline)]
+    pub use green_tea_core::workers::*;
+}
 
 /// Settings: typed values read at `build()` from defaults, a TOML file and the environment,
 /// every problem in the same [`BuildError`] as the graph's, secrets never shown; see the
@@ -583,6 +592,8 @@ pub mod guide {
     pub mod modules {}
     #[doc = include_str!("../docs/settings.md")]
     pub mod settings {}
+    #[doc = include_str!("../docs/workers.md")]
+    pub mod workers {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/routes.md")]
