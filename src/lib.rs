@@ -13,6 +13,8 @@
 //! - [`guide::workers`]: workers: long-running tasks in the graph, started with the app,
 //!   restarted on failure, stopped before what they need is disposed
 //! - [`guide::steps`]: request-scoped steps and guards
+//! - [`guide::unit_of_work`]: steps that finish: a transaction per request, committed or rolled
+//!   back with the request's outcome before the response is sent
 //! - [`guide::routes`]: routes, extractors, bad input, interop
 //! - [`guide::extractors`]: axum's extractors in green-tea: which work, where, and which are
 //!   refused
@@ -596,6 +598,8 @@ pub mod guide {
     pub mod workers {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
+    #[doc = include_str!("../docs/unit-of-work.md")]
+    pub mod unit_of_work {}
     #[doc = include_str!("../docs/routes.md")]
     pub mod routes {}
     #[doc = include_str!("../docs/extractors.md")]
