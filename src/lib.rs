@@ -74,12 +74,13 @@ pub mod settings {
     pub use green_tea_macros::Settings;
 }
 
-/// What `explain` returns: a key's or a route's slice of the graph, or a module, as data.
+/// What `explain` returns: a key's or a route's slice of the graph, a worker, or a module, as
+/// data.
 pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{
         Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-        UnknownModule,
+        ExplainWorker, ExplainWorkerNeed, UnknownModule, UnknownWorker,
     };
     #[doc(inline)]
     pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
@@ -675,6 +676,8 @@ pub mod guide {
         pub mod gt0018 {}
         #[doc = include_str!("../docs/errors/GT0019.md")]
         pub mod gt0019 {}
+        #[doc = include_str!("../docs/errors/GT0020.md")]
+        pub mod gt0020 {}
         #[doc = include_str!("../docs/errors/GT0021.md")]
         pub mod gt0021 {}
     }

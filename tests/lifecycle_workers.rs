@@ -583,3 +583,74 @@ async fn a_critical_worker_that_is_not_running_makes_the_app_not_ready() {
     assert_eq!(ready.status(), 503);
     let _ = app.close().await;
 }
+
+#[tokio::test]
+async fn a_test_replaces_a_worker_or_leaves_it_out_by_name() {
+    let log = Log::default();
+    let orders = || {
+        Module::new("orders")
+            .provider(Probe::new("outbox", &[], &log))
+            .worker(logging_worker("relay", &["outbox"], &log))
+    };
+    // Replaced: the fake runs in the module, with its private keys.
+    let fake_log = log.clone();
+    let fake = WorkerFn::new("orders::relay", move |needs, shutdown| {
+        let log = fake_log.clone();
+        async move {
+            needs.get::<Service>(0)?; // the module's private key
+            log.push("start fake");
+            shutdown.requested().await;
+            Ok(())
+        }
+    })
+    .needs::<Service>("outbox");
+    let app = App::builder()
+        .module(orders())
+        .override_worker(fake)
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    until("the fake to start", || {
+        log.events().contains(&"start fake".into())
+    })
+    .await;
+    assert!(!log.events().contains(&"start relay".into()));
+    assert_eq!(app.container().health().workers[0].name, "orders::relay");
+    app.close().await.unwrap();
+    // Left out: nothing runs.
+    let app = App::builder()
+        .module(orders())
+        .without_worker("orders::relay")
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    assert!(app.container().health().workers.is_empty());
+    app.close().await.unwrap();
+}
+
+#[test]
+fn two_workers_of_one_name_and_a_change_to_no_worker_are_gt0020() {
+    let idle = || WorkerFn::new("relay", |_, _| async { Ok(()) });
+    let error = App::builder()
+        .worker(idle())
+        .worker(idle())
+        .module(Module::new("eu").worker(idle()))
+        .module(Module::new("us").worker(idle()))
+        .override_worker(WorkerFn::new("mailer", |_, _| async { Ok(()) }))
+        .without_worker("eu::relya")
+        .build()
+        .unwrap_err();
+    let codes: Vec<&str> = error.problems().iter().map(Problem::code).collect();
+    assert_eq!(codes, ["GT0020", "GT0020", "GT0020"], "{error}");
+    let text = error.to_string();
+    assert!(text.contains("worker `relay`"), "{text}");
+    assert!(
+        text.contains("has the name of the worker registered at"),
+        "{text}"
+    );
+    assert!(
+        text.contains("worker `mailer`") && text.contains("is overridden, but no worker has that name; the workers are `relay`, `relay`, `eu::relay` and `us::relay`"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `eu::relay`?"), "{text}");
+}

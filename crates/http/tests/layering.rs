@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     // 2. Steps and what they return.
     ("future", 2),
     ("step", 2),
+    ("finish", 2),
     ("client_addr", 2),
     // 3. A request being served, and the runtime it reads (values, limits, plans).
     ("context", 3),

@@ -58,6 +58,16 @@ pub struct ContainerBuilder {
     /// The workers, in registration order.
     pub(crate) workers: Vec<WorkerEntry>,
     worker_stop_timeout: Duration,
+    /// A test's changes to the workers, applied at `build()`.
+    worker_overrides: Vec<WorkerOverride>,
+}
+
+/// A test's change to a registered worker, by its (qualified) name.
+struct WorkerOverride {
+    name: String,
+    location: Location,
+    /// The replacement; `None` leaves the worker out.
+    with: Option<RegisteredWorker>,
 }
 
 /// A worker as registered, with the module it was registered in.
@@ -122,6 +132,7 @@ impl ContainerBuilder {
             settings: None,
             workers: Vec::new(),
             worker_stop_timeout: Self::DEFAULT_WORKER_STOP_TIMEOUT,
+            worker_overrides: Vec::new(),
         }
     }
 
@@ -369,13 +380,101 @@ impl ContainerBuilder {
         self
     }
 
-    /// Takes the workers out for the graph, each knowing its module's path.
+    /// Replaces the registered worker of `worker`'s name (`orders::relay` for a module's),
+    /// for tests: a fake that records what it would have sent. The replacement keeps the
+    /// original's module (its needs resolve there); a name no worker has is a build error
+    /// (GT0020).
+    #[track_caller]
+    pub fn override_worker(mut self, worker: impl Worker) -> Self {
+        let registered = RegisteredWorker::new(worker);
+        self.worker_overrides.push(WorkerOverride {
+            name: registered.descriptor.name.to_string(),
+            location: Location::caller(),
+            with: Some(registered),
+        });
+        self
+    }
+
+    /// Leaves out the registered worker named `name` (`orders::relay` for a module's), for
+    /// tests that want no background work; a name no worker has is a build error (GT0020).
+    #[track_caller]
+    pub fn without_worker(mut self, name: impl Into<String>) -> Self {
+        self.worker_overrides.push(WorkerOverride {
+            name: name.into(),
+            location: Location::caller(),
+            with: None,
+        });
+        self
+    }
+
+    /// Takes the workers out for the graph, each knowing its module's path, with the tests'
+    /// overrides applied; what is wrong with them goes to `problems` (GT0020).
     pub(crate) fn take_workers(&mut self) -> Vec<WorkerEntry> {
         let mut workers = std::mem::take(&mut self.workers);
         for worker in &mut workers {
             worker.registered.descriptor.module = worker
                 .module
                 .map(|m| Arc::clone(&self.scopes[m as usize].path));
+        }
+        if workers.is_empty() && self.worker_overrides.is_empty() {
+            return workers;
+        }
+        for change in std::mem::take(&mut self.worker_overrides) {
+            let name_of = |w: &WorkerEntry| w.registered.descriptor.qualified_name().into_owned();
+            let Some(at) = workers.iter().position(|w| name_of(w) == change.name) else {
+                let names: Vec<String> = workers.iter().map(name_of).collect();
+                let suggestion = crate::graph::closest(&change.name, names.iter(), |n| n.as_str());
+                let what = match change.with {
+                    Some(_) => "is overridden",
+                    None => "is left out (`without_worker`)",
+                };
+                self.module_problems.push(Problem::WorkerShape {
+                    reason: format!(
+                        "{what}, but no worker has that name{}",
+                        match (suggestion, names.is_empty()) {
+                            (Some(close), _) => format!(": did you mean `{close}`?"),
+                            (None, true) => " (the app has no workers)".to_owned(),
+                            (None, false) => format!("; the workers are {}", list(&names)),
+                        }
+                    ),
+                    worker: change.name,
+                    location: change.location,
+                });
+                continue;
+            };
+            match change.with {
+                None => {
+                    workers.remove(at);
+                }
+                Some(mut replacement) => {
+                    // Named as the worker it replaces (`relay` in `orders`, not
+                    // `orders::relay` inside `orders`).
+                    let original = &workers[at].registered.descriptor;
+                    replacement.descriptor.name = original.name.clone();
+                    replacement.descriptor.module = original.module.clone();
+                    workers[at].registered = replacement;
+                }
+            }
+        }
+        // Two workers of one name could not be told apart in health, logs, `close()`'s error
+        // or `explain`.
+        for (i, worker) in workers.iter().enumerate() {
+            let name = worker.registered.descriptor.qualified_name();
+            if let Some(first) = workers[..i]
+                .iter()
+                .find(|w| w.registered.descriptor.qualified_name() == name)
+            {
+                self.module_problems.push(Problem::WorkerShape {
+                    worker: name.into_owned(),
+                    location: worker.registered.descriptor.location,
+                    reason: format!(
+                        "has the name of the worker registered at {}: a worker's name is how \
+                         health, logs, `close()`'s error and `explain` tell it apart; name one \
+                         of them otherwise",
+                        first.registered.descriptor.location
+                    ),
+                });
+            }
         }
         workers
     }
@@ -845,4 +944,13 @@ pub(crate) fn worker_nodes(
             node
         })
         .collect()
+}
+
+/// `names` as `` `a`, `b` and `c` ``.
+fn list(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
 }

@@ -324,6 +324,16 @@ pub enum Problem {
         /// The prefix (`BILLING_`) or the table (`[billing]`).
         prefix: String,
     },
+    /// GT0020: workers that cannot be told apart (two of one name in one module), or a test's
+    /// `override_worker` / `without_worker` that names no worker.
+    WorkerShape {
+        /// The worker's name as written or registered (`orders::relay`).
+        worker: String,
+        /// Where the (second) worker, or the test's setting, was written.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
     /// GT0021: a step's finishing names a value it does not provide: an index past the keys
     /// its descriptor provides, or a value of another type than the key's.
     FinishingValue {
@@ -374,6 +384,7 @@ impl Problem {
             Problem::SettingInvalid { .. } => "GT0017",
             Problem::SettingRejected { .. } => "GT0018",
             Problem::UnknownSetting { .. } => "GT0019",
+            Problem::WorkerShape { .. } => "GT0020",
             Problem::FinishingValue { .. } => "GT0021",
         }
     }
@@ -417,6 +428,7 @@ impl Problem {
             Problem::UnknownAfter { key, by, .. } => (key.to_string(), by.name.clone()),
             Problem::PrivateKey { key, consumer, .. } => (key.to_string(), consumer.name.clone()),
             Problem::ModuleShape { module, reason, .. } => (module.clone(), reason.clone()),
+            Problem::WorkerShape { worker, reason, .. } => (worker.clone(), reason.clone()),
             Problem::SettingMissing {
                 settings, field, ..
             }

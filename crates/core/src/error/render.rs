@@ -329,6 +329,11 @@ impl fmt::Display for Problem {
                 f,
                 "error[{code}]: the module `{module}` ({location}) {reason}"
             ),
+            Problem::WorkerShape {
+                worker,
+                location,
+                reason,
+            } => write!(f, "error[{code}]: worker `{worker}` ({location}): {reason}"),
             Problem::SettingMissing {
                 settings,
                 field,

@@ -26,4 +26,21 @@ impl AppBuilder {
         self.container = self.container.worker_stop_timeout(timeout);
         self
     }
+
+    /// Replaces the registered worker of `worker`'s name (`orders::relay` for a module's),
+    /// for tests: a fake that records what it would have done. It keeps the original's
+    /// module; a name no worker has is a build error (GT0020).
+    #[track_caller]
+    pub fn override_worker(mut self, worker: impl Worker) -> Self {
+        self.container = self.container.override_worker(worker);
+        self
+    }
+
+    /// Leaves out the registered worker named `name` (`orders::relay` for a module's), for
+    /// tests that want no background work; a name no worker has is a build error (GT0020).
+    #[track_caller]
+    pub fn without_worker(mut self, name: impl Into<String>) -> Self {
+        self.container = self.container.without_worker(name);
+        self
+    }
 }
