@@ -17,12 +17,14 @@ profiles() {
 # (the in-process drivers); every green-tea binary (`green-tea-*`, `green-tea-wired-*`,
 # `green-tea-layered-*`) is `green-tea`, but the binaries built with green-tea's `metrics`
 # feature (`green-tea-unrecorded-inproc`, `green-tea-metrics-*`,
-# `green-tea-layered-metrics-inproc`) are `green-tea-metrics`.
+# `green-tea-layered-metrics-inproc`) are `green-tea-metrics`, and the finishing step's
+# (`green-tea-finish-inproc`, `green-tea-finish-lock-inproc`) `green-tea-finish`.
 feature_of() {
     local feature=${1%-server}
     feature=${feature%-inproc}
     case $feature in
         green-tea-wired | green-tea-layered) echo green-tea ;;
+        green-tea-finish | green-tea-finish-lock) echo green-tea-finish ;;
         green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics) echo green-tea-metrics ;;
         *) echo "$feature" ;;
     esac

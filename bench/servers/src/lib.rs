@@ -3,7 +3,8 @@
 //! Each framework's app is built in one module here (behind that framework's feature), so that
 //! its server (`X-server`, over loopback) and its in-process driver (`X-inproc`, no socket) serve
 //! exactly the same route. green-tea has two: the macro form users write (`green_tea_app`) and
-//! the same app wired by hand (`green_tea_wired_app`).
+//! the same app wired by hand (`green_tea_wired_app`), and the macro form's app with a request id
+//! that finishes (`green_tea_finish_app`, feature `green-tea-finish`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,6 +18,8 @@ pub mod actix_app;
 pub mod axum_app;
 #[cfg(feature = "green-tea")]
 pub mod green_tea_app;
+#[cfg(feature = "green-tea-finish")]
+pub mod green_tea_finish_app;
 #[cfg(feature = "green-tea")]
 pub mod green_tea_wired_app;
 #[cfg(feature = "hyper")]
