@@ -86,8 +86,9 @@ async fn the_shop_charges_each_region_through_its_own_gateway_over_http() {
 }
 
 /// The shop on the database `DATABASE_URL` names, over HTTP: an order is written, read back,
-/// and its `order.created` event is in the outbox, undelivered; stopped and started again on
-/// the same database (its migrations found applied), the order is still there.
+/// and its `order.created` event is in the outbox, delivered by the relay to the broker and
+/// marked so; stopped and started again on the same database (its migrations found applied),
+/// the order is still there and the event is not delivered again.
 #[cfg(unix)]
 async fn the_shop_keeps_its_orders_in(url: &str) {
     use green_tea_recipes::database::sqlx;
@@ -105,6 +106,13 @@ async fn the_shop_keeps_its_orders_in(url: &str) {
     assert_eq!(created.status, 201, "{}", created.text());
     let created = created.json();
     let path = format!("/orders/{}", created["id"]);
+    // The outbox relay delivers the order's event to the shop's broker.
+    let events = format!("{}/orders/events", running.base());
+    support::http::until_async("the relay to deliver the event", || async {
+        let published = get(&client, &events).await.unwrap().json();
+        published.as_array().is_some_and(|p| p.len() == 1)
+    })
+    .await;
     assert!(running.stop().success());
 
     let again = Example::start_until("shop", &[], &env, "Ctrl-C to stop.");
@@ -113,6 +121,15 @@ async fn the_shop_keeps_its_orders_in(url: &str) {
         .unwrap();
     assert_eq!(shown.status, 200, "{}", shown.text());
     assert_eq!(shown.json(), created);
+    let published = get(&client, &format!("{}/orders/events", again.base()))
+        .await
+        .unwrap()
+        .json();
+    assert_eq!(
+        published,
+        serde_json::json!([]),
+        "delivered once, not again"
+    );
     assert!(again.stop().success());
 
     sqlx::any::install_default_drivers();
@@ -130,7 +147,7 @@ async fn the_shop_keeps_its_orders_in(url: &str) {
         serde_json::from_str::<serde_json::Value>(&events[0].1).unwrap(),
         created
     );
-    assert_eq!(events[0].2, None);
+    assert!(events[0].2.is_some(), "marked delivered: {events:?}");
     pool.close().await;
 }
 

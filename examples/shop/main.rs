@@ -6,7 +6,9 @@
 //!   `GET /users/{id}`.
 //! - `orders` (orders.rs): `POST /orders` writes the order, and an `order.created` event in
 //!   the outbox table for a relay to deliver, in the request's transaction (both or neither;
-//!   committed before the 201 is sent); `GET /orders/{id}` reads it. It exports nothing.
+//!   committed before the 201 is sent); `GET /orders/{id}` reads it. Its worker, the
+//!   recipe's outbox relay (`orders::outbox_relay`), delivers the events to the orders' fake
+//!   broker, at least once, in order: `GET /orders/events` lists them. It exports nothing.
 //! - The database is the app's (green-tea-recipes' `database` recipe): `database`, a pool
 //!   whose migrations (the orders' tables) run at start-up, and `tx`, the step that begins each
 //!   write's transaction and commits it when the request succeeds. SQLite by default, in a
@@ -112,6 +114,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "  curl -i -X POST http://{addr}/orders -H 'content-type: application/json' -d '{{\"userId\":\"u1\",\"productId\":\"sencha\",\"quantity\":2}}'"
     );
+    println!("  curl http://{addr}/orders/events   # what the outbox relay delivered");
     println!("  curl http://{addr}/notifications");
     println!("  curl http://{addr}/payments/eu/stats");
     println!("Ctrl-C to stop.\n");

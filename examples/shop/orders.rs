@@ -4,13 +4,18 @@
 //! region's payments (`payments_eu::payments` or `payments_us::payments`), its user told
 //! through every notifier in the app's `notifiers[]`, and written, with an `order.created` row
 //! in the outbox for a relay to deliver, in the request's transaction (`tx`): both rows or
-//! neither. It exports nothing.
+//! neither. Its worker, the recipe's outbox relay, delivers those events to the orders'
+//! broker (a fake, `orders::broker`, kept in memory: `GET /orders/events` lists what it got),
+//! restarting with a backoff when the database is down. It exports nothing.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use green_tea::prelude::*;
-use green_tea_recipes::database::{Database, Migration, Migrations, Transaction, http_error, sqlx};
+use green_tea_recipes::database::{
+    Database, Migration, Migrations, OutboxEvent, OutboxRelay, OutboxSink, Transaction, http_error,
+    sqlx,
+};
 use serde::{Deserialize, Serialize};
 use shop_notifications::{Contact, Notifier};
 
@@ -41,6 +46,51 @@ pub(crate) struct Order {
     charge: String,
     shipment: String,
     notified: Vec<String>,
+}
+
+/// The orders' broker: a fake that keeps what the relay delivered, in order.
+#[derive(Default)]
+pub(crate) struct Broker(std::sync::Mutex<Vec<Published>>);
+
+/// An event as the broker got it.
+#[derive(Clone, Serialize)]
+pub(crate) struct Published {
+    id: i64,
+    topic: String,
+    payload: serde_json::Value,
+}
+
+impl OutboxSink for Broker {
+    fn deliver<'a>(
+        &'a self,
+        event: &'a OutboxEvent,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), BoxError>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            let payload = serde_json::from_str(&event.payload)?;
+            let mut published = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            // At least once: an event delivered again (after a round that failed) is one event.
+            if !published.iter().any(|p| p.id == event.id) {
+                published.push(Published {
+                    id: event.id,
+                    topic: event.topic.clone(),
+                    payload,
+                });
+            }
+            Ok(())
+        })
+    }
+}
+
+#[provider(provides = "broker")]
+fn broker() -> Broker {
+    Broker::default()
+}
+
+/// Where the relay delivers: the broker.
+#[provider(provides = "outboxSink", needs = ["broker"])]
+fn outbox_sink(broker: Arc<Broker>) -> Arc<dyn OutboxSink> {
+    broker
 }
 
 #[provider(provides = "http")]
@@ -170,6 +220,12 @@ impl Orders {
         Ok((StatusCode::CREATED, Json(order)))
     }
 
+    /// What the relay delivered to the broker, in order.
+    #[get("/events")]
+    async fn events(#[needs("broker")] broker: &Broker) -> Json<Vec<Published>> {
+        Json(broker.0.lock().unwrap_or_else(|p| p.into_inner()).clone())
+    }
+
     /// Reads an order through the pool: a read needs no transaction.
     #[get("/{id}")]
     async fn show(
@@ -227,5 +283,7 @@ fn payment_refused(error: PaymentError) -> HttpError {
 pub(crate) fn module() -> Module {
     Module::new("orders")
         .discover_in(&[module_path!()])
+        // Needs the app's `database` and the module's own `outboxSink`.
+        .worker(OutboxRelay::new())
         .prefix("/orders")
 }

@@ -310,12 +310,17 @@ async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorator
 
 /// Started, the shop is ready (its database answers); an order is written with its
 /// `order.created` event in the outbox, in the request's transaction: committed before the
-/// 201, read back by `GET /orders/{id}`, the event not yet delivered. An unknown order is 404.
+/// 201, read back by `GET /orders/{id}`, the event not yet delivered (the relay is left out).
+/// An unknown order is 404.
 #[tokio::test]
 async fn an_order_and_its_outbox_event_are_written_together() {
     use green_tea_recipes::database::{Database, sqlx};
     let db = Scratch::new();
-    let app = shop(false).settings(db.sources()).build().unwrap();
+    let app = shop(false)
+        .settings(db.sources())
+        .without_worker("orders::outbox_relay")
+        .build()
+        .unwrap();
     app.start().await.unwrap();
     let client = TestClient::new(app.clone());
     let ready = client.get("/readyz").send().await;
@@ -343,4 +348,54 @@ async fn an_order_and_its_outbox_event_are_written_together() {
     assert_eq!(serde_json::from_str::<Value>(payload).unwrap(), created);
     assert_eq!(*delivered_at, None);
     app.close().await.unwrap();
+}
+
+/// The orders' outbox relay, started with the app, delivers each order's event to the broker
+/// once, in order, and marks it delivered; `close()` stops it before the pool closes.
+#[tokio::test]
+async fn the_outbox_relay_delivers_each_orders_event_once() {
+    use green_tea_recipes::database::{Database, sqlx};
+    let db = Scratch::new();
+    let app = shop(false).settings(db.sources()).build().unwrap();
+    app.start().await.unwrap();
+    let client = TestClient::new(app.clone());
+    for quantity in 1..=3 {
+        let created = client
+            .post("/orders")
+            .json(&order("u1", "sencha", quantity))
+            .send()
+            .await;
+        assert_eq!(created.status(), 201);
+    }
+    let mut published = Vec::new();
+    for _ in 0..3_000 {
+        published = client
+            .get("/orders/events")
+            .send()
+            .await
+            .json::<Vec<Value>>();
+        if published.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let ids: Vec<i64> = published
+        .iter()
+        .map(|p| p["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [1, 2, 3], "{published:?}");
+    assert!(published.iter().all(|p| p["topic"] == "order.created"));
+    assert_eq!(published[1]["payload"]["id"], 2);
+    let database = app.get::<Database>("database").await.unwrap();
+    let undelivered: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL")
+            .fetch_one(database.pool())
+            .await
+            .unwrap();
+    assert_eq!(undelivered, 0);
+    let health = app.health().await;
+    assert_eq!(health.workers[0].name, "orders::outbox_relay");
+    assert_eq!(health.workers[0].state.to_string(), "running");
+    app.close().await.unwrap();
+    assert_eq!(app.health().await.workers[0].state.to_string(), "stopped");
 }

@@ -38,6 +38,20 @@ pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
     .await;
 }
 
+/// Asks `condition` until it holds (every 10 ms), failing the test if it never does.
+pub async fn until_async<F, Fut>(what: &str, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    within(what, async {
+        while !condition().await {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+}
+
 /// Holds handlers until the test opens it.
 #[derive(Clone)]
 pub struct Gate(Arc<watch::Sender<bool>>);
