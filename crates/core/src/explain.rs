@@ -2,9 +2,11 @@
 //! Graphviz DOT, Mermaid and SVG. Every rendering shows the graph's shapes the same way: an
 //! optional need's edge dashed and an absent one from a box of its own, a collection's
 //! contributions in order, a decorator over what it wraps, a module's declarations inside a box
-//! of the module (nested for a sub-module). `module.rs` explains one module.
+//! of the module (nested for a sub-module). `module.rs` explains one module, `worker.rs` a
+//! worker.
 
 mod module;
+mod worker;
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -23,6 +25,7 @@ pub(crate) use module::module_of_key;
 pub use module::{
     ExplainImport, ExplainMember, ExplainModule, RequestMember, UnknownModule, explain_module_with,
 };
+pub use worker::{ExplainWorker, ExplainWorkerNeed, UnknownWorker};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON) and renders to [DOT](Self::to_dot) and
@@ -224,6 +227,16 @@ impl Explain {
             "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
             dot_quote(&self.target)
         );
+        let (nodes, edges) = self.dot_statements();
+        dot_groups(&mut out, &nodes);
+        out.push_str(&edges);
+        out.push_str("}\n");
+        out
+    }
+
+    /// The DOT statements of the slice: each node (`n0`...) with its module, and the edges'
+    /// lines, for a graph that draws more around them (a worker's).
+    pub(crate) fn dot_statements(&self) -> (Vec<(Option<&str>, String)>, String) {
         let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
         let mut edges = String::new();
         for (i, node) in self.nodes.iter().enumerate() {
@@ -263,10 +276,7 @@ impl Explain {
                 );
             }
         }
-        dot_groups(&mut out, &nodes);
-        out.push_str(&edges);
-        out.push_str("}\n");
-        out
+        (nodes, edges)
     }
 
     /// The slice as a Mermaid `flowchart`: a box per declaration (a collection as a hexagon,
@@ -276,6 +286,15 @@ impl Explain {
     /// `subgraph module<i>["<path>"]`, a sub-module's inside its parent's.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
+        let (nodes, links) = self.mermaid_statements();
+        mermaid_groups(&mut out, &nodes);
+        out.push_str(&links);
+        out
+    }
+
+    /// The Mermaid statements of the slice: each node (`n0`...) with its module, and the
+    /// links' lines, for a flowchart that draws more around them (a worker's).
+    pub(crate) fn mermaid_statements(&self) -> (Vec<(Option<&str>, String)>, String) {
         let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
         let mut links = String::new();
         for (i, node) in self.nodes.iter().enumerate() {
@@ -310,9 +329,7 @@ impl Explain {
                 let _ = writeln!(links, "  {from} {arrow}|\"{label}\"| n{i}");
             }
         }
-        mermaid_groups(&mut out, &nodes);
-        out.push_str(&links);
-        out
+        (nodes, links)
     }
 }
 

@@ -40,7 +40,7 @@ pub use error::{
 };
 pub use explain::{
     Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-    UnknownModule,
+    ExplainWorker, ExplainWorkerNeed, UnknownModule, UnknownWorker,
 };
 pub use graph::Scope;
 pub use health::{

@@ -1,6 +1,6 @@
 //! `explain` as a picture: a small graph of boxes (providers, collections, decorators, steps,
-//! a handler, absent needs) and the needs between them, laid out in layers left to right and
-//! drawn as SVG, in process.
+//! a handler or a worker, absent needs) and the needs between them, laid out in layers left to
+//! right and drawn as SVG, in process.
 //!
 //! The graphs are small and acyclic (a route's slice), so the layout is a plain layered one
 //! (longest path, then a few barycenter sweeps to untangle each layer); see `layout.rs`. A box
@@ -34,6 +34,8 @@ pub enum Shape {
     Step,
     /// The route's handler.
     Handler,
+    /// A worker: a long-running task that needs providers and provides nothing.
+    Worker,
 }
 
 /// One box: its lines of text (the first in bold), its shape, whether it is built (a box not

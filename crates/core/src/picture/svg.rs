@@ -36,6 +36,7 @@ fn style(shape: Shape) -> (&'static str, &'static str, u32) {
         Shape::Absent => ("#fafafa", "#9e9e9e", 2),
         Shape::Step => ("#e3f2fd", "#1565c0", 12),
         Shape::Handler => ("#fff3e0", "#e65100", 6),
+        Shape::Worker => ("#efebe9", "#5d4037", 0),
     }
 }
 
@@ -153,6 +154,7 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
             Shape::Absent => "absent",
             Shape::Step => "step",
             Shape::Handler => "handler",
+            Shape::Worker => "worker",
         };
         let title = node.lines.join("\n");
         let module = node

@@ -310,6 +310,11 @@ pub fn explain_picture(explain: &Explain) -> Picture {
     explain.picture()
 }
 
+/// The boxes and needs of a worker's explain (its providers, then the worker), for a page.
+pub fn worker_picture(worker: &crate::explain::ExplainWorker) -> Picture {
+    worker.picture()
+}
+
 /// The providers the container's workers need, for `start()` to build with the routes'.
 pub fn worker_roots(container: &Container) -> Vec<AppValue> {
     container.inner.workers.roots().collect()
