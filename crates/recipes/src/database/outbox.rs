@@ -41,14 +41,19 @@ pub trait OutboxSink: Send + Sync + 'static {
 /// The outbox relay worker. Needs `database` (a [`Database`]) and `outboxSink` (an
 /// `Arc<dyn OutboxSink>`), or the keys [`with_keys`](Self::with_keys) names.
 ///
-/// Each round it takes the oldest undelivered events (up to [`batch`](Self::batch)) in a
-/// transaction of its own, delivers them in order, marks each delivered (`delivered_at`, Unix
+/// Each round it takes the undelivered events of the lowest ids (up to [`batch`](Self::batch))
+/// in a transaction of its own, delivers them in id order, marks each delivered (`delivered_at`, Unix
 /// milliseconds), and commits; with nothing to deliver it waits [`every`](Self::every), or its
 /// shutdown. A round that fails (the database is down, the sink refuses) fails the run: its
 /// transaction rolls back, nothing is marked, and the worker is restarted after a backoff of
 /// 100 ms doubling to 5 s ([`Restart::OnFailure`]). On PostgreSQL the rows are taken
 /// `FOR UPDATE SKIP LOCKED`, so two instances' relays never take the same event; on SQLite the
 /// round's write lock (`BEGIN IMMEDIATE`) does the same.
+///
+/// The order is the ids' among the events committed when a round looks: a transaction that
+/// took an id early and commits late (PostgreSQL hands identities out as transactions ask)
+/// has its event delivered after a higher id's. A consumer that needs a strict order per
+/// subject orders by the payload's own sequence.
 ///
 /// The table is the application's (its migration makes it):
 /// `outbox (id <identity>, topic TEXT, payload TEXT, delivered_at BIGINT NULL)`, other columns
