@@ -1,6 +1,6 @@
 //! `explain_module(path)`: one module as data: where it was made, its sub-modules, the keys it
 //! exports and keeps private, what it needs from outside (and who provides it), and its
-//! declarations (for an app, its steps and routes too).
+//! declarations and workers (for an app, its steps and routes too).
 
 use std::fmt;
 
@@ -53,8 +53,8 @@ pub struct ExplainModule {
     /// The keys its own declarations provide that it does not export, sorted: no declaration
     /// outside it can need them.
     pub private: Vec<String>,
-    /// What its declarations need from outside it (the app's root, another module, or one of
-    /// its sub-modules), sorted by key.
+    /// What its declarations, steps, routes and workers need from outside it (the app's root,
+    /// another module, or one of its sub-modules), sorted by key.
     pub imports: Vec<ExplainImport>,
     /// Its own providers, values and decorators (not its sub-modules'), in registration order.
     pub declarations: Vec<ExplainMember>,
@@ -62,6 +62,9 @@ pub struct ExplainModule {
     pub steps: Vec<ExplainMember>,
     /// Its routes (an app's module; empty for a container's).
     pub routes: Vec<ExplainMember>,
+    /// Its own workers (not its sub-modules'), in registration order; their names are
+    /// unqualified (`relay` in `orders`), and they provide nothing.
+    pub workers: Vec<ExplainMember>,
 }
 
 /// A key a module's declarations need from outside it.
@@ -73,7 +76,8 @@ pub struct ExplainImport {
     /// The module that provides it; `None` for the app's root (a collection, which is the
     /// app's, included).
     pub from: Option<String>,
-    /// Who in the module needs it (`` provider `report` ``, `` step `user` ``, a route).
+    /// Who in the module needs it (`` provider `report` ``, `` step `user` ``, a route,
+    /// `` worker `relay` ``).
     pub needed_by: Vec<String>,
 }
 
@@ -81,7 +85,7 @@ pub struct ExplainImport {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ExplainMember {
-    /// Provider, value, decorator, step or route.
+    /// Provider, value, decorator, step, route or worker.
     pub kind: NodeKind,
     /// Its name (a route's is its title, `GET /orders -> Orders::list`).
     pub name: String,
@@ -93,7 +97,7 @@ pub struct ExplainMember {
 
 impl ExplainMember {
     /// What it is and its name: `` provider `report` ``, `` value `name` ``, `` step `user` ``,
-    /// or a route's title.
+    /// `` worker `relay` ``, or a route's title.
     pub fn who(&self) -> String {
         match self.kind {
             NodeKind::Value | NodeKind::Route => self.name.clone(),
@@ -162,8 +166,8 @@ pub(crate) fn module_of_key(modules: &[ModuleScope], key: &str) -> Option<usize>
 
 impl Container {
     /// The module at `path` (`orders`, `shop::orders` for a sub-module): its exports, its
-    /// private keys, what its declarations need from outside it and who provides that, its
-    /// sub-modules and declarations. Builds nothing. A path no module has is an error naming
+    /// private keys, what its declarations and workers need from outside it and who provides
+    /// that, its sub-modules, declarations and workers. Builds nothing. A path no module has is an error naming
     /// the closest one.
     pub fn explain_module(&self, path: &str) -> Result<ExplainModule, UnknownModule> {
         explain_module_with(self, path, Vec::new())
@@ -209,6 +213,7 @@ pub fn explain_module_with(
         declarations: Vec::new(),
         steps: Vec::new(),
         routes: Vec::new(),
+        workers: Vec::new(),
     };
     let in_module = u32::try_from(at).ok();
     for (id, node) in inner.providers.iter_enumerated() {
@@ -223,6 +228,24 @@ pub fn explain_module_with(
             provides: d.provides.iter().map(|s| s.key.to_string()).collect(),
         };
         let needs = inner.needs[id]
+            .iter()
+            .flatten()
+            .map(|&v| inner.spec(v).key.to_string());
+        explain.add(modules, at, member, needs);
+    }
+    for node in inner.workers.nodes.iter() {
+        if node.module != in_module {
+            continue;
+        }
+        let d = &node.registered.descriptor;
+        let member = ExplainMember {
+            kind: NodeKind::Worker,
+            name: d.name.to_string(),
+            location: d.location.to_string(),
+            provides: Vec::new(),
+        };
+        let needs = node
+            .needs
             .iter()
             .flatten()
             .map(|&v| inner.spec(v).key.to_string());
@@ -286,6 +309,7 @@ impl ExplainModule {
         match member.kind {
             NodeKind::Step => self.steps.push(member),
             NodeKind::Route => self.routes.push(member),
+            NodeKind::Worker => self.workers.push(member),
             _ => self.declarations.push(member),
         }
     }
@@ -334,6 +358,7 @@ impl fmt::Display for ExplainModule {
             ("declarations", &self.declarations),
             ("steps", &self.steps),
             ("routes", &self.routes),
+            ("workers", &self.workers),
         ];
         for (title, members) in sections {
             if members.is_empty() {
