@@ -1,8 +1,8 @@
 //! The explain page in a real browser: Debian's headless `chromium` loads the page an app
 //! serves on 127.0.0.1 (`AppBuilder::explain_page`); the DOM it builds has one picture per
-//! route with the chain's labels, the filter hides what does not match, the module filter dims
-//! the boxes of other modules and shows the chosen one's summary, and the screenshot is not
-//! blank.
+//! route with the chain's labels and one per worker, the filter hides what does not match, the
+//! module filter dims the boxes of other modules, hides the routes and workers without one and
+//! shows the chosen one's summary, and the screenshot is not blank.
 //!
 //! Skipped where `chromium` is missing, unless `GREEN_TEA_REQUIRE_TOOLS=1` (as CI sets): then
 //! a missing browser fails the test. `GREEN_TEA_WRITE_SCREENSHOT=1` also writes the screenshot
@@ -20,6 +20,7 @@ use green_tea::extract::RequestContext;
 use green_tea::prelude::{Module, ModuleExt};
 use green_tea::routing::Route;
 use green_tea::steps::{Guard, StepFn};
+use green_tea::workers::WorkerFn;
 use green_tea::{App, HttpError};
 use support::http::{Server, get, http1_client, within};
 
@@ -214,7 +215,8 @@ async fn the_explain_page_renders_in_chromium() {
 }
 
 /// `billing` (its route under `/billing`), `shop` with the sub-module `shop::orders` (a route
-/// over `shop`'s catalog and `billing`'s export), and a route of the app's own.
+/// over `shop`'s catalog and `billing`'s export, and the worker `relay` over the catalog), and a
+/// route and a worker (`sweeper`, over `db`) of the app's own.
 fn modules_app() -> App {
     App::builder()
         .value("db", String::from("db"))
@@ -244,10 +246,24 @@ fn modules_app() -> App {
                                 .needs::<GuardedBilling>("billing::billing")
                                 .named("Orders::show"),
                         )
+                        .worker(
+                            WorkerFn::new("relay", |_, shutdown| async move {
+                                shutdown.requested().await;
+                                Ok(())
+                            })
+                            .needs::<Db>("catalog"),
+                        )
                         .prefix("/orders"),
                 ),
         )
         .route(Route::get("/db", |_: RequestContext| async { "db" }).needs::<String>("db"))
+        .worker(
+            WorkerFn::new("sweeper", |_, shutdown| async move {
+                shutdown.requested().await;
+                Ok(())
+            })
+            .needs::<String>("db"),
+        )
         .explain_page("/_green-tea")
         .build()
         .unwrap()
@@ -256,11 +272,13 @@ fn modules_app() -> App {
 /// A box (`g.node`) of a dumped page: its module, and whether it is dimmed.
 type DumpedBox = (Option<String>, bool);
 
-/// Each route's section of a dumped page: its template, whether it is hidden, and each box.
-fn sections(dom: &str) -> Vec<(String, bool, Vec<DumpedBox>)> {
-    dom.split("<section class=\"route\"")
+/// Each route's section of a dumped page (`class` `route`), or each worker's (`worker`): its
+/// template or name, whether it is hidden, and each box.
+fn sections(dom: &str, class: &str) -> Vec<(String, bool, Vec<DumpedBox>)> {
+    dom.split(&format!("<section class=\"{class}\""))
         .skip(1)
         .map(|section| {
+            let section = &section[..section.find("</section>").unwrap()];
             let head = &section[..section.find('>').unwrap()];
             let template = section
                 .split_once("<code>")
@@ -295,8 +313,8 @@ async fn the_explain_pages_module_filter_dims_other_modules_in_chromium() {
     // All modules by default: nothing dimmed or hidden, no summary shown.
     let dom = run_chromium(&browser, &dump, &page).await;
     assert!(dom.contains("<select id=\"module\""), "{dom}");
-    assert!(dom.contains("3 of 3 routes"), "{dom}");
-    let all = sections(&dom);
+    assert!(dom.contains("3 of 3 routes, 2 of 2 workers"), "{dom}");
+    let all = sections(&dom, "route");
     assert_eq!(all.len(), 3);
     assert!(
         all.iter()
@@ -308,12 +326,27 @@ async fn the_explain_pages_module_filter_dims_other_modules_in_chromium() {
             .count(),
         1
     );
+    // A section per worker, in registration order (the modules' first), none hidden, each
+    // running (serving started them).
+    let workers = sections(&dom, "worker");
+    let names: Vec<&str> = workers.iter().map(|w| w.0.as_str()).collect();
+    assert_eq!(names, ["shop::orders::relay", "sweeper"], "{dom}");
+    assert!(workers.iter().all(|(_, hidden, _)| !hidden));
+    for label in [
+        "worker `shop::orders::relay`",
+        "worker `sweeper`",
+        "restart: never",
+        "state: running",
+        "shop::catalog: Db",
+    ] {
+        assert!(dom.contains(label), "no `{label}` in the page's DOM");
+    }
 
     // `shop`: its boxes and its sub-module's shown, the others dimmed; the routes without one
     // hidden; its summary shown.
     let dom = run_chromium(&browser, &dump, &format!("{page}?module=shop")).await;
-    assert!(dom.contains("1 of 3 routes"), "{dom}");
-    for (template, hidden, boxes) in sections(&dom) {
+    assert!(dom.contains("1 of 3 routes, 1 of 2 workers"), "{dom}");
+    for (template, hidden, boxes) in sections(&dom, "route") {
         assert_eq!(hidden, template != "/orders/{id}", "{template}");
         if template == "/orders/{id}" {
             for (module, dim) in &boxes {
@@ -330,6 +363,17 @@ async fn the_explain_pages_module_filter_dims_other_modules_in_chromium() {
             );
         }
     }
+    // The relay is `shop::orders`' and needs `shop`'s catalog: shown, the app's `db` under the
+    // catalog dimmed; the sweeper, over the app's `db` alone, hidden.
+    let workers = sections(&dom, "worker");
+    assert_eq!(workers[0].0, "shop::orders::relay");
+    assert!(!workers[0].1);
+    let worker_box = (Some("shop::orders".to_owned()), false);
+    assert!(workers[0].2.contains(&worker_box), "{:?}", workers[0].2);
+    for (module, dim) in &workers[0].2 {
+        assert_eq!(*dim, module.is_none(), "{module:?} in the relay's picture");
+    }
+    assert!(workers[1].1, "the sweeper has no box of `shop`");
     assert!(
         dom.contains("<section class=\"module-summary\" data-module=\"shop\"><h2>"),
         "{dom}"
@@ -342,13 +386,27 @@ async fn the_explain_pages_module_filter_dims_other_modules_in_chromium() {
 
     // `billing`: its own route and the one that needs its export.
     let dom = run_chromium(&browser, &dump, &format!("{page}?module=billing")).await;
-    assert!(dom.contains("2 of 3 routes"), "{dom}");
-    let shown: Vec<String> = sections(&dom)
+    assert!(dom.contains("2 of 3 routes, 0 of 2 workers"), "{dom}");
+    let shown: Vec<String> = sections(&dom, "route")
         .into_iter()
         .filter(|(_, hidden, _)| !hidden)
         .map(|(template, _, _)| template)
         .collect();
     assert_eq!(shown, ["/billing/pay", "/orders/{id}"]);
+
+    // The text filter finds a worker by its name, and only it.
+    let dom = run_chromium(&browser, &dump, &format!("{page}?q=sweeper")).await;
+    assert!(dom.contains("0 of 3 routes, 1 of 2 workers"), "{dom}");
+    let shown: Vec<String> = sections(&dom, "worker")
+        .into_iter()
+        .filter(|(_, hidden, _)| !hidden)
+        .map(|(name, _, _)| name)
+        .collect();
+    assert_eq!(shown, ["sweeper"]);
+    assert!(
+        dom.contains("<p id=\"none\" hidden=\"\">"),
+        "a worker matches: {dom}"
+    );
 
     app.close().await.unwrap();
     server.finished().await.unwrap();

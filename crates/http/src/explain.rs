@@ -13,7 +13,7 @@ use serde::Serialize;
 use green_tea_core::__private::sibling::{
     dot_groups, dot_quote, in_module, mermaid_groups, mermaid_text,
 };
-use green_tea_core::{Explain, ExplainModule, Key, NodeKind, Spelling};
+use green_tea_core::{Explain, ExplainModule, ExplainWorker, Key, NodeKind, Spelling};
 
 /// Everything served at one path template.
 #[derive(Clone, Debug, Serialize)]
@@ -98,12 +98,15 @@ pub enum NeedSource {
     Absent,
 }
 
-/// The whole app: every path, sorted, and every module.
+/// The whole app: every path, sorted, every worker, and every module.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ExplainApp {
     /// Every path template with its routes.
     pub paths: Vec<ExplainPath>,
+    /// Every worker, in registration order, as
+    /// [`App::explain_worker`](crate::App::explain_worker) explains it.
+    pub workers: Vec<ExplainWorker>,
     /// Every registered module, parents before their sub-modules, as
     /// [`App::explain_module`](crate::App::explain_module) explains it.
     pub modules: Vec<ExplainModule>,
@@ -527,8 +530,15 @@ impl fmt::Display for ExplainApp {
             }
             write!(f, "{path}")?;
         }
-        for (i, module) in self.modules.iter().enumerate() {
-            if i > 0 || !self.paths.is_empty() {
+        let mut first = self.paths.is_empty();
+        for worker in &self.workers {
+            if !std::mem::take(&mut first) {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{worker}")?;
+        }
+        for module in &self.modules {
+            if !std::mem::take(&mut first) {
                 f.write_str("\n\n")?;
             }
             write!(f, "{module}")?;

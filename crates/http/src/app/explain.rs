@@ -1,11 +1,13 @@
-//! `App::explain`, `App::explain_all` and `App::explain_module`: the explain model
-//! (`crate::explain`) of the app's routes and modules, read from its router, its routes and its
-//! runtime.
+//! `App::explain`, `App::explain_all`, `App::explain_worker` and `App::explain_module`: the
+//! explain model (`crate::explain`) of the app's routes, workers and modules, read from its
+//! router, its routes and its runtime.
 
 use green_tea_core::__private::sibling::{
     self, RequestMember, RouteId, RoutePlan, Source, closest,
 };
-use green_tea_core::{ExplainModule, KeySpec, NodeKind, UnknownModule};
+use green_tea_core::{
+    ExplainModule, ExplainWorker, KeySpec, NodeKind, UnknownModule, UnknownWorker,
+};
 
 use super::App;
 use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
@@ -52,7 +54,8 @@ impl App {
         }
     }
 
-    /// Every path of the app, sorted by template, and every module (see
+    /// Every path of the app, sorted by template, every worker (see
+    /// [`explain_worker`](Self::explain_worker)), and every module (see
     /// [`explain_module`](Self::explain_module)).
     pub fn explain_all(&self) -> ExplainApp {
         let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
@@ -67,11 +70,35 @@ impl App {
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
                 .chain(self.explain_fallback(FALLBACK))
                 .collect(),
+            workers: self.inner.runtime.container.explain_workers(),
             modules: sibling::module_paths(&self.inner.runtime.container)
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
             settings: self.inner.runtime.container.settings_report(),
         }
+    }
+
+    /// The worker named `name` (qualified by its module's path: `orders::relay`), as
+    /// [`Container::explain_worker`](green_tea_core::Container::explain_worker) explains it:
+    /// where it was declared, its module, its restart policy, whether it is critical, its
+    /// state now, what it needs and which provider gives each, and the providers those needs
+    /// build, in build order. A name no worker has is an error naming the closest one.
+    ///
+    /// ```
+    /// use green_tea::App;
+    /// use green_tea::workers::WorkerFn;
+    /// let app = App::builder()
+    ///     .value("outbox", String::from("the outbox"))
+    ///     .worker(WorkerFn::new("relay", |_, _| async { Ok(()) }).needs::<String>("outbox"))
+    ///     .build()
+    ///     .unwrap();
+    /// let relay = app.explain_worker("relay").unwrap();
+    /// assert_eq!(relay.restart, "never");
+    /// assert_eq!(relay.providers.nodes[0].name, "value `outbox`");
+    /// assert!(app.explain_worker("rely").unwrap_err().to_string().contains("did you mean `relay`?"));
+    /// ```
+    pub fn explain_worker(&self, name: &str) -> Result<ExplainWorker, UnknownWorker> {
+        self.inner.runtime.container.explain_worker(name)
     }
 
     /// Every settings type's fields, values (`***` for a secret) and where each came from, in
@@ -83,8 +110,8 @@ impl App {
 
     /// The module at `path` (`orders`, `shop::orders` for a sub-module), as
     /// [`Container::explain_module`](green_tea_core::Container::explain_module) explains it,
-    /// with its steps and routes: their keys among its exports or private keys, and what they
-    /// need from outside it among its imports (a step no route runs shows no imports: its
+    /// with its steps and routes (and its workers, as the container lists them): their keys
+    /// among its exports or private keys, and what they need from outside it among its imports (a step no route runs shows no imports: its
     /// needs are resolved in the routes' plans). A path no module has is an error naming the
     /// closest one.
     ///

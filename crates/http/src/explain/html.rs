@@ -1,11 +1,12 @@
 //! `explain_all().to_html()`: one self-contained page (inline CSS and script, nothing fetched)
-//! with every route's chain as a picture, a filter box, and, for an app with modules, a module
-//! filter that shows one module's boxes (the others dimmed, routes without it hidden) and what
-//! `explain_module` says of it.
+//! with every route's chain and every worker's needs as a picture, a filter box, and, for an
+//! app with modules, a module filter that shows one module's boxes (the others dimmed, routes
+//! and workers without one hidden) and what `explain_module` says of it.
 
 use std::fmt::Write as _;
 
 use green_tea_core::__private::sibling::{self, xml_escape as escape};
+use green_tea_core::{Explain, ExplainWorker};
 
 use super::{ExplainApp, ExplainRoute};
 
@@ -28,9 +29,11 @@ header h1 { font-size: 18px; margin: 0; font-weight: 600; }
 .legend .absent { background: #fafafa; border-color: #9e9e9e; border-style: dotted; }
 .legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 9px; }
 .legend .handler { background: #fff3e0; border-color: #e65100; }
+.legend .worker { background: #efebe9; border-color: #5d4037; border-radius: 0; }
 main { padding: 8px 20px 40px; }
-section.route { background: #fff; border: 1px solid #e0e0e0; border-radius: 6px; margin: 14px 0; padding: 10px 14px; }
-section.route h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
+section.route, section.worker { background: #fff; border: 1px solid #e0e0e0; border-radius: 6px; margin: 14px 0; padding: 10px 14px; }
+section.route h2, section.worker h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
+section.worker .method { background: #5d4037; }
 .method { font: 600 12px ui-monospace, monospace; padding: 1px 6px; border-radius: 3px; background: #37474f; color: #fff; }
 .where { margin: 0 0 6px; color: #607d8b; font-size: 12px; }
 .picture { overflow-x: auto; }
@@ -51,6 +54,7 @@ const SCRIPT: &str = r#"
   var input = document.getElementById('filter');
   var select = document.getElementById('module');
   var routes = all(document, 'section.route');
+  var workers = all(document, 'section.worker');
   var summaries = all(document, 'section.module-summary');
   var count = document.getElementById('count');
   var none = document.getElementById('none');
@@ -58,29 +62,33 @@ const SCRIPT: &str = r#"
   function inside(module, chosen) {
     return module === chosen || module.indexOf(chosen + '::') === 0;
   }
+  // Shows a route's or a worker's section if its text has every term and, with a module
+  // chosen, one of its boxes is the module's; dims its other boxes. Whether it is shown.
+  function filter(section, terms, chosen) {
+    var text = section.getAttribute('data-search');
+    var match = terms.every(function (t) { return text.indexOf(t) !== -1; });
+    var mine = 0;
+    all(section, 'g.node, g.module').forEach(function (box) {
+      var module = box.getAttribute('data-module');
+      var keep = !chosen || (module !== null && inside(module, chosen));
+      box.classList.toggle('dim', !keep);
+      if (keep && module !== null && box.classList.contains('node')) { mine += 1; }
+    });
+    if (chosen && mine === 0) { match = false; }
+    section.hidden = !match;
+    return match;
+  }
   function apply() {
     var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     var chosen = select ? select.value : '';
-    var shown = 0;
-    routes.forEach(function (route) {
-      var text = route.getAttribute('data-search');
-      var match = terms.every(function (t) { return text.indexOf(t) !== -1; });
-      var mine = 0;
-      all(route, 'g.node, g.module').forEach(function (box) {
-        var module = box.getAttribute('data-module');
-        var keep = !chosen || (module !== null && inside(module, chosen));
-        box.classList.toggle('dim', !keep);
-        if (keep && module !== null && box.classList.contains('node')) { mine += 1; }
-      });
-      if (chosen && mine === 0) { match = false; }
-      route.hidden = !match;
-      if (match) { shown += 1; }
-    });
+    var shown = routes.filter(function (r) { return filter(r, terms, chosen); }).length;
+    var working = workers.filter(function (w) { return filter(w, terms, chosen); }).length;
     summaries.forEach(function (summary) {
       summary.hidden = summary.getAttribute('data-module') !== chosen;
     });
-    count.textContent = shown + ' of ' + routes.length + ' routes';
-    none.hidden = shown !== 0;
+    count.textContent = shown + ' of ' + routes.length + ' routes' +
+      (workers.length ? ', ' + working + ' of ' + workers.length + ' workers' : '');
+    none.hidden = shown + working !== 0;
   }
   var params = new URLSearchParams(window.location.search);
   var q = params.get('q');
@@ -95,13 +103,15 @@ const SCRIPT: &str = r#"
 
 impl ExplainApp {
     /// A self-contained HTML page of the whole app: every route with its chain as an SVG
-    /// picture (see [`ExplainRoute::to_svg`]) and as text, and a filter box that keeps the
-    /// routes whose method, path, handler, steps, providers, keys, types or modules contain
-    /// every word typed (`?q=words` in the page's address fills it in). An app with modules
-    /// also gets a module filter (`?module=shop` fills it in): choosing a module dims every box
-    /// that is not its own or a sub-module's, hides the routes that have none, and shows what
-    /// [`App::explain_module`](crate::App::explain_module) says of it. Inline CSS and script;
-    /// it fetches nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves
+    /// picture (see [`ExplainRoute::to_svg`]) and as text, then every worker with its needs
+    /// the same way (see [`ExplainWorker::to_svg`]), and a filter box that keeps the routes
+    /// whose method, path, handler, steps, providers, keys, types or modules contain every
+    /// word typed, and the workers whose name, restart policy, state, needs, providers or
+    /// module do (`?q=words` in the page's address fills it in). An app with modules also gets
+    /// a module filter (`?module=shop` fills it in): choosing a module dims every box that is
+    /// not its own or a sub-module's, hides the routes and workers that have none, and shows
+    /// what [`App::explain_module`](crate::App::explain_module) says of it. Inline CSS and
+    /// script; it fetches nothing. [`AppBuilder::explain_page`](crate::AppBuilder::explain_page) serves
     /// it.
     ///
     /// ```
@@ -124,7 +134,12 @@ impl ExplainApp {
             .flat_map(|r| &r.providers.nodes)
             .filter(|n| n.built)
             .count();
-        let mut out = String::with_capacity(4096 + routes.len() * 4096);
+        let mut out = String::with_capacity(4096 + (routes.len() + self.workers.len()) * 4096);
+        let workers = match self.workers.len() {
+            0 => String::new(),
+            1 => ", 1 worker".to_owned(),
+            n => format!(", {n} workers"),
+        };
         let _ = write!(
             out,
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -133,13 +148,14 @@ impl ExplainApp {
              <header><h1>green-tea explain</h1>\
              <input id=\"filter\" type=\"search\" placeholder=\"Filter: path, method, handler, key, type\" \
              aria-label=\"Filter the routes\" autofocus>\
-             {modules}<span id=\"count\">{n} routes</span>\
+             {modules}<span id=\"count\">{n} routes{workers}</span>\
              <div class=\"legend\"><span class=\"provider\">provider, built</span>\
              <span class=\"unbuilt\">not built</span><span class=\"override\">override</span>\
              <span class=\"collection\">collection</span><span class=\"decorator\">decorator</span><span class=\"settings\">settings</span>\
              <span class=\"absent\">absent (optional)</span>\
-             <span class=\"step\">step</span><span class=\"handler\">handler</span></div></header>\
-             <main><p class=\"where\">{n} routes; provider boxes along all the chains built now: {built}. \
+             <span class=\"step\">step</span><span class=\"handler\">handler</span>\
+             <span class=\"worker\">worker</span></div></header>\
+             <main><p class=\"where\">{n} routes{workers}; provider boxes along all the chains built now: {built}. \
              Arrows point from what provides a key to what needs it; a dashed arrow is an optional need.</p>",
             n = routes.len(),
             modules = self.module_choice(),
@@ -193,9 +209,27 @@ impl ExplainApp {
                 escape(&route.to_string()),
             );
         }
+        for (i, worker) in self.workers.iter().enumerate() {
+            let mut place = format!("{} · restart: {}", worker.location, worker.restart);
+            if worker.critical {
+                place.push_str(" · critical");
+            }
+            let _ = write!(
+                out,
+                "<section class=\"worker\" id=\"worker-{i}\" data-search=\"{}\">\
+                 <h2><span class=\"method\">worker</span> <code>{}</code></h2>\
+                 <p class=\"where\">{}</p><div class=\"picture\">{}</div>\
+                 <details><summary>As text</summary><pre>{}</pre></details></section>",
+                escape(&worker_search_text(worker)),
+                escape(&worker.name),
+                escape(&place),
+                sibling::render_svg(&sibling::worker_picture(worker)),
+                escape(&worker.to_string()),
+            );
+        }
         let _ = writeln!(
             out,
-            "<p id=\"none\" hidden>No route matches the filter.</p></main><script>{SCRIPT}</script></body></html>"
+            "<p id=\"none\" hidden>Nothing matches the filter.</p></main><script>{SCRIPT}</script></body></html>"
         );
         out
     }
@@ -230,17 +264,11 @@ fn search_text(route: &ExplainRoute) -> String {
         route.location,
         route.layers.join(" ")
     );
+    // The providers' modules are with the providers, below.
     let modules = route
         .module
         .iter()
-        .chain(route.steps.iter().filter_map(|s| s.module.as_ref()))
-        .chain(
-            route
-                .providers
-                .nodes
-                .iter()
-                .filter_map(|n| n.module.as_ref()),
-        );
+        .chain(route.steps.iter().filter_map(|s| s.module.as_ref()));
     for module in modules {
         let _ = write!(text, " {module}");
     }
@@ -253,8 +281,39 @@ fn search_text(route: &ExplainRoute) -> String {
     if route.steps.iter().any(|s| !s.absent.is_empty()) || !route.absent.is_empty() {
         text.push_str(" absent");
     }
-    for node in &route.providers.nodes {
+    providers_search_text(&mut text, &route.providers);
+    text.to_lowercase()
+}
+
+/// Everything the filter matches on in a worker's section, lowercased.
+fn worker_search_text(worker: &ExplainWorker) -> String {
+    let mut text = format!(
+        "worker {} {} restart {} {}",
+        worker.name, worker.location, worker.restart, worker.state
+    );
+    if let Some(module) = &worker.module {
+        let _ = write!(text, " {module}");
+    }
+    if worker.critical {
+        text.push_str(" critical");
+    }
+    for need in &worker.needs {
+        let _ = write!(text, " {}: {}", need.key, need.type_name);
+        if need.from.is_none() {
+            text.push_str(" absent");
+        }
+    }
+    providers_search_text(&mut text, &worker.providers);
+    text.to_lowercase()
+}
+
+/// Each provider's kind, name, module, what it decorates, and its keys and types.
+fn providers_search_text(text: &mut String, providers: &Explain) {
+    for node in &providers.nodes {
         let _ = write!(text, " {} {}", node.kind, node.name);
+        if let Some(module) = &node.module {
+            let _ = write!(text, " {module}");
+        }
         if let Some(key) = &node.decorates {
             let _ = write!(text, " decorates {key}");
         }
@@ -262,5 +321,4 @@ fn search_text(route: &ExplainRoute) -> String {
             let _ = write!(text, " {}: {}", key.key, key.type_name);
         }
     }
-    text.to_lowercase()
 }

@@ -133,14 +133,21 @@ impl ExplainPath {
 }
 
 impl ExplainApp {
-    /// Every route of the app as one SVG picture, one chain under the other; see
-    /// [`ExplainRoute::to_svg`], and [`to_html`](Self::to_html) for a page with one picture
-    /// per route and a search box.
+    /// Every route of the app, then every worker, as one SVG picture, one chain under the
+    /// other; see [`ExplainRoute::to_svg`] and
+    /// [`ExplainWorker::to_svg`](green_tea_core::ExplainWorker::to_svg), and
+    /// [`to_html`](Self::to_html) for a page with one picture per route and worker and a
+    /// search box.
     pub fn to_svg(&self) -> String {
         let pictures: Vec<Picture> = self
             .paths
             .iter()
             .flat_map(|p| p.routes.iter().map(ExplainRoute::picture))
+            .chain(self.workers.iter().map(|w| {
+                let mut picture = sibling::worker_picture(w);
+                picture.caption = Some(w.who());
+                picture
+            }))
             .collect();
         sibling::render_svg_stack(&pictures)
     }
