@@ -576,6 +576,10 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::settings::Settings;
     #[doc(no_inline)]
+    pub use crate::steps::{Finish, Outcome};
+    #[doc(no_inline)]
+    pub use crate::workers::Shutdown;
+    #[doc(no_inline)]
     pub use crate::{
         All, App, AppBuilder, BoxError, BuildError, ByName, CloseError, Container, Descriptor,
         HttpError, Json, Module, ModuleExt, Needs, ProvideError, Provided, Provider, decorator,
