@@ -462,3 +462,42 @@ async fn the_page_has_a_section_per_worker_with_its_module_for_the_filter() {
     assert_eq!(page.status(), 200);
     assert_eq!(page.text().matches("<section class=\"worker\"").count(), 2);
 }
+
+#[test]
+fn a_tests_override_of_a_worker_says_so() {
+    let app = App::builder()
+        .value("brokerUrl", String::from("amqp://127.0.0.1"))
+        .provider(ProviderFn::new("broker", |_| async { Ok(Broker) }).needs::<String>("brokerUrl"))
+        .module(orders())
+        .override_worker(waiting("orders::relay").needs::<String>("outbox"))
+        .build()
+        .unwrap();
+    let relay = relay(&app);
+    assert!(relay.overridden);
+    assert_eq!(relay.module.as_deref(), Some("orders"));
+    assert_eq!(relay.needs.len(), 1);
+    assert_eq!(relay.needs[0].resolved.as_deref(), Some("orders::outbox"));
+    assert_eq!(relay.restart, "never", "the fake's own policy");
+    let heading = relay.to_string();
+    let heading = heading.lines().next().unwrap();
+    assert!(
+        heading.ends_with(" in module `orders` (override)"),
+        "{heading}"
+    );
+    assert_eq!(relay.to_json()["overridden"], true);
+    assert!(
+        relay
+            .to_dot()
+            .contains("restart: never\\noverride\" shape=cds")
+    );
+    assert!(relay.to_svg().contains(">override</text>"));
+    assert!(app.explain_all().to_html().contains(" · override"));
+    assert!(
+        !registered_relay().overridden,
+        "the registered one is no override"
+    );
+}
+
+fn registered_relay() -> ExplainWorker {
+    relay(&app())
+}

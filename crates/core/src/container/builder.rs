@@ -452,6 +452,7 @@ impl ContainerBuilder {
                     let original = &workers[at].registered.descriptor;
                     replacement.descriptor.name = original.name.clone();
                     replacement.descriptor.module = original.module.clone();
+                    replacement.overridden = true;
                     workers[at].registered = replacement;
                 }
             }

@@ -62,6 +62,9 @@ pub struct ExplainWorker {
     pub restart: String,
     /// Whether the app is not ready while it is not running.
     pub critical: bool,
+    /// Whether it is a test's replacement (`override_worker`) of the worker registered under
+    /// its name; its location is the replacement's.
+    pub overridden: bool,
     /// Where it is in its life now, as health says.
     pub state: WorkerState,
     /// Its last failure, if a run failed (restarted or not), as health says.
@@ -202,6 +205,7 @@ impl Container {
             needs,
             restart: restart_text(&node.registered.options.restart),
             critical: node.registered.options.critical,
+            overridden: node.registered.overridden,
             state: health.state,
             last_error: health.last_error,
             providers,
@@ -227,12 +231,15 @@ impl ExplainWorker {
         format!("worker `{}`", self.name)
     }
 
-    /// The lines of its box in a picture (DOT, Mermaid, SVG): what it is, how it restarts, and
-    /// `critical` for a critical worker.
+    /// The lines of its box in a picture (DOT, Mermaid, SVG): what it is, how it restarts,
+    /// `critical` for a critical worker and `override` for a test's replacement.
     pub fn label_lines(&self) -> Vec<String> {
         let mut lines = vec![self.who(), format!("restart: {}", self.restart)];
         if self.critical {
             lines.push("critical".to_owned());
+        }
+        if self.overridden {
+            lines.push("override".to_owned());
         }
         lines
     }
@@ -392,6 +399,9 @@ impl fmt::Display for ExplainWorker {
             self.location,
             in_module(self.module.as_deref())
         )?;
+        if self.overridden {
+            f.write_str(" (override)")?;
+        }
         write!(f, "\n  restart: {}", self.restart)?;
         if self.critical {
             f.write_str("\n  critical: the app is not ready while it is not running")?;

@@ -278,6 +278,9 @@ pub(crate) struct RegisteredWorker {
     pub(crate) worker: Arc<dyn Worker>,
     pub(crate) descriptor: Descriptor,
     pub(crate) options: WorkerOptions,
+    /// Whether a test's `override_worker` put it in place of the worker registered under its
+    /// name (`explain` says so).
+    pub(crate) overridden: bool,
 }
 
 impl RegisteredWorker {
@@ -286,6 +289,7 @@ impl RegisteredWorker {
             descriptor: worker.descriptor(),
             options: worker.options(),
             worker: Arc::new(worker),
+            overridden: false,
         }
     }
 }

@@ -214,6 +214,9 @@ impl ExplainApp {
             if worker.critical {
                 place.push_str(" · critical");
             }
+            if worker.overridden {
+                place.push_str(" · override");
+            }
             let _ = write!(
                 out,
                 "<section class=\"worker\" id=\"worker-{i}\" data-search=\"{}\">\
@@ -296,6 +299,9 @@ fn worker_search_text(worker: &ExplainWorker) -> String {
     }
     if worker.critical {
         text.push_str(" critical");
+    }
+    if worker.overridden {
+        text.push_str(" override");
     }
     for need in &worker.needs {
         let _ = write!(text, " {}: {}", need.key, need.type_name);
