@@ -26,7 +26,7 @@ impl App {
     /// app is not closing, no provider of a key marked
     /// [`critical`](crate::AppBuilder::critical) has its last build failed, and no async
     /// health check of a critical key reports down, and every
-    /// [critical worker](crate::workers::WorkerOptions::critical) is running.
+    /// [critical worker](green_tea_core::workers::WorkerOptions::critical) is running.
     ///
     /// ```
     /// # #[tokio::main] async fn main() {
