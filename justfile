@@ -12,11 +12,13 @@ clippy:
     cargo hack clippy --workspace --exclude green-tea-all-features --each-feature --lib -- -D warnings
     cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
-# chromium for the explain page's browser test, promtool (Debian's prometheus, its server
+# PostgreSQL for the database recipe's tests (its own cluster stopped again if the install
+# started it), chromium for the explain page's browser test, promtool (Debian's prometheus, its server
 # stopped again if the install started it) for the metrics lint; with GREEN_TEA_REQUIRE_TOOLS=1
 # their tests fail rather than skip when a tool is missing.
 test:
     command -v redis-server || { apt-get update && apt-get install -y redis-server; }
+    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || { apt-get update && apt-get install -y --no-install-recommends postgresql && if [ -d /run/systemd/system ]; then systemctl disable --now postgresql; else /etc/init.d/postgresql stop || true; fi; }
     command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
     command -v promtool >/dev/null || { apt-get update && apt-get install -y --no-install-recommends prometheus && if [ -d /run/systemd/system ]; then systemctl disable --now prometheus; else /etc/init.d/prometheus stop; fi; }
     GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
