@@ -18,7 +18,7 @@ clippy:
 # their tests fail rather than skip when a tool is missing.
 test:
     command -v redis-server || { apt-get update && apt-get install -y redis-server; }
-    compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || { apt-get update && apt-get install -y --no-install-recommends postgresql && if [ -d /run/systemd/system ]; then systemctl disable --now postgresql; else /etc/init.d/postgresql stop || true; fi; }
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends postgresql && if [ -d /run/systemd/system ]; then systemctl disable --now postgresql; else /etc/init.d/postgresql stop || true; fi; }
     command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
     command -v promtool >/dev/null || { apt-get update && apt-get install -y --no-install-recommends prometheus && if [ -d /run/systemd/system ]; then systemctl disable --now prometheus; else /etc/init.d/prometheus stop; fi; }
     GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
