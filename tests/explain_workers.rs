@@ -469,7 +469,7 @@ fn a_tests_override_of_a_worker_says_so() {
         .value("brokerUrl", String::from("amqp://127.0.0.1"))
         .provider(ProviderFn::new("broker", |_| async { Ok(Broker) }).needs::<String>("brokerUrl"))
         .module(orders())
-        .override_worker(waiting("orders::relay").needs::<String>("outbox"))
+        .override_worker("orders::relay", waiting("fake").needs::<String>("outbox"))
         .build()
         .unwrap();
     let relay = relay(&app);

@@ -594,7 +594,7 @@ async fn a_test_replaces_a_worker_or_leaves_it_out_by_name() {
     };
     // Replaced: the fake runs in the module, with its private keys.
     let fake_log = log.clone();
-    let fake = WorkerFn::new("orders::relay", move |needs, shutdown| {
+    let fake = WorkerFn::new("fake_relay", move |needs, shutdown| {
         let log = fake_log.clone();
         async move {
             needs.get::<Service>(0)?; // the module's private key
@@ -606,7 +606,7 @@ async fn a_test_replaces_a_worker_or_leaves_it_out_by_name() {
     .needs::<Service>("outbox");
     let app = App::builder()
         .module(orders())
-        .override_worker(fake)
+        .override_worker("orders::relay", fake)
         .build()
         .unwrap();
     app.start().await.unwrap();
@@ -636,7 +636,7 @@ fn two_workers_of_one_name_and_a_change_to_no_worker_are_gt0020() {
         .worker(idle())
         .module(Module::new("eu").worker(idle()))
         .module(Module::new("us").worker(idle()))
-        .override_worker(WorkerFn::new("mailer", |_, _| async { Ok(()) }))
+        .override_worker("mailer", WorkerFn::new("fake", |_, _| async { Ok(()) }))
         .without_worker("eu::relya")
         .build()
         .unwrap_err();
@@ -653,4 +653,14 @@ fn two_workers_of_one_name_and_a_change_to_no_worker_are_gt0020() {
         "{text}"
     );
     assert!(text.contains("did you mean `eu::relay`?"), "{text}");
+}
+
+#[tokio::test]
+async fn a_shutdown_whose_app_is_gone_is_requested() {
+    let (trigger, signal) = green_tea::workers::Shutdown::new_pair();
+    assert!(!signal.is_requested());
+    drop(trigger);
+    // Both ways of asking agree: a loop on `is_requested()` ends too.
+    assert!(signal.is_requested());
+    within("requested()", signal.requested()).await;
 }

@@ -220,29 +220,33 @@ fn read_whole(body: &mut ResponseBody) {
         return;
     }
     let mut cx = Context::from_waker(Waker::noop());
-    match Pin::new(&mut *body).poll_frame(&mut cx) {
-        // Pending took nothing; an error is the body's answer either way.
-        Poll::Pending | Poll::Ready(Some(Err(_))) => {}
-        Poll::Ready(None) => *body = ResponseBody::empty(),
+    let first = match Pin::new(&mut *body).poll_frame(&mut cx) {
+        // Pending took nothing.
+        Poll::Pending => return,
+        Poll::Ready(None) => {
+            *body = ResponseBody::empty();
+            return;
+        }
         Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
             Ok(data) if size == Some(data.len() as u64) => {
                 *body = ResponseBody::from_bytes(data);
+                return;
             }
-            frame => {
-                let frame = frame.map_or_else(|trailers| trailers, Frame::data);
-                let rest = std::mem::replace(body, ResponseBody::empty());
-                *body = ResponseBody::from(axum_core::body::Body::new(PutBack {
-                    first: Some(frame),
-                    rest,
-                }));
-            }
+            frame => Ok(frame.map_or_else(|trailers| trailers, Frame::data)),
         },
-    }
+        // The body's error is its answer: the client gets it, as it would have.
+        Poll::Ready(Some(Err(error))) => Err(error),
+    };
+    let rest = std::mem::replace(body, ResponseBody::empty());
+    *body = ResponseBody::from(axum_core::body::Body::new(PutBack {
+        first: Some(first),
+        rest,
+    }));
 }
 
-/// A body's first frame, read already, in front of the rest of it.
+/// A body's first frame (or its error), read already, in front of the rest of it.
 struct PutBack {
-    first: Option<Frame<Bytes>>,
+    first: Option<Result<Frame<Bytes>, axum_core::Error>>,
     rest: ResponseBody,
 }
 
@@ -255,13 +259,29 @@ impl http_body::Body for PutBack {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum_core::Error>>> {
         match self.first.take() {
-            Some(frame) => Poll::Ready(Some(Ok(frame))),
+            Some(first) => Poll::Ready(Some(first)),
             None => Pin::new(&mut self.rest).poll_frame(cx),
         }
     }
 
     fn is_end_stream(&self) -> bool {
         self.first.is_none() && self.rest.is_end_stream()
+    }
+
+    /// The first frame's bytes and the rest's: a body of a known length keeps its
+    /// `content-length`.
+    fn size_hint(&self) -> http_body::SizeHint {
+        let first = match &self.first {
+            Some(Ok(frame)) => frame.data_ref().map_or(0, |d| d.len() as u64),
+            _ => 0,
+        };
+        let rest = self.rest.size_hint();
+        let mut hint = http_body::SizeHint::new();
+        hint.set_lower(rest.lower().saturating_add(first));
+        if let Some(upper) = rest.upper() {
+            hint.set_upper(upper.saturating_add(first));
+        }
+        hint
     }
 }
 
@@ -417,8 +437,17 @@ impl Pending {
             } = pending;
             let span =
                 tracing::debug_span!("finish", step = %step, status = outcome.status().as_u16());
-            let result = match finish(value, &outcome) {
-                Ok(finishing) => match AssertUnwindSafe(finishing).catch_unwind().await {
+            // A finish that panics while making its future is caught too: the finishes
+            // before it still run.
+            let result = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+                finish(value, &outcome)
+            })) {
+                Err(panic) => {
+                    let message = panic_message(&*panic);
+                    span.in_scope(|| tracing::error!(panic = %message, "a finish panicked"));
+                    Err(HttpError::internal())
+                }
+                Ok(Ok(finishing)) => match AssertUnwindSafe(finishing).catch_unwind().await {
                     Ok(result) => result,
                     Err(panic) => {
                         let message = panic_message(&*panic);
@@ -426,7 +455,7 @@ impl Pending {
                         Err(HttpError::internal())
                     }
                 },
-                Err(Held(others)) => {
+                Ok(Err(Held(others))) => {
                     span.in_scope(|| {
                         tracing::error!(
                             others,

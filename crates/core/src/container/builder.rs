@@ -380,17 +380,16 @@ impl ContainerBuilder {
         self
     }
 
-    /// Replaces the registered worker of `worker`'s name (`orders::relay` for a module's),
-    /// for tests: a fake that records what it would have sent. The replacement keeps the
-    /// original's module (its needs resolve there); a name no worker has is a build error
-    /// (GT0020).
+    /// Replaces the registered worker named `name` (as health lists it: `orders::relay` for a
+    /// module's) with `worker`, for tests: a fake that records what it would have done. The
+    /// replacement takes the original's name and module (its needs resolve there); a name no
+    /// worker has is a build error (GT0020).
     #[track_caller]
-    pub fn override_worker(mut self, worker: impl Worker) -> Self {
-        let registered = RegisteredWorker::new(worker);
+    pub fn override_worker(mut self, name: impl Into<String>, worker: impl Worker) -> Self {
         self.worker_overrides.push(WorkerOverride {
-            name: registered.descriptor.name.to_string(),
+            name: name.into(),
             location: Location::caller(),
-            with: Some(registered),
+            with: Some(RegisteredWorker::new(worker)),
         });
         self
     }

@@ -130,8 +130,9 @@ impl Backoff {
     }
 }
 
-/// A worker's shutdown signal: requested when `close()` begins (after the drain) or when a
-/// failed `start()` rolls back. Cheap to clone; every clone sees the same signal.
+/// A worker's shutdown signal: requested when `close()` stops the workers (after the drain),
+/// or when the container is dropped without `close()`. Cheap to clone; every clone sees the
+/// same signal.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -168,9 +169,9 @@ impl Shutdown {
         Shutdown(receiver)
     }
 
-    /// Whether the shutdown has been requested.
+    /// Whether the shutdown has been requested (or the app is gone: its container dropped).
     pub fn is_requested(&self) -> bool {
-        *self.0.borrow()
+        *self.0.borrow() || self.0.has_changed().is_err()
     }
 
     /// Resolves once the shutdown is requested (at once if it already is). Its future holds

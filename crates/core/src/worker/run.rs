@@ -17,7 +17,9 @@ use tokio::task::JoinHandle;
 
 use super::{RegisteredWorker, Restart, Shutdown};
 use crate::container::{Container, Inner};
-use crate::error::{CloseFailure, ClosePart, FailureCause, ProvideError, panic_message};
+use crate::error::{
+    CloseFailure, ClosePart, FailureCause, ProvideError, join_message, panic_message,
+};
 use crate::ids::AppValue;
 use crate::value::Needs;
 
@@ -147,6 +149,11 @@ impl WorkerNode {
 
     fn set(&self, state: WorkerState) {
         let mut status = self.status();
+        // Abandoned is final: a supervisor aborted at the stop timeout may still finish the
+        // poll it was in.
+        if status.state == WorkerState::Abandoned {
+            return;
+        }
         status.state = state;
         status.since = Some(Instant::now());
         if state != WorkerState::Restarting {
@@ -228,7 +235,20 @@ impl Workers {
         let waits = tasks.into_iter().zip(self.nodes.iter()).map(|(task, node)| async move {
             let abort = task.abort_handle();
             match tokio::time::timeout(timeout, task).await {
-                Ok(_) => None,
+                Ok(Ok(())) => None,
+                // The supervisor itself panicked, outside the run it guards (a restart's
+                // timer on a runtime without one, a value's `Drop`): the worker is failed.
+                Ok(Err(join)) => {
+                    let cause = FailureCause::Panicked(join_message(join));
+                    tracing::error!(worker = %node.name(), %cause, "a worker's supervisor failed");
+                    {
+                        let mut status = node.status();
+                        status.failures += 1;
+                        status.last_failure = Some(cause);
+                    }
+                    node.set(WorkerState::Failed);
+                    None
+                }
                 Err(_) => {
                     abort.abort();
                     node.set(WorkerState::Abandoned);
@@ -263,7 +283,8 @@ impl Container {
     /// Starts the workers, once: builds what they need (if it is not built), then runs each
     /// under its supervisor. `App::start` and `App::serve` call it; a container without an
     /// app calls it itself. A second call does nothing. A failed build starts no worker and
-    /// returns the error (the container stays open: `close()` disposes what was built).
+    /// returns the error, having disposed what it built and closed the container (as
+    /// `build_all` does).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {

@@ -27,12 +27,13 @@ impl AppBuilder {
         self
     }
 
-    /// Replaces the registered worker of `worker`'s name (`orders::relay` for a module's),
-    /// for tests: a fake that records what it would have done. It keeps the original's
-    /// module; a name no worker has is a build error (GT0020).
+    /// Replaces the registered worker named `name` (as health lists it: `orders::relay` for a
+    /// module's) with `worker`, for tests: a fake that records what it would have done. The
+    /// replacement takes the original's name and module; a name no worker has is a build
+    /// error (GT0020).
     #[track_caller]
-    pub fn override_worker(mut self, worker: impl Worker) -> Self {
-        self.container = self.container.override_worker(worker);
+    pub fn override_worker(mut self, name: impl Into<String>, worker: impl Worker) -> Self {
+        self.container = self.container.override_worker(name, worker);
         self
     }
 

@@ -50,7 +50,8 @@ pub(crate) struct CompiledProbe {
     timeout: Duration,
     cache_for: Duration,
     ask: ProbeAsk,
-    slot: Mutex<Slot>,
+    /// Shared with the check's task, which keeps its answer there when it ends.
+    slot: Arc<Mutex<Slot>>,
 }
 
 #[derive(Default)]
@@ -87,7 +88,7 @@ impl CompiledProbe {
             timeout: setting.timing.timeout_or(timeout),
             cache_for: setting.timing.cache_for_or(cache_for),
             ask: setting.ask,
-            slot: Mutex::new(Slot::default()),
+            slot: Arc::default(),
         }
     }
 
@@ -110,24 +111,47 @@ impl CompiledProbe {
             }
             slot.running
                 .get_or_insert_with(|| {
-                    timed(
+                    // A task of its own: the check runs to its end (or its timeout) whether or
+                    // not anyone still waits, so a probe whose client gave up leaves neither
+                    // a check frozen mid-query (holding a pool's connection) nor a stale
+                    // answer for the next caller.
+                    let key = self.key.clone();
+                    let check = timed(
                         (self.ask)(Arc::clone(value)),
                         self.timeout,
                         self.key.clone(),
-                    )
+                    );
+                    let kept = Arc::clone(&self.slot);
+                    // The task keeps the answer itself: it is the last one even if every
+                    // caller has gone.
+                    let task = tokio::spawn(async move {
+                        let answer = check.await;
+                        let mut slot = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                        slot.running = None;
+                        slot.last = Some(answer.clone());
+                        answer
+                    });
+                    let slot = Arc::clone(&self.slot);
+                    async move {
+                        task.await.unwrap_or_else(|join| {
+                            tracing::warn!(key = %key, %join, "an async health check's task failed");
+                            let answer = (
+                                Check::down(format!("the check's task failed: {join}")),
+                                Instant::now(),
+                            );
+                            // The next caller asks again rather than wait on a task gone.
+                            slot.lock().unwrap_or_else(PoisonError::into_inner).running = None;
+                            answer
+                        })
+                    }
                     .boxed()
                     .shared()
                 })
                 .clone()
         };
-        // A caller that goes away leaves the check in the slot, and the next one finishes it.
-        let (check, at) = running.clone().await;
-        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
-        // The first of its waiters to get here keeps its answer.
-        if slot.running.as_ref().is_some_and(|r| r.ptr_eq(&running)) {
-            slot.running = None;
-            slot.last = Some((check.clone(), at));
-        }
+        // A caller that goes away leaves the check running in its task; the next caller
+        // shares it.
+        let (check, at) = running.await;
         Some(Asked {
             check,
             at,

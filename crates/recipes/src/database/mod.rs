@@ -11,8 +11,9 @@
 //!   needs it; its finish hook commits or rolls back with the request's outcome, before the
 //!   response head is sent.
 //! - [`OutboxRelay`], a worker, delivers the events requests wrote to an outbox table in their
-//!   transactions to an [`OutboxSink`] (`outboxSink`), in order, at least once, restarting
-//!   with a backoff when the database or the sink fails.
+//!   transactions to an [`OutboxSink`] (`outboxSink`), at least once, in id order within an
+//!   instance's round (not across instances), restarting with a backoff when the database or
+//!   the sink fails.
 //!
 //! The pool is sqlx's `Any`: the driver is picked at run time from the URL, so one build serves
 //! SQLite in development and PostgreSQL in production from `DATABASE_URL` alone. The price is
@@ -34,7 +35,7 @@ mod transaction;
 
 pub use error::{DatabaseError, http_error, is_unavailable};
 pub use migrations::{Migration, Migrations};
-pub use outbox::{OutboxEvent, OutboxRelay, OutboxSink};
+pub use outbox::{OutboxEvent, OutboxRelay, OutboxSink, OutboxTableError};
 pub use pool::{Backend, Database, DatabasePool};
 pub use settings::DatabaseSettings;
 pub use transaction::{Transaction, TransactionStep};

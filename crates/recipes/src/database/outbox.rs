@@ -41,14 +41,17 @@ pub trait OutboxSink: Send + Sync + 'static {
 /// The outbox relay worker. Needs `database` (a [`Database`]) and `outboxSink` (an
 /// `Arc<dyn OutboxSink>`), or the keys [`with_keys`](Self::with_keys) names.
 ///
-/// Each round it takes the undelivered events of the lowest ids (up to [`batch`](Self::batch))
-/// in a transaction of its own, delivers them in id order, marks each delivered (`delivered_at`, Unix
-/// milliseconds), and commits; with nothing to deliver it waits [`every`](Self::every), or its
-/// shutdown. A round that fails (the database is down, the sink refuses) fails the run: its
-/// transaction rolls back, nothing is marked, and the worker is restarted after a backoff of
-/// 100 ms doubling to 5 s ([`Restart::OnFailure`]). On PostgreSQL the rows are taken
-/// `FOR UPDATE SKIP LOCKED`, so two instances' relays never take the same event; on SQLite the
-/// round's write lock (`BEGIN IMMEDIATE`) does the same.
+/// Each round it takes the undelivered events of the lowest ids (up to [`batch`](Self::batch)),
+/// delivers them in id order and marks each delivered (`delivered_at`, Unix milliseconds);
+/// with nothing to deliver it waits [`every`](Self::every), or its shutdown. A delivery that
+/// fails ends the round (the events before it are marked) and fails the run, as a database
+/// that is down does: the worker is restarted after a backoff of 100 ms doubling to 5 s
+/// ([`Restart::OnFailure`]) and delivers the rest then. On PostgreSQL a round is one
+/// transaction whose rows are taken `FOR UPDATE SKIP LOCKED`, so two instances' relays never
+/// take the same event at once. On SQLite, where a write transaction holds the database's one
+/// write lock (and every request's `BEGIN IMMEDIATE` would wait on the deliveries), the rows
+/// are read outside any transaction and marked in a short one after: two processes relaying
+/// one SQLite file may both deliver an event (at least once still holds).
 ///
 /// The order is the ids' among the events committed when a round looks: a transaction that
 /// took an id early and commits late (PostgreSQL hands identities out as transactions ask)
@@ -61,7 +64,8 @@ pub trait OutboxSink: Send + Sync + 'static {
 ///
 /// A shutdown during a round lets the round finish (its events are delivered and marked, or
 /// the round fails and they are delivered by the next run, of this instance or another), then
-/// the worker returns.
+/// the worker returns; a round longer than the worker stop timeout is aborted, its marks not
+/// committed, and its events delivered again by the next run.
 #[derive(Clone, Debug)]
 pub struct OutboxRelay {
     name: &'static str,
@@ -98,10 +102,29 @@ impl OutboxRelay {
         self
     }
 
-    /// Relays the outbox table `table` (a plain SQL name: letters, digits, `_`).
-    pub fn table(mut self, table: impl Into<String>) -> Self {
-        self.table = table.into();
-        self
+    /// Relays the outbox table `table`: a plain SQL name (an ASCII letter or `_`, then
+    /// letters, digits or `_`, at most 63 of them), or an error naming it, rather than SQL
+    /// that fails on every round.
+    ///
+    /// ```
+    /// use green_tea_recipes::database::OutboxRelay;
+    /// assert!(OutboxRelay::new().table("order_events").is_ok());
+    /// let error = OutboxRelay::new().table("events; DROP TABLE orders").unwrap_err();
+    /// assert!(error.to_string().starts_with("the outbox table `events; DROP TABLE orders`"));
+    /// ```
+    pub fn table(mut self, table: impl Into<String>) -> Result<Self, OutboxTableError> {
+        let table = table.into();
+        let mut chars = table.chars();
+        let plain = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && table.len() <= 63;
+        if !plain {
+            return Err(OutboxTableError { table });
+        }
+        self.table = table;
+        Ok(self)
     }
 
     /// At most `batch` events a round (at least 1).
@@ -121,6 +144,17 @@ impl OutboxRelay {
         self.backoff = backoff;
         self
     }
+}
+
+/// A name [`OutboxRelay::table`] refuses: not a plain SQL name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the outbox table `{table}` is not a plain SQL name: an ASCII letter or `_`, then letters, \
+     digits or `_`, at most 63"
+)]
+pub struct OutboxTableError {
+    /// The name as given.
+    pub table: String,
 }
 
 impl Default for OutboxRelay {
@@ -147,15 +181,6 @@ impl Worker for OutboxRelay {
         Box::pin(async move {
             let database = needs.get::<Database>(0)?;
             let sink = needs.get::<Arc<dyn OutboxSink>>(1)?;
-            if !relay
-                .table
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                return Err(
-                    format!("the outbox table `{}` is not a plain name", relay.table).into(),
-                );
-            }
             loop {
                 if shutdown.is_requested() {
                     return Ok(());
@@ -173,22 +198,46 @@ impl Worker for OutboxRelay {
 }
 
 impl OutboxRelay {
-    /// One round: the oldest undelivered events, delivered and marked in one transaction.
-    /// Returns how many it delivered.
+    /// One round: the undelivered events of the lowest ids, delivered in order and marked.
+    /// Returns how many it delivered; a delivery that fails ends the round with its error,
+    /// the events before it marked.
     async fn round(&self, database: &Database, sink: &dyn OutboxSink) -> Result<usize, BoxError> {
-        let table = &self.table;
-        let lock = match database.backend() {
-            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-            Backend::Sqlite => "",
-        };
-        let mut tx = database.begin().await?;
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(&format!(
-            "SELECT id, topic, payload FROM {table} WHERE delivered_at IS NULL \
-             ORDER BY id LIMIT {}{lock}",
-            self.batch
-        ))
-        .fetch_all(&mut *tx)
-        .await?;
+        let select = format!(
+            "SELECT id, topic, payload FROM {} WHERE delivered_at IS NULL ORDER BY id LIMIT {}",
+            self.table, self.batch
+        );
+        match database.backend() {
+            Backend::Postgres => {
+                let mut tx = database.begin().await?;
+                let rows: Vec<(i64, String, String)> =
+                    sqlx::query_as(&format!("{select} FOR UPDATE SKIP LOCKED"))
+                        .fetch_all(&mut *tx)
+                        .await?;
+                let (delivered, failed) = deliver(sink, rows).await;
+                self.mark(&mut tx, &delivered).await?;
+                tx.commit().await?;
+                finish_round(delivered.len(), failed)
+            }
+            Backend::Sqlite => {
+                let rows: Vec<(i64, String, String)> =
+                    sqlx::query_as(&select).fetch_all(database.pool()).await?;
+                let (delivered, failed) = deliver(sink, rows).await;
+                if !delivered.is_empty() {
+                    let mut tx = database.begin().await?;
+                    self.mark(&mut tx, &delivered).await?;
+                    tx.commit().await?;
+                }
+                finish_round(delivered.len(), failed)
+            }
+        }
+    }
+
+    /// Marks `ids` delivered, now.
+    async fn mark(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+        ids: &[i64],
+    ) -> Result<(), sqlx::Error> {
         let now = i64::try_from(
             SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -196,25 +245,40 @@ impl OutboxRelay {
                 .as_millis(),
         )
         .unwrap_or(i64::MAX);
-        for (id, topic, payload) in &rows {
-            let event = OutboxEvent {
-                id: *id,
-                topic: topic.clone(),
-                payload: payload.clone(),
-            };
-            sink.deliver(&event).await?;
-            sqlx::query(&format!(
-                "UPDATE {table} SET delivered_at = $1 WHERE id = $2"
-            ))
-            .bind(now)
-            .bind(*id)
-            .execute(&mut *tx)
-            .await?;
+        let update = format!("UPDATE {} SET delivered_at = $1 WHERE id = $2", self.table);
+        for id in ids {
+            sqlx::query(&update)
+                .bind(now)
+                .bind(*id)
+                .execute(&mut **tx)
+                .await?;
         }
-        tx.commit().await?;
-        if !rows.is_empty() {
-            tracing::debug!(delivered = rows.len(), "outbox relayed");
+        Ok(())
+    }
+}
+
+/// Delivers `rows` in order until one fails: the ids delivered, and the failure if any.
+async fn deliver(
+    sink: &dyn OutboxSink,
+    rows: Vec<(i64, String, String)>,
+) -> (Vec<i64>, Option<BoxError>) {
+    let mut delivered = Vec::with_capacity(rows.len());
+    for (id, topic, payload) in rows {
+        let event = OutboxEvent { id, topic, payload };
+        if let Err(error) = sink.deliver(&event).await {
+            return (delivered, Some(error));
         }
-        Ok(rows.len())
+        delivered.push(id);
+    }
+    (delivered, None)
+}
+
+fn finish_round(delivered: usize, failed: Option<BoxError>) -> Result<usize, BoxError> {
+    if delivered > 0 {
+        tracing::debug!(delivered, "outbox relayed");
+    }
+    match failed {
+        Some(error) => Err(error),
+        None => Ok(delivered),
     }
 }
