@@ -4,6 +4,12 @@
 # (thin LTO, one codegen unit) or `both`. Binaries land in target/<profile>/. Sourced by
 # http.sh and callgrind.sh.
 
+# SQLite (bundled by libsqlite3-sys, built only for the SQLite write route's servers) with
+# `synchronous` NORMAL as its default in WAL mode, for every server alike: the database recipe
+# cannot set it, and FULL would make every commit an fsync, measuring the disk rather than the
+# servers (docs/benchmarks.md, "A write on SQLite"). Each of those servers checks it at start.
+export LIBSQLITE3_FLAGS=${LIBSQLITE3_FLAGS-SQLITE_DEFAULT_WAL_SYNCHRONOUS=1}
+
 # The profiles PROFILE names, one per line.
 profiles() {
     case ${PROFILE:-release} in
@@ -18,13 +24,17 @@ profiles() {
 # `green-tea-layered-*`) is `green-tea`, but the binaries built with green-tea's `metrics`
 # feature (`green-tea-unrecorded-inproc`, `green-tea-metrics-*`,
 # `green-tea-layered-metrics-inproc`) are `green-tea-metrics`, and the finishing step's
-# (`green-tea-finish-inproc`, `green-tea-finish-lock-inproc`) `green-tea-finish`.
+# (`green-tea-finish-inproc`, `green-tea-finish-lock-inproc`) `green-tea-finish`; the SQLite
+# write route's servers are `green-tea-sqlx` (green-tea-sqlite-server) and `axum-sqlx`
+# (axum-sqlite-server, axum-sqlite-any-server, axum-sqlite-immediate-server).
 feature_of() {
     local feature=${1%-server}
     feature=${feature%-inproc}
     case $feature in
         green-tea-wired | green-tea-layered) echo green-tea ;;
         green-tea-finish | green-tea-finish-lock) echo green-tea-finish ;;
+        green-tea-sqlite) echo green-tea-sqlx ;;
+        axum-sqlite | axum-sqlite-any | axum-sqlite-immediate) echo axum-sqlx ;;
         green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics) echo green-tea-metrics ;;
         *) echo "$feature" ;;
     esac

@@ -4,7 +4,9 @@
 //! its server (`X-server`, over loopback) and its in-process driver (`X-inproc`, no socket) serve
 //! exactly the same route. green-tea has two: the macro form users write (`green_tea_app`) and
 //! the same app wired by hand (`green_tea_wired_app`), and the macro form's app with a request id
-//! that finishes (`green_tea_finish_app`, feature `green-tea-finish`).
+//! that finishes (`green_tea_finish_app`, feature `green-tea-finish`). The shop's write route on
+//! SQLite is served by green-tea with the database recipe (`green_tea_sqlite_app`) and by axum +
+//! sqlx by hand (`axum_sqlite_app`), sharing `sqlite`'s table and settings.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,14 +18,20 @@ use serde::{Deserialize, Serialize};
 pub mod actix_app;
 #[cfg(feature = "axum")]
 pub mod axum_app;
+#[cfg(feature = "axum-sqlx")]
+pub mod axum_sqlite_app;
 #[cfg(feature = "green-tea")]
 pub mod green_tea_app;
 #[cfg(feature = "green-tea-finish")]
 pub mod green_tea_finish_app;
+#[cfg(feature = "green-tea-sqlx")]
+pub mod green_tea_sqlite_app;
 #[cfg(feature = "green-tea")]
 pub mod green_tea_wired_app;
 #[cfg(feature = "hyper")]
 pub mod hyper_app;
+#[cfg(any(feature = "green-tea-sqlx", feature = "axum-sqlx"))]
+pub mod sqlite;
 
 /// metrics-exporter-prometheus's recorder, buckets set as an application sets them, installed
 /// as the global recorder (before the app is built, as docs/observability.md says); the
