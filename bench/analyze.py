@@ -28,24 +28,25 @@ def by_profile(rows):
     return dict(sorted(grouped.items(), key=lambda item: (PROFILE_ORDER.get(item[0], 9), item[0])))
 
 
-def http(path):
+def http(path, ours=OURS):
+    """`ours` is the server the ratios are of: bench/http.sh passes its list's first."""
     for profile, rows in by_profile(rows_of(path)).items():
         by_round = defaultdict(dict)
         for row in rows:
             by_round[row["round"]][row["server"]] = row
-        others = sorted({r["server"] for r in rows} - {OURS})
+        others = sorted({r["server"] for r in rows} - {ours})
         print(f"profile `{profile}`")
         print()
-        print("| green-tea / X (req/s, paired per round) | min | median | max |")
+        print(f"| {ours} / X (req/s, paired per round) | min | median | max |")
         print("|---|---|---|---|")
         for other in others:
-            ratios = [float(r[OURS]["req_per_s"]) / float(r[other]["req_per_s"])
-                      for r in by_round.values() if OURS in r and other in r]
+            ratios = [float(r[ours]["req_per_s"]) / float(r[other]["req_per_s"])
+                      for r in by_round.values() if ours in r and other in r]
             print(f"| vs {other} | {min(ratios):.3f} | {statistics.median(ratios):.3f} | {max(ratios):.3f} |")
         print()
         print("| server | median req/s | median p50 ms | median p99 ms |")
         print("|---|---|---|---|")
-        for server in [OURS] + others:
+        for server in [ours] + others:
             mine = [r for r in rows if r["server"] == server]
             med = lambda key: statistics.median(float(r[key]) for r in mine)
             print(f"| {server} | {med('req_per_s'):.0f} | {med('p50_ms'):.3f} | {med('p99_ms'):.3f} |")
@@ -55,7 +56,9 @@ def http(path):
 def same_mode_green_tea(server):
     """The green-tea row (the macro form) measured the same way as `server`: `X-server`
     (loopback) is compared with green-tea-server, `X-inproc` (in process, no socket) with
-    green-tea-inproc."""
+    green-tea-inproc; a SQLite write server (`X-sqlite-...-server`) with green-tea-sqlite-server."""
+    if "-sqlite" in server:
+        return "green-tea-sqlite-server"
     return "green-tea-" + server.rsplit("-", 1)[-1]
 
 
@@ -126,5 +129,29 @@ def callgrind(*paths):
         print()
 
 
+def rounds(ours, *paths):
+    """Several runs of callgrind.sh over the same binaries, each path one run (a round): per
+    profile and binary, the median and range of its per-request figures over the rounds, and
+    the median and range of the ratio `ours` / it, paired within each round. For the servers
+    whose figures move from run to run by more than a comparison's margin (the SQLite write
+    route's, whose threads hand each request to each other)."""
+    runs = [per_request_costs(path) for path in paths]
+    profiles = sorted({p for run in runs for p, _, _ in run}, key=lambda p: (PROFILE_ORDER.get(p, 9), p))
+    for profile in profiles:
+        servers = sorted({s for run in runs for p, s, _ in run if p == profile}, key=lambda s: (s != ours, s))
+        print(f"profile `{profile}`, {len(runs)} rounds")
+        print()
+        print(f"| binary | instructions / request: median | min | max | allocations: median | {ours} / it, paired: median | min | max |")
+        print("|---|---|---|---|---|---|---|---|")
+        for server in servers:
+            ir = [run[(profile, server, "callgrind")] for run in runs if (profile, server, "callgrind") in run]
+            allocs = [run[(profile, server, "dhat")] for run in runs if (profile, server, "dhat") in run]
+            ratios = [run[(profile, ours, "callgrind")] / run[(profile, server, "callgrind")]
+                      for run in runs if (profile, ours, "callgrind") in run and (profile, server, "callgrind") in run]
+            print(f"| {server} | {statistics.median(ir):,.0f} | {min(ir):,.0f} | {max(ir):,.0f} | "
+                  f"{statistics.median(allocs):.1f} | {statistics.median(ratios):.3f}x | {min(ratios):.3f}x | {max(ratios):.3f}x |")
+        print()
+
+
 if __name__ == "__main__":
-    {"http": http, "callgrind": callgrind, "check": check}[sys.argv[1]](*sys.argv[2:])
+    {"http": http, "callgrind": callgrind, "check": check, "rounds": rounds}[sys.argv[1]](*sys.argv[2:])

@@ -14,7 +14,9 @@
 # gives), tuned (thin LTO, one codegen unit) or both (default); every binary is measured in
 # each, and analyze.py prints one table per profile. SERVERS overrides the list of binaries
 # (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
-# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>).
+# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>). A server whose name holds
+# `sqlite` (the SQLite write route's) opens a fresh database file in a temporary directory for
+# each run (`DATABASE_URL`), removed afterwards.
 #
 # In process, a binary's figures repeat exactly from the same path and environment; a longer
 # or shorter environment or path moves the stack's alignment, and memcpy's work with it, by up
@@ -52,9 +54,16 @@ printf 'profile\tserver\ttool\tn\ttotal\n' > "$out"
 
 run_server() { # binary n log valgrind-flags...: the server under valgrind, loadgen sending n requests
     local binary=$1 n=$2 log=$3; shift 3
-    local loadgen
+    local loadgen database=
     loadgen=$(dirname "$binary")/loadgen
-    PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
+    # A SQLite write route's server gets a fresh database file for each run (its environment
+    # only: the others' stays as it was, since its length moves their figures a little).
+    if [[ $binary == *sqlite* ]]; then
+        database=$(mktemp -d)
+        DATABASE_URL=sqlite://$database/bench.db PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
+    else
+        PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
+    fi
     local pid=$!
     for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
     "$loadgen" "http://127.0.0.1:$PORT" "$n"
@@ -63,6 +72,7 @@ run_server() { # binary n log valgrind-flags...: the server under valgrind, load
     for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; echo "$binary did not exit on SIGINT" >&2; exit 1; fi
     wait "$pid" 2>/dev/null || true
+    [ -z "$database" ] || rm -rf "$database"
 }
 
 run_inproc() { # binary n log valgrind-flags...: the driver answering n requests itself, under valgrind
