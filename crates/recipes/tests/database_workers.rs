@@ -262,7 +262,7 @@ async fn postgres_stopped_the_relay_backs_off_and_delivers_again_once_it_is_back
     let url = served.url("/notes");
     assert_eq!(write(&client, &url, "before".into()).await, Some(201));
     within("the first delivery", async {
-        while recorder.ids().len() < 1 {
+        while recorder.ids().is_empty() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     })
