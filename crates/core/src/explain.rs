@@ -255,24 +255,16 @@ impl Explain {
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
-                let style = if need.optional { " style=dashed" } else { "" };
-                let from = match need.from {
-                    Some(from) => format!("n{from}"),
-                    None => {
-                        nodes.push((
-                            None,
-                            format!(
-                                "n{i}a{j} [label={} style=dotted];",
-                                dot_quote(&absent_lines(&need.key).join("\n"))
-                            ),
-                        ));
-                        format!("n{i}a{j}")
-                    }
-                };
-                let _ = writeln!(
-                    edges,
-                    "  {from} -> n{i} [label={}{style}];",
-                    dot_quote(&node.need_label(j))
+                dot_need_edge(
+                    (&mut nodes, &mut edges),
+                    DotNeed {
+                        to: &format!("n{i}"),
+                        absent_id: &format!("n{i}a{j}"),
+                        from: need.from,
+                        optional: need.optional,
+                        key: &need.key,
+                        label: &node.need_label(j),
+                    },
                 );
             }
         }
@@ -385,6 +377,45 @@ impl Explain {
 }
 
 /// The lines of the box of an absent need: `cache?`, then why it is absent.
+/// One need drawn as a DOT edge into `to`: from its provider's node `n{from}`, or from a
+/// dotted box of its own (`absent_id`) when nothing provides it; dashed when optional.
+pub(crate) struct DotNeed<'a> {
+    pub(crate) to: &'a str,
+    pub(crate) absent_id: &'a str,
+    pub(crate) from: Option<usize>,
+    pub(crate) optional: bool,
+    pub(crate) key: &'a str,
+    pub(crate) label: &'a str,
+}
+
+/// Adds `need`'s edge to `edges` (and its absent box, module-less, to `nodes`).
+pub(crate) fn dot_need_edge(
+    (nodes, edges): (&mut Vec<(Option<&str>, String)>, &mut String),
+    need: DotNeed<'_>,
+) {
+    let style = if need.optional { " style=dashed" } else { "" };
+    let from = match need.from {
+        Some(from) => format!("n{from}"),
+        None => {
+            nodes.push((
+                None,
+                format!(
+                    "{} [label={} style=dotted];",
+                    need.absent_id,
+                    dot_quote(&absent_lines(need.key).join("\n"))
+                ),
+            ));
+            need.absent_id.to_owned()
+        }
+    };
+    let _ = writeln!(
+        edges,
+        "  {from} -> {} [label={}{style}];",
+        need.to,
+        dot_quote(need.label)
+    );
+}
+
 fn absent_lines(key: &str) -> Vec<String> {
     let name = crate::key::Key::from(key.to_owned());
     vec![

@@ -7,7 +7,10 @@ use std::fmt::{self, Write as _};
 
 use serde::Serialize;
 
-use super::{Explain, absent_lines, dot_quote, in_module, mermaid_lines, mermaid_text};
+use super::{
+    DotNeed, Explain, absent_lines, dot_need_edge, dot_quote, in_module, mermaid_lines,
+    mermaid_text,
+};
 use crate::container::Container;
 use crate::graph::closest;
 use crate::key::Spelling;
@@ -274,24 +277,16 @@ impl ExplainWorker {
             ),
         ));
         for (j, need) in self.needs.iter().enumerate() {
-            let style = if need.optional { " style=dashed" } else { "" };
-            let from = match need.from {
-                Some(from) => format!("n{from}"),
-                None => {
-                    nodes.push((
-                        None,
-                        format!(
-                            "wa{j} [label={} style=dotted];",
-                            dot_quote(&absent_lines(&need.key).join("\n"))
-                        ),
-                    ));
-                    format!("wa{j}")
-                }
-            };
-            let _ = writeln!(
-                edges,
-                "  {from} -> w [label={}{style}];",
-                dot_quote(&need.key)
+            dot_need_edge(
+                (&mut nodes, &mut edges),
+                DotNeed {
+                    to: "w",
+                    absent_id: &format!("wa{j}"),
+                    from: need.from,
+                    optional: need.optional,
+                    key: &need.key,
+                    label: &need.key,
+                },
             );
         }
         dot_groups(&mut out, &nodes);
