@@ -186,6 +186,10 @@ impl RequestState {
             .0;
             let outcome = match run.now_or_later() {
                 Ok(outcome) => outcome,
+                // Instrumented only when enabled, as the run above is entered: a disabled
+                // span still costs a call on every poll (and `Span::log` per poll once a
+                // dependency turns on tracing's `log` feature, as sqlx does).
+                Err(waiting) if span.is_disabled() => waiting.await,
                 Err(waiting) => waiting.instrument(span.clone()).await,
             };
             match outcome {
