@@ -367,14 +367,22 @@ async fn the_outbox_relay_delivers_each_orders_event_once() {
             .await;
         assert_eq!(created.status(), 201);
     }
+    // The relay publishes a round, then marks it delivered: wait for both, the broker's
+    // three events and no row left undelivered.
+    let database = app.get::<Database>("database").await.unwrap();
     let mut published = Vec::new();
+    let mut undelivered = -1_i64;
     for _ in 0..3_000 {
         published = client
             .get("/orders/events")
             .send()
             .await
             .json::<Vec<Value>>();
-        if published.len() == 3 {
+        undelivered = sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL")
+            .fetch_one(database.pool())
+            .await
+            .unwrap();
+        if published.len() == 3 && undelivered == 0 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -386,12 +394,6 @@ async fn the_outbox_relay_delivers_each_orders_event_once() {
     assert_eq!(ids, [1, 2, 3], "{published:?}");
     assert!(published.iter().all(|p| p["topic"] == "order.created"));
     assert_eq!(published[1]["payload"]["id"], 2);
-    let database = app.get::<Database>("database").await.unwrap();
-    let undelivered: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL")
-            .fetch_one(database.pool())
-            .await
-            .unwrap();
     assert_eq!(undelivered, 0);
     let health = app.health().await;
     assert_eq!(health.workers[0].name, "orders::outbox_relay");
