@@ -1,7 +1,8 @@
 //! The pool on a real database, each scenario on SQLite and on PostgreSQL: 200 concurrent
 //! writes over a 10-connection pool each commit exactly once; an exhausted pool answers 503
 //! JSON after its acquire timeout rather than hanging; migrations run at `start()`, once;
-//! the health ping follows the pool. And SQLite's connections are set as a deployment sets
+//! the health ping follows the pool; a begin dropped at any of its awaits gives its connection
+//! back out of any transaction. And SQLite's connections are set as a deployment sets
 //! them (WAL, the busy timeout).
 #![cfg(feature = "sqlx")]
 
@@ -25,6 +26,7 @@ on_both!(
     an_exhausted_pool_answers_503_after_the_acquire_timeout,
     migrations_run_at_start_and_once,
     the_ping_follows_the_pool,
+    a_begin_dropped_at_any_of_its_awaits_gives_its_connection_back_clean,
 );
 
 /// 200 writes at once over 10 connections: every request is answered 201 (the acquire and
@@ -81,13 +83,16 @@ async fn an_exhausted_pool_answers_503_after_the_acquire_timeout(db: TestDatabas
         tokio::spawn(async move { send(&client, Method::POST, &url, "held").await })
     };
     within("the held write", hold.written.notified()).await;
-    let refused = send(&client, Method::POST, &served.url("/notes"), "refused").await;
-    assert_eq!(refused.status, 503, "{refused:?}");
-    assert_eq!(
-        refused.json,
-        json!({ "error": "the database is busy; try again" })
-    );
-    assert_eq!(refused.retry_after.as_deref(), Some("1"));
+    // Refused at the insert (`BEGIN` takes no lock), and at the begin (`BEGIN IMMEDIATE`).
+    for path in ["/notes", "/notes/immediate"] {
+        let refused = send(&client, Method::POST, &served.url(path), "refused").await;
+        assert_eq!(refused.status, 503, "{path}: {refused:?}");
+        assert_eq!(
+            refused.json,
+            json!({ "error": "the database is busy; try again" })
+        );
+        assert_eq!(refused.retry_after.as_deref(), Some("1"));
+    }
     hold.release.notify_one();
     let held = within("the held answer", held).await.unwrap();
     assert_eq!(held.status, 201, "{held:?}");
@@ -146,6 +151,64 @@ async fn the_ping_follows_the_pool(db: TestDatabase) {
     served.close().await;
     let down = within("the ping", database.ping()).await;
     assert_eq!(down.status, CheckStatus::Down, "{down:?}");
+}
+
+/// `Database::begin` and `begin_immediate`, each polled 1, 2, ... times (time between polls for
+/// the connection's thread to move on) and then dropped, as a request dropped by its client
+/// drops them: so each is dropped at each of its awaits in turn (taking the connection, the
+/// begin statement's trip to the connection's thread, and on SQLite the check that follows a
+/// begin statement of one's own, which sqlx 0.8 cannot cancel cleanly). Over a one-connection
+/// pool, the connection taken next is out of any transaction every time, and a transaction
+/// on it commits.
+async fn a_begin_dropped_at_any_of_its_awaits_gives_its_connection_back_clean(db: TestDatabase) {
+    use sqlx::Connection;
+    let env = [
+        ("DATABASE_MAX_CONNECTIONS", "1"),
+        ("DATABASE_BUSY_TIMEOUT", "1s"),
+    ];
+    let served = serve(notes_app(&db, &env, Arc::default())).await;
+    let database = served.app.get::<Database>("database").await.unwrap();
+    for immediate in [false, true] {
+        for polls in 1..=6 {
+            let begin = async {
+                if immediate {
+                    database.begin_immediate().await
+                } else {
+                    database.begin().await
+                }
+            };
+            let mut begin = Box::pin(begin);
+            for _ in 0..polls {
+                let polled =
+                    std::future::poll_fn(|cx| std::task::Poll::Ready(begin.as_mut().poll(cx)))
+                        .await;
+                if polled.is_ready() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            drop(begin);
+            let connection = within("the connection back", database.pool().acquire())
+                .await
+                .expect("the connection");
+            assert!(
+                !connection.is_in_transaction(),
+                "immediate: {immediate}, dropped after {polls} polls: still in a transaction"
+            );
+            drop(connection);
+            let mut transaction = within("a begin", database.begin_immediate())
+                .await
+                .expect("a begin");
+            sqlx::query("INSERT INTO notes (body) VALUES ($1)")
+                .bind(format!("{immediate}-{polls}"))
+                .execute(&mut *transaction)
+                .await
+                .expect("the insert");
+            transaction.commit().await.expect("the commit");
+        }
+    }
+    assert_eq!(bodies(&served.app).await.len(), 12);
+    served.close().await;
 }
 
 /// Every SQLite connection of the pool is in WAL mode with the configured busy timeout (and
@@ -225,18 +288,92 @@ async fn sqlite_a_writer_waiting_past_the_busy_timeout_answers_503() {
         tokio::spawn(async move { send(&client, Method::POST, &url, "held").await })
     };
     within("the held write", hold.written.notified()).await;
-    let refused = send(&client, Method::POST, &served.url("/notes"), "refused").await;
-    assert_eq!(refused.status, 503, "{refused:?}");
-    assert_eq!(
-        refused.json,
-        json!({ "error": "the database is busy; try again" })
-    );
-    assert_eq!(refused.retry_after.as_deref(), Some("1"));
+    // Refused at the insert (`BEGIN` takes no lock), and at the begin (`BEGIN IMMEDIATE`).
+    for path in ["/notes", "/notes/immediate"] {
+        let refused = send(&client, Method::POST, &served.url(path), "refused").await;
+        assert_eq!(refused.status, 503, "{path}: {refused:?}");
+        assert_eq!(
+            refused.json,
+            json!({ "error": "the database is busy; try again" })
+        );
+        assert_eq!(refused.retry_after.as_deref(), Some("1"));
+    }
     hold.release.notify_one();
     let held = within("the held answer", held).await.unwrap();
     assert_eq!(held.status, 201, "{held:?}");
     let after = send(&client, Method::POST, &served.url("/notes"), "after").await;
     assert_eq!(after.status, 201, "{after:?}");
     assert_eq!(bodies(&served.app).await, ["held", "after"]);
+    served.close().await;
+}
+
+/// SQLite, with `BEGIN` (the default): a transaction that read before another committed a
+/// write is refused at its own write (`SQLITE_BUSY_SNAPSHOT`, at once: the busy timeout does
+/// not wait it out), and `http_error` answers that 503 with the busy message. Begun with
+/// `begin_immediate`, the same read-then-write goes through: the second writer waits at its
+/// begin for the first to commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_read_then_write_overtaken_answers_503_and_immediate_waits_instead() {
+    use green_tea_recipes::database::{http_error, is_unavailable};
+    let db = TestDatabase::sqlite();
+    let served = serve(notes_app(&db, &[], Arc::default())).await;
+    let database = served.app.get::<Database>("database").await.unwrap();
+    let count = "SELECT COUNT(*) FROM notes";
+    let insert = "INSERT INTO notes (body) VALUES ($1)";
+
+    let mut reader = database.begin().await.unwrap();
+    let seen: i64 = sqlx::query_scalar(count)
+        .fetch_one(&mut *reader)
+        .await
+        .unwrap();
+    assert_eq!(seen, 0);
+    let mut writer = database.begin().await.unwrap();
+    sqlx::query(insert)
+        .bind("in between")
+        .execute(&mut *writer)
+        .await
+        .unwrap();
+    writer.commit().await.unwrap();
+    let overtaken = sqlx::query(insert)
+        .bind("stale")
+        .execute(&mut *reader)
+        .await
+        .expect_err("the snapshot is stale");
+    assert!(is_unavailable(&overtaken), "{overtaken:?}");
+    let answer = http_error(overtaken);
+    assert_eq!(answer.status(), 503);
+    assert_eq!(answer.message(), "the database is busy; try again");
+    drop(reader);
+
+    let mut first = database.begin_immediate().await.unwrap();
+    let seen: i64 = sqlx::query_scalar(count)
+        .fetch_one(&mut *first)
+        .await
+        .unwrap();
+    let second = tokio::spawn({
+        let database = database.clone();
+        async move {
+            let mut second = database.begin_immediate().await?;
+            sqlx::query(insert)
+                .bind("second")
+                .execute(&mut *second)
+                .await?;
+            second.commit().await
+        }
+    });
+    sqlx::query(insert)
+        .bind(format!("first, after {seen}"))
+        .execute(&mut *first)
+        .await
+        .expect("the write lock was taken at the begin");
+    first.commit().await.unwrap();
+    within("the second writer", second)
+        .await
+        .unwrap()
+        .expect("it waited for the first");
+    assert_eq!(
+        bodies(&served.app).await,
+        ["in between", "first, after 1", "second"]
+    );
     served.close().await;
 }

@@ -49,7 +49,7 @@ pub trait OutboxSink: Send + Sync + 'static {
 /// ([`Restart::OnFailure`]) and delivers the rest then. On PostgreSQL a round is one
 /// transaction whose rows are taken `FOR UPDATE SKIP LOCKED`, so two instances' relays never
 /// take the same event at once. On SQLite, where a write transaction holds the database's one
-/// write lock (and every request's `BEGIN IMMEDIATE` would wait on the deliveries), the rows
+/// write lock (and every request's first write would wait on the deliveries), the rows
 /// are read outside any transaction and marked in a short one after: two processes relaying
 /// one SQLite file may both deliver an event (at least once still holds).
 ///

@@ -155,13 +155,37 @@ impl Database {
     }
 
     /// Takes a connection (waiting at most the acquire timeout) and begins a transaction on
-    /// it. On SQLite it is `BEGIN IMMEDIATE`: the write lock is taken at the start, waiting
-    /// up to the busy timeout, so a transaction that reads and then writes never fails with
-    /// "database is locked" halfway because another wrote in between (SQLite has one writer).
-    /// On PostgreSQL, `BEGIN`.
+    /// it: `BEGIN` on both databases. On SQLite that takes no lock until the first write,
+    /// which then waits up to the busy timeout for the write lock. A transaction that writes
+    /// first (an insert, an update) needs nothing more. One that reads and then writes may be
+    /// refused at its first write if another transaction wrote since it read (SQLite's
+    /// `SQLITE_BUSY_SNAPSHOT`: the busy timeout does not help). [`http_error`](super::http_error)
+    /// answers that with 503, so the client tries again; or begin with
+    /// [`begin_immediate`](Self::begin_immediate).
+    ///
+    /// Safe to cancel: a request dropped during its begin gives its connection back with no
+    /// transaction open.
     pub async fn begin(&self) -> Result<sqlx::Transaction<'static, Any>, sqlx::Error> {
+        self.pool.begin().await
+    }
+
+    /// Like [`begin`](Self::begin), but on SQLite it is `BEGIN IMMEDIATE`: the write lock is
+    /// taken at the begin, waiting up to the busy timeout, so a transaction that reads and
+    /// then writes never fails halfway because another wrote in between (SQLite has one
+    /// writer). It holds the lock longer (from the begin, not the first write), and costs a
+    /// task: sqlx 0.8 is not safe to cancel during a begin statement of one's own (a request
+    /// dropped at the wrong moment would give its connection back to the pool inside a
+    /// transaction, holding the write lock), so this begin runs to its end in a task of its
+    /// own, and a dropped request's transaction is rolled back there. On PostgreSQL, `BEGIN`.
+    pub async fn begin_immediate(&self) -> Result<sqlx::Transaction<'static, Any>, sqlx::Error> {
         match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Sqlite => {
+                let pool = self.pool.clone();
+                tokio::spawn(async move { pool.begin_with("BEGIN IMMEDIATE").await })
+                    .await
+                    // The task panicked, or the runtime is shutting down: no transaction.
+                    .unwrap_or(Err(sqlx::Error::WorkerCrashed))
+            }
             Backend::Postgres => self.pool.begin().await,
         }
     }

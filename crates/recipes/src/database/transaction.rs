@@ -106,6 +106,8 @@ pub struct TransactionStep {
     name: Cow<'static, str>,
     provides: Key,
     database: Key,
+    /// Whether it begins with [`Database::begin_immediate`] rather than [`Database::begin`].
+    immediate: bool,
     /// Where it was made: what `explain` and build errors point at.
     location: Location,
 }
@@ -131,8 +133,30 @@ impl TransactionStep {
             name: Cow::Borrowed(provides),
             provides: Key::from(provides),
             database: Key::from(database),
+            immediate: false,
             location: Location::caller(),
         }
+    }
+
+    /// Begins each transaction with [`Database::begin_immediate`]: on SQLite, `BEGIN
+    /// IMMEDIATE`, which takes the write lock at the begin (for handlers that read, then
+    /// write, under concurrent writers). The default, [`Database::begin`], takes it at the
+    /// first write.
+    ///
+    /// ```
+    /// use green_tea_recipes::database::TransactionStep;
+    /// let step = TransactionStep::with_keys("txImmediate", "database").immediate();
+    /// assert!(step.is_immediate());
+    /// assert!(!TransactionStep::new().is_immediate());
+    /// ```
+    pub fn immediate(mut self) -> Self {
+        self.immediate = true;
+        self
+    }
+
+    /// Whether it begins with [`Database::begin_immediate`].
+    pub fn is_immediate(&self) -> bool {
+        self.immediate
     }
 }
 
@@ -152,8 +176,14 @@ impl Step for TransactionStep {
                 return StepFuture::ready(Err(HttpError::internal().into()));
             }
         };
+        let immediate = self.immediate;
         StepFuture::new(async move {
-            match database.begin().await {
+            let begun = if immediate {
+                database.begin_immediate().await
+            } else {
+                database.begin().await
+            };
+            match begun {
                 Ok(transaction) => Ok(Provided::one(Transaction::new(
                     transaction,
                     database.backend(),

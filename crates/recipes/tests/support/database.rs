@@ -164,6 +164,8 @@ async fn insert(tx: &Transaction, body: &str) -> Result<i64, HttpError> {
 /// The notes service on `db`, with `env` as its `DATABASE_*` settings besides the URL:
 ///
 /// - `POST /notes` writes the body and answers 201 `{"id": ...}`;
+/// - `POST /notes/immediate` does the same in a transaction begun with
+///   `Database::begin_immediate` (the `txImmediate` step);
 /// - `POST /notes/conflict` writes it, then answers 409;
 /// - `POST /notes/panic` writes it, then panics;
 /// - `POST /notes/held` writes it, tells `hold.written`, waits for `hold.release`, answers 201;
@@ -180,6 +182,7 @@ pub(crate) fn notes_app(db: &TestDatabase, env: &[(&str, &str)], hold: Arc<Hold>
         .provider(DatabaseSettings::provider())
         .provider(DatabasePool::new(migrations()))
         .step(TransactionStep::new())
+        .step(TransactionStep::with_keys("txImmediate", "database").immediate())
         .value("hold", hold)
         .critical("database")
         .async_health_check::<Database>("database")
@@ -194,6 +197,18 @@ pub(crate) fn notes_app(db: &TestDatabase, env: &[(&str, &str)], hold: Arc<Hold>
                 Ok::<_, HttpError>((StatusCode::CREATED, Json(json!({ "id": id }))))
             })
             .needs::<Transaction>("tx"),
+        )
+        .route(
+            Route::post(
+                "/notes/immediate",
+                |mut request: RequestContext| async move {
+                    let tx = request.need::<Transaction>(0)?;
+                    let body = request.text().await?;
+                    let id = insert(&tx, &body).await?;
+                    Ok::<_, HttpError>((StatusCode::CREATED, Json(json!({ "id": id }))))
+                },
+            )
+            .needs::<Transaction>("txImmediate"),
         )
         .route(
             Route::post(
