@@ -25,7 +25,8 @@ profiles() {
 # feature (`green-tea-unrecorded-inproc`, `green-tea-metrics-*`,
 # `green-tea-layered-metrics-inproc`) are `green-tea-metrics`, and the finishing step's
 # (`green-tea-finish-inproc`, `green-tea-finish-lock-inproc`) `green-tea-finish`; the SQLite
-# write route's servers are `green-tea-sqlx` (green-tea-sqlite-server) and `axum-sqlx`
+# write route's servers are `green-tea-sqlx` (green-tea-sqlite-server,
+# green-tea-sqlite-immediate-server) and `axum-sqlx`
 # (axum-sqlite-server, axum-sqlite-any-server, axum-sqlite-immediate-server).
 feature_of() {
     local feature=${1%-server}
@@ -33,7 +34,7 @@ feature_of() {
     case $feature in
         green-tea-wired | green-tea-layered) echo green-tea ;;
         green-tea-finish | green-tea-finish-lock) echo green-tea-finish ;;
-        green-tea-sqlite) echo green-tea-sqlx ;;
+        green-tea-sqlite | green-tea-sqlite-immediate) echo green-tea-sqlx ;;
         axum-sqlite | axum-sqlite-any | axum-sqlite-immediate) echo axum-sqlx ;;
         green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics) echo green-tea-metrics ;;
         *) echo "$feature" ;;

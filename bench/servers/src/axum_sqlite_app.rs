@@ -5,9 +5,9 @@
 //!
 //! Three times: `router` with sqlx's SQLite driver (`SqlitePool`) and `pool.begin()`, what an
 //! axum application on SQLite writes; `any_router` with the database calls the recipe makes
-//! (sqlx's `Any` pool, the driver chosen from the URL, and `BEGIN IMMEDIATE`), which tells the
+//! (sqlx's `Any` pool, the driver chosen from the URL, and `pool.begin()`), which tells the
 //! framework's cost apart from the database's; and `immediate_router`, sqlx's SQLite driver with
-//! the recipe's `BEGIN IMMEDIATE`, which tells the `Any` driver's cost apart from the begin's.
+//! `BEGIN IMMEDIATE` (what the recipe's `TransactionStep::immediate` begins with).
 
 use std::str::FromStr;
 
@@ -73,7 +73,7 @@ pub async fn router() -> Router {
         .with_state(sqlite_pool().await)
 }
 
-/// The router over sqlx's SQLite pool, `BEGIN IMMEDIATE` as the recipe begins, the table made.
+/// The router over sqlx's SQLite pool, `BEGIN IMMEDIATE`, the table made.
 pub async fn immediate_router() -> Router {
     Router::new()
         .route("/orders", post(create_immediate))
@@ -113,7 +113,7 @@ async fn create_any(
     Json(order): Json<Order>,
 ) -> Result<(StatusCode, Json<Created>), StatusCode> {
     let amount = i64::try_from(order.amount).map_err(|_| StatusCode::BAD_REQUEST)?;
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(failed)?;
+    let mut tx = pool.begin().await.map_err(failed)?;
     sqlx::query(INSERT_ORDER)
         .bind(order.user_id)
         .bind(amount)

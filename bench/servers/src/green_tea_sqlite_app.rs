@@ -1,7 +1,8 @@
 //! The shop's write route on SQLite, in green-tea as users write it (issue 27): the database
 //! recipe (`DatabaseSettings`, `DatabasePool` providing `database`, `TransactionStep`
 //! providing `tx`, which commits when the request succeeds) and a `#[route]` whose handler
-//! needs `tx` and inserts through its lock. The settings come from the environment
+//! needs `tx` and inserts through its lock; with `immediate`, the step begins with
+//! `BEGIN IMMEDIATE` (`TransactionStep::immediate`). The settings come from the environment
 //! (`DATABASE_URL`; the pool's bound and timeouts are the recipe's defaults, checked against
 //! `crate::sqlite`'s).
 
@@ -53,12 +54,18 @@ impl Health {
     }
 }
 
-/// The app, built but not started; its settings from the process's environment.
-pub fn app() -> App {
+/// The app, built but not started; its settings from the process's environment. `immediate`:
+/// the `tx` step begins with `BEGIN IMMEDIATE` rather than `BEGIN`.
+pub fn app(immediate: bool) -> App {
+    let tx = if immediate {
+        TransactionStep::new().immediate()
+    } else {
+        TransactionStep::new()
+    };
     App::builder()
         .provider(DatabaseSettings::provider())
         .provider(DatabasePool::new(migrations()))
-        .step(TransactionStep::new())
+        .step(tx)
         .routes(Orders::routes())
         .routes(Health::routes())
         .build()

@@ -1,5 +1,5 @@
 //! The shop's write route on SQLite in axum 0.8 + sqlx by hand, with the database calls the
-//! recipe makes: sqlx's `Any` pool, `BEGIN IMMEDIATE`, the insert, `commit()`, 201 JSON (the
+//! recipe makes: sqlx's `Any` pool, `pool.begin()`, the insert, `commit()`, 201 JSON (the
 //! router is `bench_servers::axum_sqlite_app::any_router`).
 //! `DATABASE_URL` names a fresh file (issue 27; see docs/benchmarks.md, "A write on SQLite").
 

@@ -8,7 +8,7 @@ use bench_servers::{green_tea_sqlite_app, runtime, settings};
 fn main() {
     let (port, workers) = settings();
     runtime(workers).block_on(async move {
-        let app = green_tea_sqlite_app::app();
+        let app = green_tea_sqlite_app::app(false);
         app.start().await.expect("the pool and its migrations");
         green_tea_sqlite_app::check_settings(&app).await;
         app.serve(("127.0.0.1", port)).await.expect("serve");
