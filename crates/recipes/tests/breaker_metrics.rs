@@ -158,8 +158,10 @@ fn an_operator_hold_moves_the_state_gauge() {
 #[path = "support/redis.rs"]
 mod redis_server;
 
-/// A shared store's errors are counted and its degraded state is a gauge, on a real Redis that
-/// is killed and restarted.
+/// A shared store's errors are counted by kind and its degraded state is a gauge, on a real
+/// Redis that is killed: a Redis gone is a `connection` error (or a `timeout`), and every kind
+/// has its series from the start, at 0 until it happens (`noscript` counts the first refresh
+/// on a fresh Redis, which had not got the script and was sent its body).
 #[cfg(feature = "redis")]
 #[test]
 fn a_shared_stores_errors_and_degraded_state_are_recorded() {
@@ -169,6 +171,7 @@ fn a_shared_stores_errors_and_degraded_state_are_recorded() {
         return;
     };
     let mut degraded_seen = Vec::new();
+    let mut errors_seen = Vec::new();
     let recorded = recorded(async {
         let breaker = CircuitBreaker::shared(
             Config::new(2, Duration::from_secs(1))
@@ -184,10 +187,27 @@ fn a_shared_stores_errors_and_degraded_state_are_recorded() {
         server.kill();
         assert!(!breaker.sync().await, "Redis is gone");
         degraded_seen.push(breaker.degraded());
+        errors_seen = breaker.shared_errors();
     });
     assert_eq!(degraded_seen, [true]);
     let billing = ("breaker", "billing");
-    assert!(counter(&recorded, "green_tea.breaker.store.errors", &[billing]) >= 1);
+    let errors = |kind: &str| {
+        counter(
+            &recorded,
+            "green_tea.breaker.store.errors",
+            &[billing, ("kind", kind)],
+        )
+    };
+    assert!(errors("connection") + errors("timeout") >= 1);
+    // A fresh Redis has none of the scripts: the first refresh sent its body.
+    assert_eq!(errors("noscript"), 1);
+    for kind in ["moved", "tryagain", "clusterdown", "readonly", "other"] {
+        assert_eq!(errors(kind), 0, "{kind}");
+    }
+    // What the breaker says it met is what the metric counted.
+    for (kind, count) in errors_seen {
+        assert_eq!(errors(kind), count, "{kind}");
+    }
     assert_eq!(
         gauge(&recorded, "green_tea.breaker.store.degraded", &[billing]),
         1.0

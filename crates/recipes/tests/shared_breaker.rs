@@ -531,6 +531,108 @@ async fn closed_calls_send_redis_nothing() {
     );
 }
 
+/// A port nothing listens on (bound, then let go).
+fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Test 5 of issue 28: bad configuration is refused when the breaker is made, naming the value,
+/// on every topology, and nothing hangs: an empty name (its hash tag would be `{}`), braces in
+/// the name or the prefix (they would move the hash tag), a URL of no topology, and a Cluster or
+/// sentinels none of whose addresses answers. One node that does not answer is not refused:
+/// the breaker starts degraded, on local state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_configuration_is_refused_when_the_breaker_is_made() {
+    use green_tea_recipes::circuit_breaker::shared::SharedError;
+    let (a, b) = (closed_port(), closed_port());
+    let single = format!("redis://127.0.0.1:{a}/");
+    let cluster = format!("redis+cluster://127.0.0.1:{a},127.0.0.1:{b}");
+    let sentinel = format!("redis+sentinel://127.0.0.1:{a},127.0.0.1:{b}/gt-primary");
+    let quick = |url: &str| {
+        SharedConfig::new(url).timeouts(Duration::from_millis(200), Duration::from_millis(200))
+    };
+    for url in [&single, &cluster, &sentinel] {
+        let refused = |config: Config, shared: SharedConfig| async move {
+            within(CircuitBreaker::shared(config, shared))
+                .await
+                .unwrap_err()
+        };
+        assert_eq!(
+            refused(config(3).name(""), quick(url)).await,
+            SharedError::EmptyName
+        );
+        let named = refused(config(3).name("bill{ing}"), quick(url)).await;
+        assert_eq!(
+            named,
+            SharedError::BraceInName {
+                name: "bill{ing}".to_owned()
+            }
+        );
+        assert!(named.to_string().contains("`bill{ing}`"), "{named}");
+        let prefixed = refused(config(3), quick(url).prefix("app:{shared}")).await;
+        assert_eq!(
+            prefixed,
+            SharedError::BraceInPrefix {
+                prefix: "app:{shared}".to_owned()
+            }
+        );
+        assert!(
+            prefixed.to_string().contains("`app:{shared}`"),
+            "{prefixed}"
+        );
+    }
+    for (url, topology) in [
+        (
+            &cluster,
+            format!("Redis Cluster 127.0.0.1:{a},127.0.0.1:{b}"),
+        ),
+        (
+            &sentinel,
+            format!("Redis Sentinel `gt-primary` at 127.0.0.1:{a},127.0.0.1:{b}"),
+        ),
+    ] {
+        let error = within(CircuitBreaker::shared(config(3), quick(url)))
+            .await
+            .unwrap_err();
+        let SharedError::Unreachable {
+            topology: named, ..
+        } = &error
+        else {
+            panic!("{url}: {error:?}");
+        };
+        assert_eq!(*named, topology);
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot reach {topology}: ")),
+            "{error}"
+        );
+    }
+    let alone = within(CircuitBreaker::shared(config(3), quick(&single)))
+        .await
+        .expect("one node down is not an error");
+    assert!(alone.degraded());
+    for url in [
+        "redis+cluster://",
+        "redis+cluster://127.0.0.1",
+        "redis+cluster://127.0.0.1:7000/0",
+        "redis+sentinel://127.0.0.1:26379",
+        "redis+sentinel://127.0.0.1:26379/",
+        "memcached://127.0.0.1:11211",
+    ] {
+        let error = within(CircuitBreaker::shared(config(3), quick(url)))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error, SharedError::InvalidUrl { .. }),
+            "{url}: {error:?}"
+        );
+    }
+}
+
 /// The shared breaker's futures cross threads (a multi-threaded runtime, a spawned task).
 #[allow(dead_code, clippy::let_underscore_future)]
 fn its_futures_are_send() {

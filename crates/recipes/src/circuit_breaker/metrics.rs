@@ -102,7 +102,8 @@ impl BreakerMetrics {
 /// A shared store's metric handles (the store of the breaker they are labelled with).
 #[cfg(feature = "redis")]
 pub(crate) struct StoreMetrics {
-    errors: Counter,
+    /// One series per kind, in `ERROR_KINDS`' order.
+    errors: Vec<Counter>,
     degraded: Gauge,
 }
 
@@ -111,16 +112,23 @@ impl StoreMetrics {
     pub(crate) fn new(name: &str) -> Self {
         let breaker = SharedString::from(name.to_owned());
         let metrics = StoreMetrics {
-            errors: counter!(BREAKER_STORE_ERRORS, "breaker" => breaker.clone()),
+            errors: super::shared::ERROR_KINDS
+                .iter()
+                .map(|kind| {
+                    counter!(BREAKER_STORE_ERRORS, "breaker" => breaker.clone(), "kind" => *kind)
+                })
+                .collect(),
             degraded: gauge!(BREAKER_STORE_DEGRADED, "breaker" => breaker),
         };
         metrics.degraded(false);
         metrics
     }
 
-    /// A command that failed or did not answer in time.
-    pub(crate) fn error(&self) {
-        self.errors.increment(1);
+    /// A command that failed, or did not answer in time, or met a script its node had not got.
+    pub(crate) fn error(&self, kind: &str) {
+        if let Some(at) = super::shared::ERROR_KINDS.iter().position(|k| *k == kind) {
+            self.errors[at].increment(1);
+        }
     }
 
     /// Whether the breaker works on local state alone.

@@ -30,7 +30,18 @@ pub struct SharedConfig {
 }
 
 impl SharedConfig {
-    /// Shares through the Redis at `url`: `redis://host:port/db` or `redis+unix:///path`.
+    /// Shares through the Redis that `url` names, in one of three topologies (see
+    /// [`Topology`]):
+    ///
+    /// - one node: `redis://[user:password@]host:port/db` or `redis+unix:///path`;
+    /// - a Redis Cluster: `redis+cluster://[user:password@]host:port,host:port,...`, the seed
+    ///   nodes (any of the cluster's; the client learns the rest from them);
+    /// - behind Sentinel: `redis+sentinel://[user:password@]host:port,host:port,.../service`,
+    ///   the sentinels and the service (master) name they monitor; the user and password are
+    ///   the data nodes', not the sentinels'.
+    ///
+    /// The URL is read when the breaker is made; a URL of none of these is refused then
+    /// ([`SharedError::InvalidUrl`](super::SharedError::InvalidUrl)).
     pub fn new(url: impl Into<String>) -> Self {
         SharedConfig {
             url: url.into(),
@@ -48,7 +59,11 @@ impl SharedConfig {
     }
 
     /// Every key starts with `prefix:{name}:` (default `green-tea:breaker`), the breaker's name
-    /// as the hash tag, so one breaker's keys share a Redis Cluster slot.
+    /// as the hash tag, so one breaker's keys share a Redis Cluster slot (and each script,
+    /// which touches all of them, runs on one node). A prefix holding `{` or `}` would move the
+    /// hash tag (every breaker in the prefix's slot, or none in one), so it is refused when the
+    /// breaker is made ([`SharedError::BraceInPrefix`](super::SharedError::BraceInPrefix)), on
+    /// every topology: a prefix that works on one node works on a cluster.
     pub fn prefix(mut self, prefix: &str) -> Self {
         self.prefix = prefix.to_owned();
         self
@@ -104,14 +119,164 @@ impl SharedConfig {
         self
     }
 
-    /// Where, for banners and `explain`: the URL without any password.
+    /// Where, for banners and `explain`: the topology and its addresses, never a password.
+    ///
+    /// ```
+    /// use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+    /// let one = SharedConfig::new("redis://:secret@127.0.0.1:6379/");
+    /// assert_eq!(one.location(), "redis://…@127.0.0.1:6379/");
+    /// let cluster = SharedConfig::new("redis+cluster://127.0.0.1:7000,127.0.0.1:7001");
+    /// assert_eq!(cluster.location(), "Redis Cluster 127.0.0.1:7000,127.0.0.1:7001");
+    /// let sentinel = SharedConfig::new("redis+sentinel://127.0.0.1:26379/orders");
+    /// assert_eq!(sentinel.location(), "Redis Sentinel `orders` at 127.0.0.1:26379");
+    /// ```
     pub fn location(&self) -> String {
-        match self.url.split_once('@') {
-            Some((scheme_and_user, host)) => match scheme_and_user.split_once("://") {
-                Some((scheme, _)) => format!("{scheme}://…@{host}"),
-                None => host.to_owned(),
-            },
-            None => self.url.clone(),
+        match self.topology() {
+            Ok(topology) => topology.to_string(),
+            Err(_) => without_password(&self.url),
         }
+    }
+
+    /// The topology the URL names, or why it names none.
+    ///
+    /// ```
+    /// use green_tea_recipes::circuit_breaker::shared::{SharedConfig, Topology};
+    /// let shared = SharedConfig::new("redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/orders");
+    /// let Topology::Sentinel { sentinels, service } = shared.topology().unwrap() else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(sentinels, ["10.0.0.1:26379", "10.0.0.2:26379"]);
+    /// assert_eq!(service, "orders");
+    /// assert!(SharedConfig::new("redis+cluster://").topology().is_err());
+    /// ```
+    pub fn topology(&self) -> Result<Topology, super::SharedError> {
+        Topology::of_url(&self.url)
+    }
+}
+
+/// Where a shared breaker's state lives: what [`SharedConfig::new`]'s URL names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Topology {
+    /// One Redis (`redis://`, `redis+unix://`); with replicas or not, the breaker talks to this
+    /// one.
+    Single {
+        /// The URL, without any password.
+        url: String,
+    },
+    /// A Redis Cluster, found from its seed nodes (`redis+cluster://`). Each breaker's keys
+    /// are in one slot, served by one primary; replicas are never read.
+    Cluster {
+        /// The seeds, `host:port`.
+        seeds: Vec<String>,
+    },
+    /// A primary found through Sentinel by its service name (`redis+sentinel://`), found again
+    /// after a failover.
+    Sentinel {
+        /// The sentinels, `host:port`.
+        sentinels: Vec<String>,
+        /// The name the sentinels monitor the primary by.
+        service: String,
+    },
+}
+
+impl Topology {
+    /// The topology `url` names (see [`SharedConfig::new`]).
+    pub fn of_url(url: &str) -> Result<Topology, super::SharedError> {
+        let invalid = |reason: &str| super::SharedError::InvalidUrl {
+            url: without_password(url),
+            reason: reason.to_owned(),
+        };
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| {
+            invalid("no scheme: expected redis://, redis+cluster:// or redis+sentinel://")
+        })?;
+        match scheme {
+            "redis" | "rediss" | "redis+unix" | "unix" => Ok(Topology::Single {
+                url: without_password(url),
+            }),
+            "redis+cluster" => {
+                let (_, hosts) = split_userinfo(rest);
+                let hosts = hosts.trim_end_matches('/');
+                if hosts.contains('/') {
+                    return Err(invalid(
+                        "a cluster URL names its seeds only (a Cluster has no numbered databases)",
+                    ));
+                }
+                let seeds = addresses(hosts).map_err(|reason| invalid(&reason))?;
+                Ok(Topology::Cluster { seeds })
+            }
+            "redis+sentinel" => {
+                let (_, rest) = split_userinfo(rest);
+                let (hosts, service) = rest.split_once('/').ok_or_else(|| {
+                    invalid("a sentinel URL ends with the service name: redis+sentinel://host:port/service")
+                })?;
+                let service = service.trim_end_matches('/');
+                if service.is_empty() || service.contains('/') {
+                    return Err(invalid(
+                        "a sentinel URL ends with one service name: redis+sentinel://host:port/service",
+                    ));
+                }
+                let sentinels = addresses(hosts).map_err(|reason| invalid(&reason))?;
+                Ok(Topology::Sentinel {
+                    sentinels,
+                    service: service.to_owned(),
+                })
+            }
+            other => Err(invalid(&format!(
+                "unknown scheme `{other}`: expected redis://, redis+unix://, redis+cluster:// or redis+sentinel://"
+            ))),
+        }
+    }
+}
+
+impl std::fmt::Display for Topology {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Topology::Single { url } => f.write_str(url),
+            Topology::Cluster { seeds } => write!(f, "Redis Cluster {}", seeds.join(",")),
+            Topology::Sentinel { sentinels, service } => {
+                write!(f, "Redis Sentinel `{service}` at {}", sentinels.join(","))
+            }
+        }
+    }
+}
+
+/// `(user:password, the rest)` of what follows `scheme://`.
+pub(crate) fn split_userinfo(rest: &str) -> (Option<&str>, &str) {
+    match rest.rsplit_once('@') {
+        Some((userinfo, hosts)) => (Some(userinfo), hosts),
+        None => (None, rest),
+    }
+}
+
+/// `host:port,host:port`, each with a port, at least one.
+fn addresses(hosts: &str) -> Result<Vec<String>, String> {
+    let mut found = Vec::new();
+    for address in hosts.split(',') {
+        let address = address.trim();
+        let Some((host, port)) = address.rsplit_once(':') else {
+            return Err(format!("`{address}` has no port (host:port)"));
+        };
+        if host.is_empty() || port.parse::<u16>().map_or(true, |port| port == 0) {
+            return Err(format!("`{address}` is not host:port"));
+        }
+        found.push(address.to_owned());
+    }
+    if found.is_empty() {
+        return Err("no address".to_owned());
+    }
+    Ok(found)
+}
+
+/// `url` with any password replaced by `…`.
+fn without_password(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match split_userinfo(rest) {
+            (Some(_), hosts) => format!("{scheme}://…@{hosts}"),
+            (None, _) => url.to_owned(),
+        },
+        None => url
+            .split_once('@')
+            .map_or_else(|| url.to_owned(), |(_, host)| host.to_owned()),
     }
 }

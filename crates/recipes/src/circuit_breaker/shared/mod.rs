@@ -29,6 +29,7 @@
 
 mod config;
 mod keys;
+mod link;
 mod pending;
 mod scripts;
 mod store;
@@ -38,13 +39,13 @@ mod worker;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-
-pub use config::SharedConfig;
+pub use config::{SharedConfig, Topology};
+pub(crate) use link::ERROR_KINDS;
 
 use super::config::OpenDuration;
 use super::{CircuitBreaker, Config};
 use keys::Keys;
+use link::{Bounds, Link};
 use scripts::Common;
 use store::{Handle, Parts, Store};
 
@@ -66,6 +67,41 @@ pub enum SharedError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The breaker's name is empty: its keys' hash tag would be `{}`, which Redis ignores, so
+    /// on a Cluster its keys would hash whole, to different slots, and every script would fail
+    /// with `CROSSSLOT`.
+    #[error(
+        "a shared breaker needs a name (`Config::name`): it is its keys' hash tag, and an empty one puts them in different Cluster slots"
+    )]
+    EmptyName,
+    /// The breaker's name holds `{` or `}`: the hash tag would end early (or start again), and
+    /// the keys would not share a slot.
+    #[error(
+        "the breaker's name `{name}` holds `{{` or `}}`: it is its keys' hash tag (`prefix:{{name}}:...`), which braces would cut short"
+    )]
+    BraceInName {
+        /// The name.
+        name: String,
+    },
+    /// The key prefix holds `{` or `}`: the prefix's braces would be the hash tag, so every
+    /// breaker would be in the prefix's slot (one primary for all), or none in one.
+    #[error(
+        "the key prefix `{prefix}` holds `{{` or `}}`: the breaker's name is the keys' hash tag, and braces in the prefix would take its place"
+    )]
+    BraceInPrefix {
+        /// The prefix.
+        prefix: String,
+    },
+    /// A Cluster none of whose seeds answered, or sentinels none of which answered (or knew
+    /// the service), when the breaker was made: there is nothing to learn the slots or the
+    /// primary from. (One node that is down is not an error: the breaker starts on local state.)
+    #[error("cannot reach {topology}: {reason}")]
+    Unreachable {
+        /// The topology, without any password.
+        topology: String,
+        /// What the client said.
+        reason: String,
+    },
 }
 
 impl CircuitBreaker {
@@ -73,20 +109,25 @@ impl CircuitBreaker {
     /// the fleet's state once before it returns (bounded by the connect and response timeouts),
     /// so an instance started while the fleet is open starts open; then a background task on
     /// the current tokio runtime keeps it shared.
+    ///
+    /// Refused, on every topology: no call timeout, an empty name, braces in the name or the
+    /// prefix (they would break the hash tag that keeps a breaker's keys in one Cluster slot),
+    /// a URL of no topology; on a Cluster or behind Sentinel, a list of addresses none of
+    /// which answers within the connect and response timeouts.
     pub async fn shared(config: Config, shared: SharedConfig) -> Result<Self, SharedError> {
         let call_timeout = config.call_timeout.ok_or(SharedError::NoCallTimeout)?;
+        check_hash_tag(&config.name, &shared.prefix)?;
         let location = shared.location();
-        let invalid = |error: redis::RedisError| SharedError::InvalidUrl {
-            url: location.clone(),
-            reason: error.to_string(),
-        };
-        let client = redis::Client::open(shared.url.as_str()).map_err(invalid)?;
-        let manager = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(shared.connect_timeout))
-            .set_response_timeout(Some(shared.response_timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(shared.refresh_interval);
-        let conn = ConnectionManager::new_lazy_with_config(client, manager).map_err(invalid)?;
+        let link = Link::connect(
+            &shared.url,
+            Bounds {
+                connect: shared.connect_timeout,
+                response: shared.response_timeout,
+                round_trip: shared.connect_timeout + shared.response_timeout,
+                retry_wait: shared.refresh_interval,
+            },
+        )
+        .await?;
         let (base, cap) = match config.open_duration {
             OpenDuration::Fixed(window) => (window, window),
             OpenDuration::Exponential { base, cap } => (base, cap.max(base)),
@@ -103,7 +144,7 @@ impl CircuitBreaker {
             lease_ms: millis(lease).max(1),
         };
         let store = Arc::new(Store::new(
-            conn,
+            link,
             Parts {
                 location: format!("{location} as {}", keys.base()),
                 keys,
@@ -158,12 +199,38 @@ impl CircuitBreaker {
         })
     }
 
+    /// The errors its store met, by kind (what `green_tea.breaker.store.errors` counts), for
+    /// the topology tests; empty without a store.
+    #[doc(hidden)]
+    pub fn shared_errors(&self) -> Vec<(&'static str, u64)> {
+        self.store().map_or_else(Vec::new, |store| store.errors())
+    }
+
     fn store(&self) -> Option<&Arc<Store>> {
         let fleet = self.shared.fleet.as_ref()?;
         // The only `Fleet` there is.
         let handle: &dyn std::any::Any = fleet.as_any();
         handle.downcast_ref::<Handle>().map(|handle| &handle.0)
     }
+}
+
+/// The name is the keys' hash tag: refused where it, or the prefix, would not make one.
+fn check_hash_tag(name: &str, prefix: &str) -> Result<(), SharedError> {
+    let braced = |text: &str| text.contains(['{', '}']);
+    if name.is_empty() {
+        return Err(SharedError::EmptyName);
+    }
+    if braced(name) {
+        return Err(SharedError::BraceInName {
+            name: name.to_owned(),
+        });
+    }
+    if braced(prefix) {
+        return Err(SharedError::BraceInPrefix {
+            prefix: prefix.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 fn millis(d: Duration) -> u64 {

@@ -1,11 +1,15 @@
 //! The scripts, one per transition (`scripts/*.lua`, Redis 7.0 commands only), and how they are
-//! called: `EVALSHA` with the script's body sent again after `NOSCRIPT` (a restarted Redis has
-//! lost its script cache); the refresh with `EVALSHA_RO`, so it is a read even to Redis.
+//! called: `EVALSHA`, and after `NOSCRIPT` the same call as `EVAL` with the script's body (a
+//! restarted Redis, or a replica promoted by a failover, has not got the script: Redis 7 does
+//! not send `SCRIPT LOAD` to replicas). `EVAL` runs on the node the key routes to alone, where a
+//! `SCRIPT LOAD` on a Cluster would need every node to answer; and it leaves the script in that
+//! node's cache, so the next `EVALSHA` finds it. The refresh runs `EVALSHA_RO` (`EVAL_RO`): a
+//! read even to Redis.
 
-use redis::aio::ConnectionManager;
-use redis::{RedisResult, Script, ServerErrorKind, Value};
+use redis::{Cmd, RedisResult, Script, ServerErrorKind, Value};
 
 use super::keys::Keys;
+use super::link::Link;
 
 /// The arguments every script takes first (`ARGV[1..8]`), fixed per breaker but the jitter.
 #[derive(Clone, Debug)]
@@ -19,76 +23,105 @@ pub(crate) struct Common {
     pub(crate) lease_ms: u64,
 }
 
+/// A script's body and its hash.
+pub(crate) struct Lua {
+    body: &'static str,
+    hash: String,
+}
+
+impl Lua {
+    fn new(body: &'static str) -> Self {
+        Lua {
+            body,
+            hash: Script::new(body).get_hash().to_owned(),
+        }
+    }
+}
+
 /// Each transition's script, hashed once.
 pub(crate) struct Scripts {
-    pub(crate) failure: Script,
-    pub(crate) claim: Script,
-    pub(crate) release: Script,
-    pub(crate) reset: Script,
-    pub(crate) hold: Script,
-    refresh: Script,
+    pub(crate) failure: Lua,
+    pub(crate) claim: Lua,
+    pub(crate) release: Lua,
+    pub(crate) reset: Lua,
+    pub(crate) hold: Lua,
+    refresh: Lua,
 }
+
+/// How a call went besides its reply: whether it met `NOSCRIPT` on the way (and ran the body).
+pub(crate) type Reloaded = bool;
 
 impl Scripts {
     pub(crate) fn new() -> Self {
         Scripts {
-            failure: Script::new(include_str!("scripts/failure.lua")),
-            claim: Script::new(include_str!("scripts/claim.lua")),
-            release: Script::new(include_str!("scripts/release.lua")),
-            reset: Script::new(include_str!("scripts/reset.lua")),
-            hold: Script::new(include_str!("scripts/hold.lua")),
-            refresh: Script::new(include_str!("scripts/refresh.lua")),
+            failure: Lua::new(include_str!("scripts/failure.lua")),
+            claim: Lua::new(include_str!("scripts/claim.lua")),
+            release: Lua::new(include_str!("scripts/release.lua")),
+            reset: Lua::new(include_str!("scripts/reset.lua")),
+            hold: Lua::new(include_str!("scripts/hold.lua")),
+            refresh: Lua::new(include_str!("scripts/refresh.lua")),
         }
     }
 
-    /// Runs a transition's `script` (`EVALSHA`, then the body after `NOSCRIPT`).
+    /// Runs a transition's `script` (`EVALSHA`, then `EVAL` after `NOSCRIPT`).
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
-        script: &Script,
+        link: &Link,
+        script: &Lua,
         keys: &Keys,
         common: &Common,
         extra: &[&str],
-    ) -> RedisResult<Vec<Value>> {
-        let mut invocation = script.prepare_invoke();
-        for key in keys.all() {
-            invocation.key(key);
-        }
-        invocation
-            .arg(&common.instance)
-            .arg(common.threshold)
-            .arg(common.quorum)
-            .arg(common.window_ms)
-            .arg(common.base_ms)
-            .arg(common.cap_ms)
-            .arg(fastrand::f64())
-            .arg(common.lease_ms);
-        for arg in extra {
-            invocation.arg(*arg);
-        }
-        let reply: Value = invocation.invoke_async(conn).await?;
-        Ok(into_array(reply))
+    ) -> RedisResult<(Vec<Value>, Reloaded)> {
+        let args = |command: &mut Cmd| {
+            command
+                .arg(keys.all().len())
+                .arg(keys.all())
+                .arg(&common.instance)
+                .arg(common.threshold)
+                .arg(common.quorum)
+                .arg(common.window_ms)
+                .arg(common.base_ms)
+                .arg(common.cap_ms)
+                .arg(fastrand::f64())
+                .arg(common.lease_ms);
+            for arg in extra {
+                command.arg(*arg);
+            }
+        };
+        call(link, script, ("EVALSHA", "EVAL"), args).await
     }
 
-    /// The refresh: `EVALSHA_RO`, loading the script after `NOSCRIPT`.
+    /// The refresh: `EVALSHA_RO`, then `EVAL_RO` after `NOSCRIPT`.
     pub(crate) async fn refresh(
         &self,
-        conn: &mut ConnectionManager,
+        link: &Link,
         keys: &Keys,
-    ) -> RedisResult<Vec<Value>> {
-        let mut command = redis::cmd("EVALSHA_RO");
-        command
-            .arg(self.refresh.get_hash())
-            .arg(keys.all().len())
-            .arg(keys.all());
-        let reply: Value = match command.query_async(conn).await {
-            Err(error) if error.kind() == redis::ErrorKind::Server(ServerErrorKind::NoScript) => {
-                self.refresh.load_async(conn).await?;
-                command.query_async(conn).await?
-            }
-            other => other?,
+    ) -> RedisResult<(Vec<Value>, Reloaded)> {
+        let args = |command: &mut Cmd| {
+            command.arg(keys.all().len()).arg(keys.all());
         };
-        Ok(into_array(reply))
+        call(link, &self.refresh, ("EVALSHA_RO", "EVAL_RO"), args).await
+    }
+}
+
+/// `by_hash` with the script's hash, then `by_body` with its body if the node has not got it.
+async fn call(
+    link: &Link,
+    script: &Lua,
+    (by_hash, by_body): (&str, &str),
+    args: impl Fn(&mut Cmd),
+) -> RedisResult<(Vec<Value>, Reloaded)> {
+    let mut command = redis::cmd(by_hash);
+    command.arg(&script.hash);
+    args(&mut command);
+    match link.query(&command).await {
+        Err(error) if error.kind() == redis::ErrorKind::Server(ServerErrorKind::NoScript) => {
+            let mut command = redis::cmd(by_body);
+            command.arg(script.body);
+            args(&mut command);
+            Ok((into_array(link.query(&command).await?), true))
+        }
+        reply => Ok((into_array(reply?), false)),
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use redis::aio::ConnectionManager;
+use redis::RedisError;
 use tokio::sync::{Notify, watch};
 
 use super::super::config::Outcome;
@@ -15,6 +15,7 @@ use super::super::counters::Counters;
 use super::super::fleet::{Claim, Claiming, Fleet, Gate};
 use super::super::state::BreakerState;
 use super::keys::Keys;
+use super::link::{ERROR_KINDS, Link, error_kind};
 use super::pending::{Pending, Release};
 use super::scripts::{Common, Scripts, number, text};
 use super::view::View;
@@ -32,7 +33,7 @@ pub(crate) struct Store {
     pub(crate) keys: Keys,
     pub(crate) common: Common,
     pub(crate) scripts: Scripts,
-    pub(crate) conn: ConnectionManager,
+    pub(crate) link: Link,
     pub(crate) location: String,
     pub(crate) refresh_interval: Duration,
     /// Bounds every background round trip (connect + response): nothing waits longer.
@@ -54,6 +55,8 @@ pub(crate) struct Store {
     claim_streak: AtomicU32,
     claim_timeouts: AtomicU64,
     pub(crate) refreshes: AtomicU64,
+    /// Errors met, by kind (`ERROR_KINDS`' order): what the metric counts, for tests too.
+    errors: [AtomicU64; ERROR_KINDS.len()],
     worker: Mutex<Option<tokio::task::AbortHandle>>,
     #[cfg(feature = "metrics")]
     exported: super::super::metrics::StoreMetrics,
@@ -75,12 +78,12 @@ pub(crate) struct Parts {
 }
 
 impl Store {
-    pub(crate) fn new(conn: ConnectionManager, parts: Parts) -> Self {
+    pub(crate) fn new(link: Link, parts: Parts) -> Self {
         Store {
             keys: parts.keys,
             common: parts.common,
             scripts: Scripts::new(),
-            conn,
+            link,
             location: parts.location,
             refresh_interval: parts.refresh_interval,
             round_trip: parts.round_trip,
@@ -98,6 +101,7 @@ impl Store {
             claim_streak: AtomicU32::new(0),
             claim_timeouts: AtomicU64::new(0),
             refreshes: AtomicU64::new(0),
+            errors: Default::default(),
             worker: Mutex::new(None),
             #[cfg(feature = "metrics")]
             exported: super::super::metrics::StoreMetrics::new(&parts.name),
@@ -112,14 +116,38 @@ impl Store {
         self.degraded.load(SeqCst)
     }
 
-    /// Switches between shared and local-only, logging once per change.
-    /// Every failure of the store comes here (`degraded` true), so it is also where they are
-    /// counted.
-    pub(crate) fn set_degraded(&self, degraded: bool, why: &str) {
-        #[cfg(feature = "metrics")]
-        if degraded {
-            self.exported.error();
+    /// Counts an error of `kind` (one of `ERROR_KINDS`), for the metric and `errors`.
+    pub(crate) fn count_error(&self, kind: &'static str) {
+        if let Some(at) = ERROR_KINDS.iter().position(|k| *k == kind) {
+            self.errors[at].fetch_add(1, SeqCst);
         }
+        #[cfg(feature = "metrics")]
+        self.exported.error(kind);
+    }
+
+    /// The errors met so far, by kind.
+    pub(crate) fn errors(&self) -> Vec<(&'static str, u64)> {
+        ERROR_KINDS
+            .iter()
+            .zip(&self.errors)
+            .map(|(kind, count)| (*kind, count.load(SeqCst)))
+            .collect()
+    }
+
+    /// A round trip failed: counted by its kind, and the breaker works on local state.
+    pub(crate) fn failed(&self, error: &RedisError) {
+        self.count_error(error_kind(error));
+        self.set_degraded(true, &error.to_string());
+    }
+
+    /// A round trip did not answer within its bound.
+    pub(crate) fn timed_out(&self) {
+        self.count_error("timeout");
+        self.set_degraded(true, "Redis did not answer in time");
+    }
+
+    /// Switches between shared and local-only, logging once per change.
+    pub(crate) fn set_degraded(&self, degraded: bool, why: &str) {
         if self.degraded.swap(degraded, SeqCst) == degraded {
             return;
         }
@@ -171,20 +199,30 @@ impl Store {
 
     async fn claim(self: Arc<Self>, generation: u64) -> Claim {
         let token = format!("{}:{:016x}", self.common.instance, fastrand::u64(..));
-        let mut conn = self.conn.clone();
         let asked = Instant::now();
         let generation_arg = generation.to_string();
         let args = [generation_arg.as_str(), token.as_str()];
         let run = self.scripts.run(
-            &mut conn,
+            &self.link,
             &self.scripts.claim,
             &self.keys,
             &self.common,
             &args,
         );
         let reply = match tokio::time::timeout(self.claim_timeout, run).await {
-            Ok(Ok(reply)) => reply,
-            Ok(Err(_)) | Err(_) => {
+            Ok(Ok((reply, reloaded))) => {
+                if reloaded {
+                    self.count_error("noscript");
+                }
+                reply
+            }
+            Ok(Err(error)) => {
+                self.count_error(error_kind(&error));
+                self.claim_ended(true);
+                return Claim::TimedOut;
+            }
+            Err(_) => {
+                self.count_error("timeout");
                 self.claim_ended(true);
                 return Claim::TimedOut;
             }

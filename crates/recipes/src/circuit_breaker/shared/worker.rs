@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::super::state::BreakerState;
 use super::super::{CircuitBreaker, Shared};
 use super::pending::Pending;
-use super::scripts::{number, text};
+use super::scripts::{Lua, number, text};
 use super::store::{Progress, Store, lock};
 
 /// Runs until the breaker is dropped (or its `Drop` aborts it).
@@ -69,19 +69,16 @@ async fn publish(store: &Store, breaker: &CircuitBreaker, seen: &mut Seen) -> bo
     match tokio::time::timeout(store.round_trip, send(store, breaker, &batch, reset)).await {
         Ok(Ok(())) => true,
         Ok(Err(error)) => {
-            failed(store, batch, &error.to_string());
+            lock(&store.pending).restore(batch, store.queue_cap());
+            store.failed(&error);
             false
         }
         Err(_) => {
-            failed(store, batch, "Redis did not answer in time");
+            lock(&store.pending).restore(batch, store.queue_cap());
+            store.timed_out();
             false
         }
     }
-}
-
-fn failed(store: &Store, batch: Pending, why: &str) {
-    lock(&store.pending).restore(batch, store.queue_cap());
-    store.set_degraded(true, why);
 }
 
 async fn send(
@@ -91,36 +88,36 @@ async fn send(
     reset: bool,
 ) -> redis::RedisResult<()> {
     let (scripts, keys, common) = (&store.scripts, &store.keys, &store.common);
-    let mut conn = store.conn.clone();
+    let link = &store.link;
+    // A script the node had not got (restarted, or promoted by a failover) was sent whole.
+    let run = async |script: &Lua, extra: &[&str]| {
+        let (reply, reloaded) = scripts.run(link, script, keys, common, extra).await?;
+        if reloaded {
+            store.count_error("noscript");
+        }
+        redis::RedisResult::Ok(reply)
+    };
     if let Some(hold) = batch.hold {
         let mode = match hold {
             Some(BreakerState::ForcedOpen) => "open",
             Some(_) => "closed",
             None => "release",
         };
-        scripts
-            .run(&mut conn, &scripts.hold, keys, common, &[mode])
-            .await?;
+        run(&scripts.hold, &[mode]).await?;
     }
     for release in &batch.releases {
         let (generation, slot) = (release.generation.to_string(), release.slot.to_string());
         let args = [&generation, &release.token, &slot, release.outcome];
-        let reply = scripts
-            .run(&mut conn, &scripts.release, keys, common, &args)
-            .await?;
+        let reply = run(&scripts.release, &args).await?;
         apply_verdict(store, breaker, &reply);
     }
     if batch.failures > 0 {
         let failures = batch.failures.to_string();
-        let reply = scripts
-            .run(&mut conn, &scripts.failure, keys, common, &[&failures])
-            .await?;
+        let reply = run(&scripts.failure, &[&failures]).await?;
         apply_verdict(store, breaker, &reply);
     }
     if reset {
-        scripts
-            .run(&mut conn, &scripts.reset, keys, common, &[])
-            .await?;
+        run(&scripts.reset, &[]).await?;
         lock(&store.view).failures = 0;
     }
     Ok(())
@@ -150,20 +147,24 @@ fn apply_verdict(store: &Store, breaker: &CircuitBreaker, reply: &[redis::Value]
 async fn refresh(store: &Store, breaker: &CircuitBreaker) -> bool {
     let epoch = store.epoch.load(SeqCst);
     let started = Instant::now();
-    let mut conn = store.conn.clone();
     let reply = match tokio::time::timeout(
         store.round_trip,
-        store.scripts.refresh(&mut conn, &store.keys),
+        store.scripts.refresh(&store.link, &store.keys),
     )
     .await
     {
-        Ok(Ok(reply)) => reply,
+        Ok(Ok((reply, reloaded))) => {
+            if reloaded {
+                store.count_error("noscript");
+            }
+            reply
+        }
         Ok(Err(error)) => {
-            store.set_degraded(true, &error.to_string());
+            store.failed(&error);
             return false;
         }
         Err(_) => {
-            store.set_degraded(true, "Redis did not answer in time");
+            store.timed_out();
             return false;
         }
     };

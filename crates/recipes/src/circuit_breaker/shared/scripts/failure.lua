@@ -23,7 +23,11 @@ if count < tonumber(ARGV[2]) or instances < tonumber(ARGV[3]) then
   return {'closed', count, instances}
 end
 -- The trip: a new generation, open until now + the tripping instance's first window.
-local generation = redis.call('INCR', KEYS[4])
+-- A new generation, never below Redis's clock in milliseconds: a failover that lost the last
+-- writes (replication is asynchronous) leaves the promoted replica's counter behind, and a
+-- plain INCR would hand out a generation some instance has already seen open or closed.
+local generation = math.max(tonumber(redis.call('GET', KEYS[4]) or '0') + 1, now)
+redis.call('SET', KEYS[4], generation)
 local window = tonumber(ARGV[5])
 redis.call('DEL', KEYS[3])
 redis.call('HSET', KEYS[3], 'gen', generation, 'until', now + window, 'reopens', 0)

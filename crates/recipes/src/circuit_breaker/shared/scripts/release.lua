@@ -31,7 +31,11 @@ if cap > base then
   local upper = math.min(cap, base * 2 ^ math.min(reopens, 31))
   window = base + math.floor(tonumber(ARGV[7]) * (upper - base))
 end
-local generation = redis.call('INCR', KEYS[4])
+-- A new generation, never below Redis's clock in milliseconds: a failover that lost the last
+-- writes (replication is asynchronous) leaves the promoted replica's counter behind, and a
+-- plain INCR would hand out a generation some instance has already seen open or closed.
+local generation = math.max(tonumber(redis.call('GET', KEYS[4]) or '0') + 1, now)
+redis.call('SET', KEYS[4], generation)
 redis.call('DEL', KEYS[3])
 redis.call('HSET', KEYS[3], 'gen', generation, 'until', now + window, 'reopens', reopens)
 redis.call('PEXPIRE', KEYS[3], window + tonumber(ARGV[8]))
