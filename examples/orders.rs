@@ -14,8 +14,10 @@
 //! silently left at its default is the mistake to catch here; where a platform sets variables
 //! under the prefix (Kubernetes does, for a Service named `billing`), leave `.strict()` out and
 //! they are warnings.
-//! With `REDIS_URL` set (`redis://127.0.0.1:6379/` or `redis+unix:///path`), billing's breaker
-//! shares its state with every instance using the same Redis and `BREAKER_NAME` (`billing`);
+//! With `REDIS_URL` set (one node: `redis://127.0.0.1:6379/` or `redis+unix:///path`; a Redis
+//! Cluster: `redis+cluster://host:port,host:port`, its seeds; behind Sentinel:
+//! `redis+sentinel://host:port,host:port/service`), billing's breaker shares its state with
+//! every instance using the same Redis and `BREAKER_NAME` (`billing`);
 //! `BREAKER_REFRESH_MS` (250) is how often it reads the fleet's state. Without it nothing
 //! changes.
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each

@@ -622,6 +622,7 @@ async fn bad_configuration_is_refused_when_the_breaker_is_made() {
         "redis+sentinel://127.0.0.1:26379",
         "redis+sentinel://127.0.0.1:26379/",
         "memcached://127.0.0.1:11211",
+        "rediss://127.0.0.1:6380/", // no TLS in the store's client
     ] {
         let error = within(CircuitBreaker::shared(config(3), quick(url)))
             .await

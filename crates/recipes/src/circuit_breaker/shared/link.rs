@@ -5,14 +5,14 @@
 //! (the callers bound every round trip).
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
 use redis::sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType};
 use redis::{
-    AsyncConnectionConfig, Cmd, ErrorKind, RedisError, RedisResult, ServerErrorKind, Value,
+    AsyncConnectionConfig, Cmd, ConnectionAddr, ErrorKind, RedisError, RedisResult, ServerErrorKind, Value,
 };
 
 use super::SharedError;
@@ -133,6 +133,7 @@ impl Link {
                 let sentinel = Sentinel {
                     client: tokio::sync::Mutex::new(client),
                     current: Mutex::new(None),
+                    checked: Mutex::new(Instant::now()),
                     config: AsyncConnectionConfig::new()
                         .set_connection_timeout(Some(bounds.connect))
                         .set_response_timeout(Some(bounds.response)),
@@ -159,6 +160,18 @@ impl Link {
         }
     }
 
+    /// Behind Sentinel, at most once a second (`RECHECK`): asks the sentinels which node is
+    /// the primary, and moves there if it is not the one this talks to. A failover demotes the
+    /// old primary to a replica that still answers reads, so without this an instance that
+    /// only refreshes would go on reading a replica until it next wrote (a write answers
+    /// `READONLY`, which moves it at once). The background task calls it before each round;
+    /// calls never do. Elsewhere nothing: the Cluster client follows the slot map itself.
+    pub(crate) async fn maintain(&self) {
+        if let Link::Sentinel(sentinel) = self {
+            sentinel.recheck().await;
+        }
+    }
+
     /// Sends `cmd` (routed by its first key on a Cluster; to the current primary behind
     /// Sentinel). The caller bounds the wait.
     pub(crate) async fn query(&self, cmd: &Cmd) -> RedisResult<Value> {
@@ -177,9 +190,14 @@ impl Link {
 pub(crate) struct Sentinel {
     /// Asked one at a time: concurrent rediscoveries would race to replace `current`.
     client: tokio::sync::Mutex<SentinelClient>,
-    current: Mutex<Option<MultiplexedConnection>>,
+    current: Mutex<Option<(ConnectionAddr, MultiplexedConnection)>>,
+    /// When the sentinels were last asked which node is the primary.
+    checked: Mutex<Instant>,
     config: AsyncConnectionConfig,
 }
+
+/// How often the background task asks the sentinels whether the primary moved.
+const RECHECK: Duration = Duration::from_secs(1);
 
 impl Sentinel {
     async fn query(&self, cmd: &Cmd) -> RedisResult<Value> {
@@ -187,7 +205,8 @@ impl Sentinel {
             .current
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone();
+            .as_ref()
+            .map(|(_, conn)| conn.clone());
         let mut conn = match current {
             Some(conn) => conn,
             None => self.discover().await?,
@@ -204,19 +223,56 @@ impl Sentinel {
     /// Asks the sentinels for the primary and connects to it.
     async fn discover(&self) -> RedisResult<MultiplexedConnection> {
         let mut client = self.client.lock().await;
-        if let Some(conn) = self
+        if let Some((_, conn)) = self
             .current
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .as_ref()
         {
-            return Ok(conn); // found meanwhile, by the one this waited for
+            return Ok(conn.clone()); // found meanwhile, by the one this waited for
         }
-        let conn = client
-            .get_async_connection_with_config(&self.config)
+        let primary = client.async_get_client().await?;
+        self.connect(primary).await
+    }
+
+    async fn connect(&self, primary: redis::Client) -> RedisResult<MultiplexedConnection> {
+        let addr = primary.get_connection_info().addr().clone();
+        let conn = primary
+            .get_multiplexed_async_connection_with_config(&self.config)
             .await?;
-        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = Some(conn.clone());
+        *self.checked.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = Some((addr, conn.clone()));
         Ok(conn)
+    }
+
+    /// See [`Link::maintain`].
+    async fn recheck(&self) {
+        if self
+            .checked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .elapsed()
+            < RECHECK
+        {
+            return;
+        }
+        let mut client = self.client.lock().await;
+        *self.checked.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        let Ok(primary) = client.async_get_client().await else {
+            return; // the sentinels did not answer: keep the node there is
+        };
+        let moved = self
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|(addr, _)| addr != primary.get_connection_info().addr());
+        if moved {
+            tracing::info!(primary = %primary.get_connection_info().addr(), "shared breaker: the sentinels name a new primary");
+            if self.connect(primary).await.is_err() {
+                *self.current.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }
+        }
     }
 }
 

@@ -26,6 +26,8 @@ pub(crate) async fn run(store: std::sync::Arc<Store>, breaker: Weak<Shared>) {
         };
         let breaker = CircuitBreaker { shared };
         let wanted = store.requested.load(SeqCst);
+        // Bounded like every round trip; a sentinel that does not answer keeps the node.
+        let _ = tokio::time::timeout(store.round_trip, store.link.maintain()).await;
         let reached = publish(&store, &breaker, &mut seen).await && refresh(&store, &breaker).await;
         store.progress.send_replace(Progress {
             done: wanted,
