@@ -1,0 +1,1226 @@
+//! A throwaway Redis Cluster or Redis Sentinel set per test, on 127.0.0.1, for the tests that
+//! need a topology to change under them: a primary that fails over, a slot that moves. Each
+//! server runs in a temp directory of its own (its log, `nodes.conf` or `sentinel.conf` there),
+//! without persistence (`--save '' --appendonly no`), and is killed (SIGKILL) and its directory
+//! removed when the topology is dropped. A test never talks to a Redis it did not start.
+//!
+//! Every wait is a poll with an overall deadline of [`WAIT`]; one that runs out panics, naming
+//! what it waited for, with every server's view (`CLUSTER NODES`, what the sentinels say) and
+//! the last lines of its log, so that a CI failure can be read without running it again.
+//!
+//! Where `redis-server` or `redis-cli` is missing the tests that need them skip (with a note on
+//! stderr), except when `GREEN_TEA_REQUIRE_TOOLS=1` (CI's `.ci/run` sets it): then missing is a
+//! failure. Process management and `redis-cli` only (no Redis client in it), like
+//! `support/redis.rs`, the single-server helper.
+#![allow(dead_code)] // each test file uses its own part
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long any wait may take before it panics: generous, as CI machines are slow and shared.
+/// On an idle 2-core machine a 3 + 3 cluster forms in 2.5 to 4 s and fails over in about 2 s,
+/// the sentinels' set starts in 3 to 4.5 s and promotes in about 2 s after a kill.
+pub(crate) const WAIT: Duration = Duration::from_secs(30);
+
+/// How often a wait asks again.
+const POLL: Duration = Duration::from_millis(25);
+
+/// How many lines of a server's log a timeout prints.
+const LOG_TAIL: usize = 30;
+
+/// The slots of a Redis Cluster.
+const SLOTS: u32 = 16384;
+
+/// The service the sentinels monitor.
+const SERVICE: &str = "gt-primary";
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+
+/// Every port handed out in this process (a cluster node's bus port too), so that two
+/// topologies of one test binary never pick the same one; never given back.
+static TAKEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+
+/// A port of 127.0.0.1 that is free now, and its bus port (`port + 10000`, which a cluster node
+/// binds as well) if `with_bus`: random in 20000..=55535, so that the bus port is a port too.
+/// Free only when checked: a server that then fails to bind it is started again on another
+/// (see [`Node::spawn`]).
+fn free_port(with_bus: bool) -> u16 {
+    static DRAW: AtomicU64 = AtomicU64::new(0);
+    let mut taken = TAKEN.lock().unwrap_or_else(PoisonError::into_inner);
+    for _ in 0..10_000 {
+        let random = std::hash::RandomState::new().hash_one(DRAW.fetch_add(1, Ordering::Relaxed));
+        let port = 20000 + (random % (55535 - 20000 + 1)) as u16;
+        let needed: &[u16] = if with_bus {
+            &[port, port + 10000]
+        } else {
+            &[port]
+        };
+        let free = needed
+            .iter()
+            .all(|&p| !taken.contains(&p) && TcpListener::bind(("127.0.0.1", p)).is_ok());
+        if free {
+            taken.extend(needed);
+            return port;
+        }
+    }
+    panic!("no free port in 20000..=55535 on 127.0.0.1");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/// Whether `redis-server` and `redis-cli` are installed; if not, panics when they are required
+/// (see the module), or says on stderr that the test skips.
+fn tools_present() -> bool {
+    let found = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if found("redis-server") && found("redis-cli") {
+        return true;
+    }
+    assert!(
+        std::env::var("GREEN_TEA_REQUIRE_TOOLS").as_deref() != Ok("1"),
+        "redis-server or redis-cli is missing and GREEN_TEA_REQUIRE_TOOLS=1 requires them \
+         (Debian: apt-get install -y redis-server redis-tools)"
+    );
+    eprintln!(
+        "skipped: redis-server or redis-cli is not installed \
+         (Debian: apt-get install redis-server redis-tools)"
+    );
+    false
+}
+
+/// `redis-cli -h 127.0.0.1 -p <port> -e <args>`: its stdout, trimmed, or what it said on
+/// failure. `-e` makes an error reply a failure too (without it redis-cli exits 0 on one).
+fn try_cli(port: u16, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-e"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("redis-cli does not run: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if output.status.success() {
+        Ok(stdout)
+    } else {
+        Err(format!(
+            "{}{stdout}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// [`try_cli`], panicking on failure with what redis-cli said.
+fn cli(port: u16, args: &[&str]) -> String {
+    try_cli(port, args).unwrap_or_else(|e| panic!("redis-cli -p {port} {}: {e}", args.join(" ")))
+}
+
+/// Runs the write `args` on the server on `port`, then `WAIT 1 5000` on the same connection
+/// (redis-cli reading both from stdin); panics on an error reply, or if no replica has the write
+/// after 5 s. `WAIT` counts the replicas that have *this connection's* writes: on a connection
+/// of its own (another redis-cli) it counts every connected replica at once, even one that has
+/// not received the write, so a write then a separate `WAIT` proves nothing.
+fn write_replicated(port: u16, args: &[&str]) {
+    use std::io::Write;
+    let quoted: Vec<String> = args
+        .iter()
+        .map(|arg| {
+            let escaped = arg
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+                .replace('\r', "\\r");
+            format!("\"{escaped}\"")
+        })
+        .collect();
+    let script = format!("{}\nWAIT 1 5000\n", quoted.join(" "));
+    // `--no-raw`: an error reply prints as `(error) ...`, told apart from a string.
+    let mut child = Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "--no-raw"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("redis-cli runs");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    stdin
+        .write_all(script.as_bytes())
+        .expect("redis-cli reads its commands");
+    drop(stdin);
+    let output = child.wait_with_output().expect("redis-cli ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let replicas = stdout
+        .trim()
+        .lines()
+        .last()
+        .and_then(|line| line.strip_prefix("(integer) "))
+        .and_then(|n| n.parse::<u64>().ok());
+    assert!(
+        output.status.success() && !stdout.contains("(error)") && replicas.is_some_and(|n| n >= 1),
+        "{} then WAIT 1 5000 on 127.0.0.1:{port}: no replica has it\n{stdout}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The `master_repl_offset` of the primary on `primary_port`, and the offset its replica on
+/// `replica_port` has acknowledged, if it lists that replica online
+/// (`slave0:ip=127.0.0.1,port=<replica>,state=online,offset=<acked>,lag=0`).
+fn replica_offsets(primary_port: u16, replica_port: u16) -> Option<(u64, Option<u64>)> {
+    let info = try_cli(primary_port, &["INFO", "replication"]).ok()?;
+    let offset = info_field(&info, "master_repl_offset")?.parse().ok()?;
+    let port = format!("port={replica_port}");
+    let acked = info
+        .lines()
+        .filter(|line| line.starts_with("slave"))
+        .filter_map(|line| line.trim_end().split_once(':'))
+        .map(|(_, fields)| fields.split(',').collect::<Vec<_>>())
+        .find(|fields| fields.contains(&port.as_str()) && fields.contains(&"state=online"))
+        .and_then(|fields| {
+            fields
+                .iter()
+                .find_map(|f| f.strip_prefix("offset="))?
+                .parse()
+                .ok()
+        });
+    Some((offset, acked))
+}
+
+/// Proves that replicas are in sync: not only `master_link_status:up`, which a replica says as
+/// soon as it has loaded its primary's snapshot, but streaming. After a full sync (diskless)
+/// the primary streams the writes that followed the snapshot from the replica's first
+/// `REPLCONF ACK` after the primary has seen the transfer end; the replica sends one as soon as
+/// it has loaded the snapshot, which can reach the primary before that, and then the next only
+/// a second later. A write in that second, then a kill of the primary, and the write is lost,
+/// though the replica was "up" (seen here: 3 runs in 8 lost it). So a replica is in sync once
+/// its primary has its acknowledgement of an offset beyond the one the primary had reached when
+/// the link was seen up: bytes that came through the stream (the primary pings its replicas
+/// every second, see [`data_server`], so its offset moves).
+#[derive(Default)]
+struct SyncProof {
+    /// Replica's port → its primary's offset when its link was first seen up.
+    linked_at: BTreeMap<u16, u64>,
+}
+
+impl SyncProof {
+    /// Whether the replica on `replica` is in sync with the primary on `primary`; its first
+    /// call with the link up records where the proof starts.
+    fn in_sync(&mut self, primary: u16, replica: u16) -> bool {
+        let up = replication(replica).is_some_and(|r| r.primary_port == Some(primary) && r.link_up);
+        let Some((offset, acked)) = replica_offsets(primary, replica).filter(|_| up) else {
+            self.linked_at.remove(&replica);
+            return false;
+        };
+        match self.linked_at.get(&replica) {
+            Some(&linked) => acked.is_some_and(|acked| acked > linked),
+            None => {
+                self.linked_at.insert(replica, offset);
+                false
+            }
+        }
+    }
+}
+
+/// `field` of an `INFO` reply (`role` → `master`).
+fn info_field<'a>(info: &'a str, field: &str) -> Option<&'a str> {
+    info.lines()
+        .filter_map(|line| line.trim_end().split_once(':'))
+        .find(|(name, _)| *name == field)
+        .map(|(_, value)| value)
+}
+
+/// A server's `INFO replication`, the part the waits read.
+struct Replication {
+    primary: bool,
+    /// A replica's primary (`master_port`).
+    primary_port: Option<u16>,
+    /// A replica's `master_link_status:up`: connected, its primary's snapshot loaded (not yet
+    /// proof that it gets the writes that follow: see [`SyncProof`]).
+    link_up: bool,
+}
+
+/// The server's `INFO replication`, or `None` if it does not answer.
+fn replication(port: u16) -> Option<Replication> {
+    let info = try_cli(port, &["INFO", "replication"]).ok()?;
+    Some(Replication {
+        primary: info_field(&info, "role")? == "master",
+        primary_port: info_field(&info, "master_port").and_then(|p| p.parse().ok()),
+        link_up: info_field(&info, "master_link_status") == Some("up"),
+    })
+}
+
+/// Command name → `calls`, from `INFO commandstats` (`cmdstat_evalsha:calls=3,...` →
+/// `evalsha` → 3; a subcommand as Redis prints it, `script|load`). A command not called since
+/// the start or the last `CONFIG RESETSTAT` is absent.
+fn commandstats(port: u16) -> BTreeMap<String, u64> {
+    cli(port, &["INFO", "commandstats"])
+        .lines()
+        .filter_map(|line| {
+            let (name, stats) = line.trim_end().strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = stats
+                .split(',')
+                .find_map(|stat| stat.strip_prefix("calls="))?
+                .parse()
+                .ok()?;
+            Some((name.to_ascii_lowercase(), calls))
+        })
+        .collect()
+}
+
+/// `CONFIG RESETSTAT`: the command stats (and the other counters of `INFO`) start from zero.
+fn reset_stats(port: u16) {
+    cli(port, &["CONFIG", "RESETSTAT"]);
+}
+
+/// Polls `check` every [`POLL`] until it gives a value; after [`WAIT`], panics naming `what`,
+/// followed by `diagnostics()`.
+fn wait_for<T>(
+    what: &str,
+    diagnostics: impl FnOnce() -> String,
+    mut check: impl FnMut() -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(value) = check() {
+            return value;
+        }
+        if Instant::now() >= deadline {
+            panic!("waited {WAIT:?} for {what}, in vain\n{}", diagnostics());
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node
+
+/// One `redis-server` process (a cluster node, a plain primary or replica, or a sentinel): its
+/// port, its own directory, and its log there. Killed and its directory removed when dropped.
+struct Node {
+    child: Option<Child>,
+    port: u16,
+    dir: PathBuf,
+    log: PathBuf,
+}
+
+impl Node {
+    /// Makes a directory `<temp>/<prefix>-<pid>-<n>`, then starts `command(port, dir)` there on
+    /// a free port, its stdout and stderr to `redis.log`, and waits until it answers `PING`. A
+    /// server that exits because its port was taken in between is started again on another.
+    fn spawn(prefix: &str, with_bus: bool, command: impl Fn(u16, &Path) -> Command) -> Node {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "{prefix}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a directory for redis-server");
+        let log = dir.join("redis.log");
+        let mut node = Node {
+            child: None,
+            port: 0,
+            dir,
+            log,
+        };
+        for _ in 0..5 {
+            node.port = free_port(with_bus);
+            let out = File::create(&node.log).expect("redis-server's log file");
+            let err = out.try_clone().expect("redis-server's log file, twice");
+            let child = command(node.port, &node.dir)
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                .spawn()
+                .expect("redis-server starts");
+            // Recorded before waiting, so that a server that never answers is still killed.
+            node.child = Some(child);
+            if node.wait_ready() {
+                return node;
+            }
+            node.kill();
+            let log = std::fs::read_to_string(&node.log).unwrap_or_default();
+            assert!(
+                log.contains("Address already in use"),
+                "redis-server on port {} exited\n{}",
+                node.port,
+                node.log_tail()
+            );
+        }
+        panic!("redis-server found no free port in 5 tries");
+    }
+
+    /// Waits until it answers `PING` (true), or exits (false: the caller reads the log).
+    fn wait_ready(&mut self) -> bool {
+        let port = self.port;
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if try_cli(port, &["PING"]).as_deref() == Ok("PONG") {
+                return true;
+            }
+            let child = self.child.as_mut().expect("just started");
+            if child.try_wait().is_ok_and(|status| status.is_some()) {
+                return false;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on port {port} did not answer PING within {WAIT:?}\n{}",
+                self.log_tail()
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn is_alive(&self) -> bool {
+        self.child.is_some()
+    }
+
+    /// SIGKILL: nothing is saved, the process is gone before this returns. It stays dead.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// The last [`LOG_TAIL`] lines of its log, under a heading naming it.
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(LOG_TAIL)..].join("\n");
+        let state = if self.is_alive() { "running" } else { "killed" };
+        format!(
+            "--- 127.0.0.1:{} ({state}), {}:\n{tail}",
+            self.port,
+            self.log.display()
+        )
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The flags every data server gets: loopback only, no persistence, a full sync that starts at
+/// once (`repl-diskless-sync-delay 0`; Redis 7 otherwise waits 5 s for more replicas to join
+/// the same transfer, which every first sync and every resync after a failover pays), and a
+/// ping to its replicas every second instead of 10 (`repl-ping-replica-period 1`), which is
+/// what lets [`SyncProof`] see a replica in sync within a second or two.
+fn data_server(port: u16, dir: &Path) -> Command {
+    let mut command = Command::new("redis-server");
+    command
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .args(["--repl-diskless-sync-delay", "0"])
+        .args(["--repl-ping-replica-period", "1"])
+        .arg("--dir")
+        .arg(dir)
+        .args(["--daemonize", "no"]);
+    command
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster
+
+/// A running Redis Cluster of 127.0.0.1 nodes, formed and agreed on before a test sees it.
+pub(crate) struct RedisCluster {
+    nodes: Vec<ClusterNode>,
+    seeds: Vec<u16>,
+}
+
+/// A node and its cluster id (`CLUSTER MYID`, asked once: it stays while the node lives).
+struct ClusterNode {
+    node: Node,
+    id: String,
+}
+
+/// One line of `CLUSTER NODES`.
+struct NodeEntry {
+    port: u16,
+    flags: String,
+    slots: Vec<(u16, u16)>,
+}
+
+impl NodeEntry {
+    fn has_flag(&self, flag: &str) -> bool {
+        self.flags.split(',').any(|f| f == flag)
+    }
+}
+
+/// A node's view of who serves which slots: `(first, last, primary's port)`, sorted; the same
+/// ownership always prints the same ranges, so two views agree if and only if they are equal.
+type SlotMap = Vec<(u16, u16, u16)>;
+
+/// Parses `CLUSTER NODES` (`<id> <ip:port@bus> <flags> <primary> <ping> <pong> <epoch> <link>
+/// <slots>...`), skipping a slot being moved (`[5798->-<id>]`, `[5798-<-<id>]`).
+fn parse_cluster_nodes(text: &str) -> Vec<NodeEntry> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let address = fields.get(1)?.split('@').next()?;
+            let port = address.rsplit(':').next()?.parse().ok()?;
+            let slots = fields
+                .iter()
+                .skip(8)
+                .filter(|s| !s.starts_with('['))
+                .filter_map(|s| match s.split_once('-') {
+                    Some((first, last)) => Some((first.parse().ok()?, last.parse().ok()?)),
+                    None => s.parse().ok().map(|slot| (slot, slot)),
+                })
+                .collect();
+            Some(NodeEntry {
+                port,
+                flags: (*fields.get(2)?).to_owned(),
+                slots,
+            })
+        })
+        .collect()
+}
+
+fn slot_map(entries: &[NodeEntry]) -> SlotMap {
+    let mut map: SlotMap = entries
+        .iter()
+        .filter(|e| e.has_flag("master"))
+        .flat_map(|e| e.slots.iter().map(|&(first, last)| (first, last, e.port)))
+        .collect();
+    map.sort_unstable();
+    map
+}
+
+fn owner(map: &SlotMap, slot: u16) -> Option<u16> {
+    map.iter()
+        .find(|&&(first, last, _)| (first..=last).contains(&slot))
+        .map(|&(_, _, port)| port)
+}
+
+/// One live node's answers, for a wait to judge.
+struct View {
+    port: u16,
+    info: String,
+    map: SlotMap,
+    entries: Vec<NodeEntry>,
+    text: String,
+}
+
+impl RedisCluster {
+    /// Starts `primaries × (1 + replicas_per_primary)` nodes, makes them a cluster
+    /// (`redis-cli --cluster create`) and waits until every node says `cluster_state:ok` with
+    /// all 16384 slots served, every node knows every other, every replica is in sync with its
+    /// primary, and every node's `CLUSTER NODES` gives each slot the same primary; or `None` if
+    /// the tools are missing and not required (see the module):
+    /// `let Some(cluster) = RedisCluster::start(3, 1) else { return };`
+    ///
+    /// `--cluster-node-timeout 500`: a primary is judged failed, and its replica elected, in
+    /// about a second or two. `--cluster-replica-validity-factor 0`: a replica fails over
+    /// however long ago it last heard from its primary. `--cluster-require-full-coverage no`:
+    /// while one primary is down and its replica not yet elected, the other primaries keep
+    /// serving their slots (with `yes`, every node would refuse every key until the failover
+    /// ends) — the partial outage a client of a real cluster sees, which the breaker's tests
+    /// observe.
+    pub(crate) fn start(primaries: usize, replicas_per_primary: usize) -> Option<RedisCluster> {
+        assert!(
+            primaries >= 3,
+            "redis-cli --cluster create needs 3 primaries"
+        );
+        if !tools_present() {
+            return None;
+        }
+        let count = primaries * (1 + replicas_per_primary);
+        let nodes: Vec<ClusterNode> = (0..count)
+            .map(|_| {
+                let node = Node::spawn("gt-cluster", true, |port, dir| {
+                    let mut command = data_server(port, dir);
+                    command
+                        .args(["--cluster-enabled", "yes"])
+                        .args(["--cluster-config-file", "nodes.conf"])
+                        .args(["--cluster-node-timeout", "500"])
+                        .args(["--cluster-replica-validity-factor", "0"])
+                        .args(["--cluster-require-full-coverage", "no"]);
+                    command
+                });
+                let id = cli(node.port, &["CLUSTER", "MYID"]);
+                ClusterNode { node, id }
+            })
+            .collect();
+        let mut cluster = RedisCluster {
+            nodes,
+            seeds: Vec::new(),
+        };
+        let addresses: Vec<String> = cluster
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.node.port))
+            .collect();
+        let created = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addresses)
+            .args(["--cluster-replicas", &replicas_per_primary.to_string()])
+            .arg("--cluster-yes")
+            .stdin(Stdio::null())
+            .output()
+            .expect("redis-cli runs");
+        assert!(
+            created.status.success(),
+            "redis-cli --cluster create {} failed:\n{}{}\n{}",
+            addresses.join(" "),
+            String::from_utf8_lossy(&created.stdout),
+            String::from_utf8_lossy(&created.stderr),
+            cluster.diagnostics()
+        );
+        let mut proof = SyncProof::default();
+        wait_for(
+            "the new cluster to form (state ok, 16384 slots served, every node known, replicas \
+             in sync, one slot map)",
+            || cluster.diagnostics(),
+            || {
+                cluster
+                    .formed(primaries, replicas_per_primary, &mut proof)
+                    .then_some(())
+            },
+        );
+        cluster.seeds = cluster.primaries();
+        Some(cluster)
+    }
+
+    /// Whether the cluster is whole: see [`start`](Self::start).
+    fn formed(&self, primaries: usize, replicas_per_primary: usize, proof: &mut SyncProof) -> bool {
+        let Some(views) = self.views() else {
+            return false;
+        };
+        let whole = views.iter().all(|view| {
+            view.entries.len() == self.nodes.len()
+                && view.entries.iter().all(|e| {
+                    ["fail", "fail?", "handshake", "noaddr"]
+                        .iter()
+                        .all(|flag| !e.has_flag(flag))
+                })
+                && view.entries.iter().filter(|e| e.has_flag("master")).count() == primaries
+        });
+        let Some(roles) = views
+            .iter()
+            .map(|view| replication(view.port).map(|r| (view.port, r)))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        let replicated = roles.iter().filter(|(_, r)| r.primary).all(|(port, _)| {
+            roles
+                .iter()
+                .filter(|(_, r)| !r.primary && r.primary_port == Some(*port) && r.link_up)
+                .count()
+                == replicas_per_primary
+        });
+        // Every replica asked (`&=`, no short cut), so that each proof starts as early as it can.
+        let mut in_sync = true;
+        for (replica, r) in &roles {
+            if let Some(primary) = r.primary_port.filter(|_| !r.primary) {
+                in_sync &= proof.in_sync(primary, *replica);
+            }
+        }
+        whole && replicated && in_sync && Self::agreed(&views)
+    }
+
+    /// Whether every view says `cluster_state:ok` with every slot served, and all give the same
+    /// slot map, which covers every slot.
+    fn agreed(views: &[View]) -> bool {
+        let Some(first) = views.first() else {
+            return false;
+        };
+        let covered: u32 = first
+            .map
+            .iter()
+            .map(|&(low, high, _)| u32::from(high - low) + 1)
+            .sum();
+        covered == SLOTS
+            && views.iter().all(|view| {
+                info_field(&view.info, "cluster_state") == Some("ok")
+                    && info_field(&view.info, "cluster_slots_ok") == Some("16384")
+                    && view.map == first.map
+            })
+    }
+
+    /// `CLUSTER INFO` and `CLUSTER NODES` of every live node, or `None` if one does not answer.
+    fn views(&self) -> Option<Vec<View>> {
+        self.live()
+            .map(|n| {
+                let port = n.node.port;
+                let info = try_cli(port, &["CLUSTER", "INFO"]).ok()?;
+                let text = try_cli(port, &["CLUSTER", "NODES"]).ok()?;
+                let entries = parse_cluster_nodes(&text);
+                Some(View {
+                    port,
+                    info,
+                    map: slot_map(&entries),
+                    entries,
+                    text,
+                })
+            })
+            .collect()
+    }
+
+    fn live(&self) -> impl Iterator<Item = &ClusterNode> {
+        self.nodes.iter().filter(|n| n.node.is_alive())
+    }
+
+    fn any_live_port(&self) -> u16 {
+        self.live().next().expect("a live node").node.port
+    }
+
+    fn node(&self, port: u16) -> &ClusterNode {
+        self.nodes
+            .iter()
+            .find(|n| n.node.port == port)
+            .unwrap_or_else(|| panic!("no node of this cluster on port {port}"))
+    }
+
+    /// Every node's `CLUSTER NODES` and log tail, for a panic.
+    fn diagnostics(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let view = if n.node.is_alive() {
+                    try_cli(n.node.port, &["CLUSTER", "NODES"]).unwrap_or_else(|e| e)
+                } else {
+                    "(killed)".to_owned()
+                };
+                format!(
+                    "=== 127.0.0.1:{} {}\nCLUSTER NODES:\n{view}\n{}",
+                    n.node.port,
+                    n.id,
+                    n.node.log_tail()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `127.0.0.1:<port>` of the primaries the cluster was created with (still these after one
+    /// is killed: a client is given its seeds once).
+    pub(crate) fn seeds(&self) -> Vec<String> {
+        self.seeds
+            .iter()
+            .map(|port| format!("127.0.0.1:{port}"))
+            .collect()
+    }
+
+    /// `redis+cluster://127.0.0.1:<p1>,127.0.0.1:<p2>,...` of the [seeds](Self::seeds): the
+    /// scheme the shared breaker's store accepts for a cluster.
+    pub(crate) fn url(&self) -> String {
+        format!("redis+cluster://{}", self.seeds().join(","))
+    }
+
+    /// The slot of `key` (`CLUSTER KEYSLOT`: the hash of its `{tag}` if it has one).
+    pub(crate) fn slot_of(&self, key: &str) -> u16 {
+        cli(self.any_live_port(), &["CLUSTER", "KEYSLOT", key])
+            .parse()
+            .expect("CLUSTER KEYSLOT answers a number")
+    }
+
+    /// The port of the primary that serves `slot`, as every live primary's `CLUSTER NODES`
+    /// agrees (waiting until they do). Right after a kill that is still the killed node, until
+    /// the cluster fails over: see [`wait_for_failover`](Self::wait_for_failover).
+    pub(crate) fn primary_of_slot(&self, slot: u16) -> u16 {
+        let primaries = self.primaries();
+        wait_for(
+            &format!("the live primaries {primaries:?} to agree on slot {slot}'s primary"),
+            || self.diagnostics(),
+            || {
+                let owners: BTreeSet<u16> = primaries
+                    .iter()
+                    .map(|&p| {
+                        let text = try_cli(p, &["CLUSTER", "NODES"]).ok()?;
+                        owner(&slot_map(&parse_cluster_nodes(&text)), slot)
+                    })
+                    .collect::<Option<_>>()?;
+                match owners.len() {
+                    1 => owners.first().copied(),
+                    _ => None,
+                }
+            },
+        )
+    }
+
+    /// The ports of the live nodes that are primaries (`role:master`), in the order started.
+    pub(crate) fn primaries(&self) -> Vec<u16> {
+        self.live()
+            .map(|n| n.node.port)
+            .filter(|&port| replication(port).is_some_and(|r| r.primary))
+            .collect()
+    }
+
+    /// The ports of the live nodes that replicate `primary_port` (by their own `INFO
+    /// replication`), in the order started.
+    pub(crate) fn replicas_of(&self, primary_port: u16) -> Vec<u16> {
+        self.live()
+            .map(|n| n.node.port)
+            .filter(|&port| {
+                replication(port)
+                    .is_some_and(|r| !r.primary && r.primary_port == Some(primary_port))
+            })
+            .collect()
+    }
+
+    /// SIGKILLs the node on `port`. It stays dead (its directory goes when the cluster drops).
+    pub(crate) fn kill(&mut self, port: u16) {
+        let index = self
+            .nodes
+            .iter()
+            .position(|n| n.node.port == port)
+            .unwrap_or_else(|| panic!("no node of this cluster on port {port}"));
+        self.nodes[index].node.kill();
+    }
+
+    /// Waits until `slot` is served by a live node other than `dead_port` that answers
+    /// `role:master`, and every live node says `cluster_state:ok` with every slot served and
+    /// gives the same slot map; returns that node's port.
+    pub(crate) fn wait_for_failover(&self, slot: u16, dead_port: u16) -> u16 {
+        wait_for(
+            &format!(
+                "slot {slot} to fail over from 127.0.0.1:{dead_port} to a live primary, agreed \
+                 by every live node"
+            ),
+            || self.diagnostics(),
+            || {
+                let views = self.views()?;
+                let port = owner(&views.first()?.map, slot)?;
+                let serves = port != dead_port
+                    && self.live().any(|n| n.node.port == port)
+                    && replication(port).is_some_and(|r| r.primary);
+                (serves && Self::agreed(&views)).then_some(port)
+            },
+        )
+    }
+
+    /// The first step of moving `slot` from the primary on `from_port` to the one on
+    /// `to_port`: `CLUSTER SETSLOT <slot> IMPORTING <from>` on the target, then `MIGRATING
+    /// <to>` on the source. From now on the source answers `ASK` for a key of the slot it does
+    /// not hold, and the target serves such a key to a client that sent `ASKING`.
+    pub(crate) fn begin_migration(&self, slot: u16, from_port: u16, to_port: u16) {
+        let slot = slot.to_string();
+        let from = &self.node(from_port).id;
+        let to = &self.node(to_port).id;
+        cli(to_port, &["CLUSTER", "SETSLOT", &slot, "IMPORTING", from]);
+        cli(from_port, &["CLUSTER", "SETSLOT", &slot, "MIGRATING", to]);
+    }
+
+    /// Moves the keys of `slot` the source still holds to the target (`CLUSTER GETKEYSINSLOT`,
+    /// 100 at a time, each batch one `MIGRATE ... KEYS`); returns how many moved. May be called
+    /// again, between a test's requests. (A key with a newline in it is not handled: redis-cli
+    /// prints one key a line.)
+    pub(crate) fn migrate_keys(&self, slot: u16, from_port: u16, to_port: u16) -> usize {
+        let slot = slot.to_string();
+        let to = to_port.to_string();
+        let mut moved = 0;
+        loop {
+            let listed = cli(from_port, &["CLUSTER", "GETKEYSINSLOT", &slot, "100"]);
+            let keys: Vec<&str> = listed.lines().filter(|k| !k.is_empty()).collect();
+            if keys.is_empty() {
+                return moved;
+            }
+            let mut args = vec!["MIGRATE", "127.0.0.1", &to, "", "0", "5000", "KEYS"];
+            args.extend(&keys);
+            // NOKEY: they expired or were deleted in between; none moved.
+            if cli(from_port, &args) != "NOKEY" {
+                moved += keys.len();
+            }
+        }
+    }
+
+    /// The last step: moves any key left (the source refuses to give up a slot it holds keys
+    /// of), then `CLUSTER SETSLOT <slot> NODE <to>` on the target, the source and every other
+    /// live primary, in that order, and waits until every live node gives the slot to the
+    /// target and none marks it as moving.
+    pub(crate) fn finish_migration(&self, slot: u16, to_port: u16) {
+        let from_port = self.primary_of_slot(slot);
+        let mut order = vec![to_port];
+        if from_port != to_port {
+            self.migrate_keys(slot, from_port, to_port);
+            order.push(from_port);
+        }
+        order.extend(
+            self.primaries()
+                .into_iter()
+                .filter(|&p| p != to_port && p != from_port),
+        );
+        let slot_text = slot.to_string();
+        let to = &self.node(to_port).id;
+        for port in order {
+            cli(port, &["CLUSTER", "SETSLOT", &slot_text, "NODE", to]);
+        }
+        let moving = format!("[{slot}-");
+        wait_for(
+            &format!("every live node to give slot {slot} to 127.0.0.1:{to_port}"),
+            || self.diagnostics(),
+            || {
+                let views = self.views()?;
+                let done = views.iter().all(|view| {
+                    owner(&view.map, slot) == Some(to_port) && !view.text.contains(&moving)
+                });
+                (done && Self::agreed(&views)).then_some(())
+            },
+        );
+    }
+
+    /// Moves `slot`, and its keys, from its current primary to the one on `to_port`:
+    /// [`begin_migration`](Self::begin_migration), [`migrate_keys`](Self::migrate_keys),
+    /// [`finish_migration`](Self::finish_migration).
+    pub(crate) fn reshard(&self, slot: u16, to_port: u16) {
+        let from_port = self.primary_of_slot(slot);
+        if from_port == to_port {
+            return;
+        }
+        self.begin_migration(slot, from_port, to_port);
+        self.migrate_keys(slot, from_port, to_port);
+        self.finish_migration(slot, to_port);
+    }
+
+    /// Command name → calls on the node on `port`, since it started or the last
+    /// [`reset_stats`](Self::reset_stats): `evalsha`, `evalsha_ro`, `get`, `script|load`...
+    /// (a command never called is absent).
+    pub(crate) fn commandstats(&self, port: u16) -> BTreeMap<String, u64> {
+        commandstats(port)
+    }
+
+    /// `CONFIG RESETSTAT` on the node on `port`.
+    pub(crate) fn reset_stats(&self, port: u16) {
+        reset_stats(port);
+    }
+
+    /// The write `args` on the primary on `port`, then `WAIT 1 5000` on the same connection:
+    /// panics on an error reply or if no replica has it after 5 s. What makes a write survive a
+    /// kill of its primary that follows (a `WAIT` of another connection does not wait for it).
+    pub(crate) fn write_replicated(&self, port: u16, args: &[&str]) {
+        write_replicated(port, args);
+    }
+
+    /// `redis-cli -p <port> <args>`: its output, trimmed; panics with what it said if it fails
+    /// or Redis answers an error. `-c` as the first arg follows `MOVED` and `ASK`.
+    pub(crate) fn cli(&self, port: u16, args: &[&str]) -> String {
+        cli(port, args)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sentinel
+
+/// A running primary, its replica, and three sentinels monitoring them as `gt-primary`
+/// (quorum 2), all on 127.0.0.1, with every sentinel aware of the replica and of the others
+/// before a test sees them.
+pub(crate) struct RedisSentinels {
+    /// The primary started, then its replica.
+    data: Vec<Node>,
+    sentinels: Vec<Node>,
+}
+
+/// The flat `key value` lines of `SENTINEL REPLICAS` / `SENTINEL SENTINELS`, one map per entry
+/// (each starts with `name`).
+fn sentinel_entries(text: &str) -> Vec<BTreeMap<String, String>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut entries: Vec<BTreeMap<String, String>> = Vec::new();
+    for pair in lines.chunks(2) {
+        let [key, value] = pair else { break };
+        if *key == "name" || entries.is_empty() {
+            entries.push(BTreeMap::new());
+        }
+        let entry = entries.last_mut().expect("one");
+        entry.insert((*key).to_owned(), (*value).to_owned());
+    }
+    entries
+}
+
+impl RedisSentinels {
+    /// Starts a primary, a replica of it (`--replicaof`, `--replica-priority 100`), waits until
+    /// the replica is in sync, then starts three sentinels (`redis-server <conf> --sentinel`,
+    /// each with its own writable `sentinel.conf`: down after 500 ms, failover timeout 2 s) and
+    /// waits until each knows the replica and the two other sentinels, without which none
+    /// could fail over; or `None` if the tools are missing and not required (see the module):
+    /// `let Some(sentinels) = RedisSentinels::start() else { return };`
+    ///
+    /// The sentinels start after the replica is in sync: a sentinel learns of replicas from
+    /// the primary's `INFO`, asked at once and then every 10 s.
+    pub(crate) fn start() -> Option<RedisSentinels> {
+        if !tools_present() {
+            return None;
+        }
+        let primary = Node::spawn("gt-sentinel", false, data_server);
+        let primary_port = primary.port.to_string();
+        let replica = Node::spawn("gt-sentinel", false, |port, dir| {
+            let mut command = data_server(port, dir);
+            command
+                .args(["--replicaof", "127.0.0.1", &primary_port])
+                .args(["--replica-priority", "100"]);
+            command
+        });
+        let mut set = RedisSentinels {
+            data: vec![primary, replica],
+            sentinels: Vec::new(),
+        };
+        let mut proof = SyncProof::default();
+        let (primary_port, replica_port) = (set.data[0].port, set.data[1].port);
+        wait_for(
+            "the replica to be in sync with the primary",
+            || set.diagnostics(),
+            || proof.in_sync(primary_port, replica_port).then_some(()),
+        );
+        for _ in 0..3 {
+            let sentinel = Node::spawn("gt-sentinel", false, |port, dir| {
+                let conf = dir.join("sentinel.conf");
+                let text = format!(
+                    "port {port}\n\
+                     bind 127.0.0.1\n\
+                     sentinel resolve-hostnames no\n\
+                     sentinel monitor {SERVICE} 127.0.0.1 {primary_port} 2\n\
+                     sentinel down-after-milliseconds {SERVICE} 500\n\
+                     sentinel failover-timeout {SERVICE} 2000\n\
+                     sentinel parallel-syncs {SERVICE} 1\n\
+                     dir {}\n",
+                    dir.display()
+                );
+                std::fs::write(&conf, text).expect("sentinel.conf");
+                let mut command = Command::new("redis-server");
+                command.arg(&conf).arg("--sentinel");
+                command
+            });
+            set.sentinels.push(sentinel);
+        }
+        let replica = format!("127.0.0.1:{}", set.data[1].port);
+        wait_for(
+            "every sentinel to know the replica and the two other sentinels",
+            || set.diagnostics(),
+            || set.sentinels_know(&replica).then_some(()),
+        );
+        Some(set)
+    }
+
+    /// Whether every live sentinel lists `replica` (not down) and two other sentinels.
+    fn sentinels_know(&self, replica: &str) -> bool {
+        self.live_sentinels().all(|port| {
+            let Ok(replicas) = try_cli(port, &["SENTINEL", "REPLICAS", SERVICE]) else {
+                return false;
+            };
+            let known = sentinel_entries(&replicas).iter().any(|e| {
+                e.get("name").is_some_and(|name| name == replica)
+                    && e.get("flags")
+                        .is_some_and(|f| !f.contains("s_down") && !f.contains("disconnected"))
+            });
+            let others = try_cli(port, &["SENTINEL", "SENTINELS", SERVICE])
+                .is_ok_and(|text| sentinel_entries(&text).len() == 2);
+            known && others
+        })
+    }
+
+    fn live_sentinels(&self) -> impl Iterator<Item = u16> + '_ {
+        self.sentinels
+            .iter()
+            .filter(|n| n.is_alive())
+            .map(|n| n.port)
+    }
+
+    /// What each live sentinel gives as the primary's port (`None`: no answer).
+    fn votes(&self) -> Vec<Option<u16>> {
+        self.live_sentinels()
+            .map(|port| {
+                try_cli(port, &["SENTINEL", "GET-MASTER-ADDR-BY-NAME", SERVICE])
+                    .ok()?
+                    .lines()
+                    .last()?
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    }
+
+    /// The port every live sentinel gives, if they all give the same one.
+    fn unanimous(&self) -> Option<u16> {
+        let votes = self.votes();
+        let first = (*votes.first()?)?;
+        votes.iter().all(|&v| v == Some(first)).then_some(first)
+    }
+
+    /// What each server says of its role, what each sentinel says, and every log tail, for a
+    /// panic.
+    fn diagnostics(&self) -> String {
+        let mut text = String::new();
+        for node in &self.data {
+            let role = match replication(node.port) {
+                None => "no answer".to_owned(),
+                Some(r) if r.primary => "role:master".to_owned(),
+                Some(r) => format!(
+                    "role:slave of {:?}, link {}",
+                    r.primary_port,
+                    if r.link_up { "up" } else { "down" }
+                ),
+            };
+            text.push_str(&format!(
+                "=== data 127.0.0.1:{}: {role}\n{}\n",
+                node.port,
+                node.log_tail()
+            ));
+        }
+        for node in &self.sentinels {
+            let ask = |args: &[&str]| try_cli(node.port, args).unwrap_or_else(|e| e);
+            text.push_str(&format!(
+                "=== sentinel 127.0.0.1:{}\nGET-MASTER-ADDR-BY-NAME: {}\nREPLICAS:\n{}\n\
+                 SENTINELS:\n{}\n{}\n",
+                node.port,
+                ask(&["SENTINEL", "GET-MASTER-ADDR-BY-NAME", SERVICE]).replace('\n', ":"),
+                ask(&["SENTINEL", "REPLICAS", SERVICE]),
+                ask(&["SENTINEL", "SENTINELS", SERVICE]),
+                node.log_tail()
+            ));
+        }
+        text
+    }
+
+    /// `gt-primary`: the name the sentinels monitor the primary by.
+    pub(crate) fn service(&self) -> &str {
+        SERVICE
+    }
+
+    /// `127.0.0.1:<port>` of each sentinel.
+    pub(crate) fn sentinel_addrs(&self) -> Vec<String> {
+        self.sentinels
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect()
+    }
+
+    /// `redis+sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/gt-primary`: the scheme
+    /// the shared breaker's store accepts for a primary found through Sentinel.
+    pub(crate) fn url(&self) -> String {
+        format!(
+            "redis+sentinel://{}/{}",
+            self.sentinel_addrs().join(","),
+            self.service()
+        )
+    }
+
+    /// The ports of the two data servers: the primary started, then its replica (whatever
+    /// their roles are now).
+    pub(crate) fn data_ports(&self) -> Vec<u16> {
+        self.data.iter().map(|n| n.port).collect()
+    }
+
+    /// The primary's port, as a majority of the sentinels give it (`SENTINEL
+    /// GET-MASTER-ADDR-BY-NAME`; waiting until a majority agrees).
+    pub(crate) fn primary_port(&self) -> u16 {
+        wait_for(
+            "a majority of the sentinels to agree on the primary",
+            || self.diagnostics(),
+            || {
+                let votes = self.votes();
+                let majority = self.sentinels.len() / 2 + 1;
+                votes
+                    .iter()
+                    .flatten()
+                    .find(|&&port| votes.iter().filter(|&&v| v == Some(port)).count() >= majority)
+                    .copied()
+            },
+        )
+    }
+
+    /// `SENTINEL FAILOVER gt-primary` (asked again while the sentinel refuses, e.g. it has not
+    /// yet judged the replica fit), then waits until every sentinel gives the other server as
+    /// the primary, it answers `role:master`, the old primary has become its replica and is in
+    /// sync (see [`SyncProof`]), and every sentinel lists the old primary as a replica: so that
+    /// a second failover can follow, and a write to the new primary then reaches the old one.
+    /// Returns the new primary's port.
+    ///
+    /// The sentinels switch within about a second; then the old primary, which still answers
+    /// `role:master` (no one told it otherwise), is made a replica by a sentinel only once it
+    /// has reported that role for 8 s (Sentinel's fixed `SENTINEL_PUBLISH_PERIOD * 4`, not
+    /// configurable): this returns after about 10 s.
+    pub(crate) fn failover(&self) -> u16 {
+        let old = self.primary_port();
+        let new = self
+            .data_ports()
+            .into_iter()
+            .find(|&p| p != old)
+            .expect("the other data server");
+        let asker = self.live_sentinels().next().expect("a live sentinel");
+        let old_address = format!("127.0.0.1:{old}");
+        let mut accepted = false;
+        let mut proof = SyncProof::default();
+        wait_for(
+            &format!(
+                "the sentinels to fail over from 127.0.0.1:{old} to 127.0.0.1:{new}, and \
+                 127.0.0.1:{old} to become its replica, in sync"
+            ),
+            || self.diagnostics(),
+            || {
+                if !accepted {
+                    accepted = try_cli(asker, &["SENTINEL", "FAILOVER", SERVICE]).is_ok();
+                    return None;
+                }
+                let switched = self.unanimous() == Some(new)
+                    && replication(new).is_some_and(|r| r.primary)
+                    && self.sentinels_know(&old_address);
+                if !switched {
+                    return None;
+                }
+                proof.in_sync(new, old).then_some(new)
+            },
+        )
+    }
+
+    /// SIGKILLs the current primary (it stays dead) and waits until every live sentinel gives
+    /// another server as the primary and it answers `role:master`; returns its port. With two
+    /// data servers that is the other one, which then has no replica left.
+    pub(crate) fn kill_primary(&mut self) -> u16 {
+        let old = self.primary_port();
+        self.data
+            .iter_mut()
+            .find(|n| n.port == old)
+            .expect("the primary is one of the data servers")
+            .kill();
+        wait_for(
+            &format!("the sentinels to promote another server than the killed 127.0.0.1:{old}"),
+            || self.diagnostics(),
+            || {
+                let new = self.unanimous()?;
+                let alive = self.data.iter().any(|n| n.port == new && n.is_alive());
+                (alive && replication(new).is_some_and(|r| r.primary)).then_some(new)
+            },
+        )
+    }
+
+    /// Command name → calls on the server on `port` (see [`RedisCluster::commandstats`]).
+    pub(crate) fn commandstats(&self, port: u16) -> BTreeMap<String, u64> {
+        commandstats(port)
+    }
+
+    /// `CONFIG RESETSTAT` on the server on `port`.
+    pub(crate) fn reset_stats(&self, port: u16) {
+        reset_stats(port);
+    }
+
+    /// The write `args` on the primary on `port`, then `WAIT 1 5000` on the same connection:
+    /// panics on an error reply or if no replica has it after 5 s. What makes a write survive a
+    /// kill of its primary that follows (a `WAIT` of another connection does not wait for it).
+    pub(crate) fn write_replicated(&self, port: u16, args: &[&str]) {
+        write_replicated(port, args);
+    }
+
+    /// `redis-cli -p <port> <args>` (a data server's or a sentinel's): its output, trimmed;
+    /// panics with what it said if it fails or Redis answers an error.
+    pub(crate) fn cli(&self, port: u16, args: &[&str]) -> String {
+        cli(port, args)
+    }
+}
