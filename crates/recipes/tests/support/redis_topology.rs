@@ -1184,12 +1184,25 @@ impl RedisSentinels {
     /// another server as the primary and it answers `role:master`; returns its port. With two
     /// data servers that is the other one, which then has no replica left.
     pub(crate) fn kill_primary(&mut self) -> u16 {
+        let old = self.kill_primary_now();
+        self.wait_promoted(old)
+    }
+
+    /// SIGKILL the primary and return at once, with its port: for a test that looks at the
+    /// moment before the sentinels act. [`wait_promoted`](Self::wait_promoted) waits for the
+    /// rest.
+    pub(crate) fn kill_primary_now(&mut self) -> u16 {
         let old = self.primary_port();
         self.data
             .iter_mut()
             .find(|n| n.port == old)
             .expect("the primary is one of the data servers")
             .kill();
+        old
+    }
+
+    /// Waits until the sentinels agree on a live primary other than the killed `old`; its port.
+    pub(crate) fn wait_promoted(&self, old: u16) -> u16 {
         wait_for(
             &format!("the sentinels to promote another server than the killed 127.0.0.1:{old}"),
             || self.diagnostics(),

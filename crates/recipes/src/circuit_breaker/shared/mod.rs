@@ -40,7 +40,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use config::{SharedConfig, Topology};
-pub(crate) use link::ERROR_KINDS;
+#[cfg(feature = "metrics")]
+pub(crate) use link::ERROR_KINDS; // the metrics label their series with them
 
 use super::config::OpenDuration;
 use super::{CircuitBreaker, Config};

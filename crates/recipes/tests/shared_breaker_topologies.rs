@@ -1,0 +1,536 @@
+//! The shared breaker on the topologies fleets run (issue 28), on real servers the tests start
+//! (support/redis_topology.rs): a Redis Cluster of 3 primaries and 3 replicas, and a primary
+//! and a replica behind 3 sentinels, with short node and down-after timeouts so a failover
+//! takes a second or two. Instances are in-process breakers, each step awaited with `sync()`;
+//! the only waits on the clock are the fleet's windows and Redis's failovers.
+//!
+//! What the single node promises holds on both: the fleet discovers a down upstream within
+//! threshold + instances − 1 calls, sends one trial, and closed calls send no write command. A
+//! primary killed (or failed over) degrades the breaker to local state without failing a call,
+//! and sharing resumes on the promoted node, whose missing scripts are sent whole (`noscript`);
+//! a slot resharded under traffic loses none of the fleet's count.
+#![cfg(feature = "redis")]
+
+#[path = "support/redis_topology.rs"]
+mod redis_topology;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::time::{Duration, Instant};
+
+use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+use green_tea_recipes::circuit_breaker::{BreakerError, BreakerState, CircuitBreaker, Config};
+use redis_topology::{RedisCluster, RedisSentinels};
+
+const WINDOW: Duration = Duration::from_millis(150);
+const CALL_TIMEOUT: Duration = Duration::from_millis(300);
+/// Only to fail instead of hanging; never a timing assertion.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+fn config(name: &str, threshold: u32) -> Config {
+    Config::new(threshold, WINDOW)
+        .call_timeout(CALL_TIMEOUT)
+        .name(name)
+}
+
+/// As the single-node tests: a long claim timeout (a loaded machine must not turn a slow claim
+/// into a refused call), short Redis timeouts, an hour between background refreshes (every
+/// refresh a test relies on is a `sync()`).
+fn sharing(url: &str, instance: &str) -> SharedConfig {
+    SharedConfig::new(url)
+        .instance(instance)
+        .refresh_interval(Duration::from_secs(3600))
+        .claim_timeout(Duration::from_secs(5), 3)
+        .lease_margin(Duration::from_millis(50))
+        .timeouts(Duration::from_millis(300), Duration::from_millis(300))
+}
+
+async fn fleet(url: &str, name: &str, threshold: u32, n: usize) -> Vec<CircuitBreaker> {
+    let mut fleet = Vec::new();
+    for i in 0..n {
+        let shared = sharing(url, &format!("{name}-instance-{i}"));
+        let breaker = within(CircuitBreaker::shared(config(name, threshold), shared))
+            .await
+            .expect("the breaker is made");
+        fleet.push(breaker);
+    }
+    fleet
+}
+
+async fn within<F: Future>(future: F) -> F::Output {
+    tokio::time::timeout(HANG_GUARD, future)
+        .await
+        .expect("did not hang")
+}
+
+async fn sync_all(fleet: &[CircuitBreaker]) {
+    for _ in 0..2 {
+        for breaker in fleet {
+            assert!(within(breaker.sync()).await, "Redis answered the sync");
+        }
+    }
+}
+
+fn states(fleet: &[CircuitBreaker]) -> Vec<BreakerState> {
+    fleet.iter().map(CircuitBreaker::state).collect()
+}
+
+fn errors(breaker: &CircuitBreaker, kind: &str) -> u64 {
+    breaker
+        .shared_errors()
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(0, |(_, n)| n)
+}
+
+/// An upstream that counts the calls reaching it.
+#[derive(Clone, Default)]
+struct Upstream {
+    hits: Arc<AtomicU64>,
+    down: Arc<AtomicBool>,
+}
+
+impl Upstream {
+    fn down() -> Self {
+        let upstream = Upstream::default();
+        upstream.down.store(true, SeqCst);
+        upstream
+    }
+
+    async fn call(&self, breaker: &CircuitBreaker) -> Result<(), BreakerError<&'static str>> {
+        breaker
+            .call(|| async {
+                self.hits.fetch_add(1, SeqCst);
+                if self.down.load(SeqCst) {
+                    Err("down")
+                } else {
+                    Ok(())
+                }
+            })
+            .await
+    }
+
+    fn hits(&self) -> u64 {
+        self.hits.load(SeqCst)
+    }
+}
+
+/// One call at a time, round robin, until every instance fails fast: the calls that reached
+/// the down upstream.
+async fn discover_a_down_upstream(fleet: &[CircuitBreaker]) -> u64 {
+    let upstream = Upstream::down();
+    let mut i = 0;
+    while !states(fleet).iter().all(|s| *s == BreakerState::Open) {
+        let _ = within(upstream.call(&fleet[i % fleet.len()])).await;
+        sync_all(fleet).await;
+        i += 1;
+        assert!(i < 100, "the fleet never opened");
+    }
+    upstream.hits()
+}
+
+/// After the fleet's window (Redis's time passing), 64 callers over the fleet at once: the
+/// calls that reached the upstream, which holds the one admitted until the others are refused.
+async fn trial_after_the_window(fleet: &Arc<Vec<CircuitBreaker>>) -> u64 {
+    tokio::time::sleep(WINDOW + Duration::from_millis(20)).await;
+    sync_all(fleet).await;
+    let upstream = Upstream::default();
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (refused_tx, mut refused_rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut callers = Vec::new();
+    for caller in 0..64 {
+        let (fleet, upstream, gate, refused) = (
+            Arc::clone(fleet),
+            upstream.clone(),
+            Arc::clone(&gate),
+            refused_tx.clone(),
+        );
+        callers.push(tokio::spawn(async move {
+            let breaker = &fleet[caller % fleet.len()];
+            let result = breaker
+                .call(|| async {
+                    upstream.hits.fetch_add(1, SeqCst);
+                    let _ = gate.acquire().await;
+                    Ok::<_, &str>(())
+                })
+                .await;
+            if result.is_err() {
+                let _ = refused.send(());
+            }
+            result.is_ok()
+        }));
+    }
+    for _ in 0..63 {
+        within(refused_rx.recv()).await.expect("a refusal");
+    }
+    within(async {
+        while upstream.hits() == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await; // the winner's task is polled
+        }
+    })
+    .await;
+    gate.add_permits(64);
+    let mut admitted = 0;
+    for caller in callers {
+        admitted += u64::from(within(caller).await.unwrap());
+    }
+    assert_eq!(admitted, upstream.hits());
+    sync_all(fleet).await;
+    assert!(
+        states(fleet).iter().all(|s| *s == BreakerState::Closed),
+        "the trial's success closed the fleet: {:?}",
+        states(fleet)
+    );
+    upstream.hits()
+}
+
+/// Syncs until Redis answers (the client's reconnect, a failover's pace), then a trip on one
+/// instance opens the others, and a release closes them.
+async fn sharing_resumes(fleet: &[CircuitBreaker]) {
+    for breaker in fleet {
+        within(async {
+            while !breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(50)).await; // the reconnect's pace
+            }
+        })
+        .await;
+        assert!(!breaker.degraded());
+    }
+    fleet[0].force_open();
+    settles(fleet, BreakerState::ForcedOpen).await;
+    fleet[0].release();
+    settles(fleet, BreakerState::Closed).await;
+}
+
+/// Syncs every instance until all are in `state`. A sync may still fail once after a topology
+/// change (a write that met `READONLY` on a demoted primary moves the link, and the next round
+/// publishes what was kept), so this does not insist that each one answers.
+async fn settles(fleet: &[CircuitBreaker], state: BreakerState) {
+    within(async {
+        loop {
+            for breaker in fleet {
+                breaker.sync().await;
+            }
+            if states(fleet).iter().all(|s| *s == state) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await; // the next round's pace
+        }
+    })
+    .await;
+}
+
+/// Names whose hash tags are served by `count` different primaries, `billing` first.
+fn names_on_different_primaries(cluster: &RedisCluster, count: usize) -> Vec<(String, u16)> {
+    let mut found: Vec<(String, u16)> = Vec::new();
+    let candidates = ["billing".to_owned()]
+        .into_iter()
+        .chain((0..1000).map(|n| format!("upstream-{n}")));
+    for name in candidates {
+        let primary = cluster.primary_of_slot(cluster.slot_of(&format!("{{{name}}}")));
+        if found.iter().all(|(_, p)| *p != primary) {
+            found.push((name, primary));
+        }
+        if found.len() == count {
+            return found;
+        }
+    }
+    panic!("no {count} names on {count} primaries: {found:?}");
+}
+
+/// Tests 1 and 6 of issue 28: three breakers whose names hash to three different primaries,
+/// three instances each, threshold 3: as on one node, at most threshold + instances − 1 calls
+/// reach a down upstream before every instance fails fast, and after the window one trial
+/// reaches it fleet-wide. Then, on the primary owning `{billing}`, `INFO commandstats` around
+/// 10,000 closed calls: no write command, and no more script reads than refreshes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_a_cluster_three_breakers_on_three_primaries_share_as_on_one_node() {
+    let Some(cluster) = RedisCluster::start(3, 1) else {
+        return;
+    };
+    let url = cluster.url();
+    const THRESHOLD: u32 = 3;
+    const INSTANCES: usize = 3;
+    let names = names_on_different_primaries(&cluster, 3);
+    for (name, primary) in &names {
+        let shared = Arc::new(fleet(&url, name, THRESHOLD, INSTANCES).await);
+        let hits = discover_a_down_upstream(&shared).await;
+        println!("{name} (on the primary at :{primary}): {hits} call(s) reached the down upstream");
+        assert!(
+            hits < u64::from(THRESHOLD) + INSTANCES as u64,
+            "{name}: {hits} calls"
+        );
+        let trials = trial_after_the_window(&shared).await;
+        assert_eq!(trials, 1, "{name}: one trial fleet-wide");
+        assert!(shared.iter().all(|b| !b.degraded()));
+        // Its keys are on the primary its hash tag names (the trial's success wrote `closed`).
+        let closed_key = format!("green-tea:breaker:{{{name}}}:closed");
+        assert_eq!(
+            cluster.cli(*primary, &["EXISTS", &closed_key]),
+            "1",
+            "{name}"
+        );
+    }
+
+    let (name, primary) = &names[0];
+    assert_eq!(name, "billing");
+    let shared = fleet(&url, name, THRESHOLD, 1).await;
+    let breaker = &shared[0];
+    let upstream = Upstream::default();
+    within(upstream.call(breaker)).await.unwrap();
+    assert!(within(breaker.sync()).await);
+    cluster.reset_stats(*primary);
+    let refreshes = breaker.shared_refreshes();
+    for _ in 0..10_000 {
+        upstream.call(breaker).await.unwrap();
+    }
+    assert!(within(breaker.sync()).await);
+    let refreshes = breaker.shared_refreshes() - refreshes;
+    let stats = cluster.commandstats(*primary);
+    println!(
+        "commandstats on :{primary} around 10,000 closed calls ({refreshes} refresh(es)): {stats:?}"
+    );
+    let calls = |command: &str| stats.get(command).copied().unwrap_or(0);
+    for write in [
+        "set",
+        "del",
+        "incr",
+        "incrby",
+        "sadd",
+        "pexpire",
+        "hset",
+        "eval",
+        "evalsha",
+        "script",
+        "script|load",
+    ] {
+        assert_eq!(calls(write), 0, "no `{write}`");
+    }
+    assert!(refreshes >= 1);
+    assert!(
+        calls("evalsha_ro") + calls("eval_ro") <= refreshes,
+        "reads: {stats:?}"
+    );
+}
+
+/// Test 2 of issue 28: the primary owning `{billing}` is killed (SIGKILL) while calls run on
+/// two instances. No call fails for Redis's sake (the upstream is up, the breakers closed:
+/// calls are decided in memory) and each completes; the breakers report degraded; once the
+/// replica is promoted sharing resumes (a hold on one reaches the other), and the promoted node,
+/// which never had the scripts (Redis 7 does not send `SCRIPT LOAD` to replicas), was sent
+/// them whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_a_cluster_a_killed_primary_degrades_then_sharing_resumes_on_the_promoted_replica() {
+    let Some(mut cluster) = RedisCluster::start(3, 1) else {
+        return;
+    };
+    let shared = Arc::new(fleet(&cluster.url(), "billing", 3, 2).await);
+    sharing_resumes(&shared).await;
+    let slot = cluster.slot_of("{billing}");
+    let owner = cluster.primary_of_slot(slot);
+    let noscripts_before: u64 = shared.iter().map(|b| errors(b, "noscript")).sum();
+
+    // Calls on both instances, all the while.
+    let stop = Arc::new(AtomicBool::new(false));
+    let runners: Vec<_> = (0..2)
+        .map(|i| {
+            let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let upstream = Upstream::default();
+                let (mut calls, mut failed, mut slowest) = (0_u64, 0_u64, Duration::ZERO);
+                while !stop.load(SeqCst) {
+                    let started = Instant::now();
+                    if within(upstream.call(&shared[i])).await.is_err() {
+                        failed += 1;
+                    }
+                    slowest = slowest.max(started.elapsed());
+                    calls += 1;
+                    tokio::task::yield_now().await;
+                }
+                (calls, failed, slowest)
+            })
+        })
+        .collect();
+
+    let killed = Instant::now();
+    cluster.kill(owner);
+    for breaker in shared.iter() {
+        within(async {
+            while breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(breaker.degraded(), "the store is down: degraded");
+    }
+    let promoted = cluster.wait_for_failover(slot, owner);
+    let promoted_after = killed.elapsed();
+    for breaker in shared.iter() {
+        within(async {
+            while !breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(10)).await; // the reconnect's pace
+            }
+        })
+        .await;
+    }
+    let resumed_after = killed.elapsed();
+    // The calls stop before the hold below, which refuses them on purpose.
+    stop.store(true, SeqCst);
+    for runner in runners {
+        let (calls, failed, slowest) = within(runner).await.unwrap();
+        println!("{calls} calls during the failover, {failed} failed, the slowest {slowest:?}");
+        assert!(calls > 0);
+        assert_eq!(failed, 0, "no call failed for Redis's sake");
+    }
+    sharing_resumes(&shared).await;
+    let noscripts_after: u64 = shared.iter().map(|b| errors(b, "noscript")).sum();
+    println!(
+        "primary :{owner} killed; :{promoted} promoted after {promoted_after:?}, sharing resumed \
+         after {resumed_after:?}; errors: {:?}",
+        shared[0].shared_errors()
+    );
+    assert!(
+        noscripts_after > noscripts_before,
+        "the promoted node had no script and was sent it"
+    );
+    // And a trip on one instance opens the other, on the promoted primary.
+    let down = Upstream::down();
+    for _ in 0..3 {
+        let _ = within(down.call(&shared[0])).await;
+    }
+    settles(&shared, BreakerState::Open).await;
+}
+
+/// Test 3 of issue 28: `{billing}`'s slot resharded to another primary while the fleet counts
+/// failures: some published before the migration, some while its keys are on their way
+/// (`TRYAGAIN` or `ASK`: the breakers may degrade and keep them), the rest after (`MOVED`,
+/// followed). Nothing a single node would keep is lost: the count reaches the threshold on the
+/// new owner exactly when the failures add up to it, and the trip opens both instances.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_a_cluster_a_resharded_slot_loses_nothing() {
+    let Some(cluster) = RedisCluster::start(3, 1) else {
+        return;
+    };
+    const THRESHOLD: u32 = 5;
+    let shared = fleet(&cluster.url(), "billing", THRESHOLD, 2).await;
+    let slot = cluster.slot_of("{billing}");
+    let from = cluster.primary_of_slot(slot);
+    let to = *cluster
+        .primaries()
+        .iter()
+        .find(|p| **p != from)
+        .expect("another primary");
+    let fails = "green-tea:breaker:{billing}:fails";
+    let down = Upstream::down();
+    let fail = |breaker: usize| {
+        let (down, breaker) = (down.clone(), &shared[breaker]);
+        async move {
+            let _ = within(down.call(breaker)).await;
+        }
+    };
+
+    fail(0).await;
+    fail(1).await;
+    sync_all(&shared).await;
+    assert_eq!(cluster.cli(from, &["GET", fails]), "2");
+
+    cluster.begin_migration(slot, from, to);
+    fail(0).await;
+    // Published or kept: the sync says which, and a kept failure goes out later.
+    let _ = within(shared[0].sync()).await;
+    let moved = cluster.migrate_keys(slot, from, to);
+    assert!(moved >= 1, "the count's key moved");
+    fail(1).await;
+    let _ = within(shared[1].sync()).await;
+    cluster.finish_migration(slot, to);
+    assert_eq!(cluster.primary_of_slot(slot), to);
+
+    // After the move: every kept failure is published on the new owner.
+    for breaker in &shared {
+        within(async {
+            while !breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+    }
+    sync_all(&shared).await;
+    assert_eq!(cluster.cli(to, &["GET", fails]), "4", "no failure lost");
+    assert_eq!(
+        states(&shared),
+        [BreakerState::Closed, BreakerState::Closed]
+    );
+    fail(0).await;
+    sync_all(&shared).await;
+    assert_eq!(
+        states(&shared),
+        [BreakerState::Open, BreakerState::Open],
+        "the fifth failure tripped the fleet on the new owner"
+    );
+    println!(
+        "resharded slot {slot} :{from} -> :{to}; errors met: {:?} and {:?}",
+        shared[0].shared_errors(),
+        shared[1].shared_errors()
+    );
+}
+
+/// Test 4 of issue 28: behind Sentinel (3 sentinels, a primary and a replica), a
+/// `SENTINEL FAILOVER` and then a killed primary: each time the breakers degrade or move, and
+/// sharing resumes on the new primary, found through the sentinels.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() {
+    let Some(mut sentinels) = RedisSentinels::start() else {
+        return;
+    };
+    let shared = fleet(&sentinels.url(), "billing", 3, 2).await;
+    sharing_resumes(&shared).await;
+    let first = sentinels.primary_port();
+
+    let second = sentinels.failover();
+    assert_ne!(second, first);
+    sentinels.reset_stats(second);
+    let failed_over = Instant::now();
+    sharing_resumes(&shared).await;
+    println!(
+        "SENTINEL FAILOVER :{first} -> :{second}: sharing resumed {:?} after the failover ended",
+        failed_over.elapsed()
+    );
+    // The fleet's scripts ran on the new primary.
+    let stats = sentinels.commandstats(second);
+    let scripts: u64 = ["evalsha", "eval", "evalsha_ro", "eval_ro"]
+        .iter()
+        .filter_map(|c| stats.get(*c))
+        .sum();
+    assert!(scripts > 0, "the breakers talk to :{second}: {stats:?}");
+
+    let killed = Instant::now();
+    let dead = sentinels.kill_primary_now();
+    assert_eq!(dead, second);
+    // Before the sentinels act, the store finds its primary gone: degraded, on local state.
+    for breaker in &shared {
+        assert!(!within(breaker.sync()).await, "the primary is gone");
+        assert!(breaker.degraded());
+        within(Upstream::default().call(breaker))
+            .await
+            .expect("a closed call goes through on local state");
+    }
+    let third = sentinels.wait_promoted(dead);
+    assert_eq!(
+        third, first,
+        "the old primary, a replica since, is promoted again"
+    );
+    let promoted_after = killed.elapsed();
+    sharing_resumes(&shared).await;
+    println!(
+        "primary :{second} killed: :{third} promoted after {promoted_after:?}, sharing resumed \
+         after {:?}; errors: {:?}",
+        killed.elapsed(),
+        shared[0].shared_errors()
+    );
+    let down = Upstream::down();
+    for _ in 0..3 {
+        let _ = within(down.call(&shared[0])).await;
+    }
+    settles(&shared, BreakerState::Open).await;
+}
