@@ -1,7 +1,7 @@
 //! The circuit breaker's overhead per call: closed and uncontended, against a bare call and
 //! against the `failsafe` crate's breaker; then with two threads contending; then a closed call
-//! with a shared store attached (a throwaway `redis-server`, skipped where it is missing)
-//! against the same breaker without one.
+//! with a shared store attached (a throwaway `redis-server`, skipped where it is missing), and
+//! one on a throwaway Redis Cluster of three primaries, against the same breaker without one.
 //!
 //! `cargo bench --bench breaker`; figures and method in docs/benchmarks.md.
 
@@ -9,6 +9,8 @@
 
 #[path = "../crates/recipes/tests/support/redis.rs"]
 mod redis_server;
+#[path = "../crates/recipes/tests/support/redis_topology.rs"]
+mod redis_topology;
 
 use std::future::Future;
 use std::hint::black_box;
@@ -100,6 +102,15 @@ fn shared_store(c: &mut Criterion) {
         ))
         .unwrap();
     assert!(runtime.block_on(shared.sync()), "redis-server answers");
+    // And on a Redis Cluster of three primaries (the bench's own, on loopback).
+    let cluster = redis_topology::RedisCluster::start(3, 0).expect("a Redis Cluster");
+    let clustered = runtime
+        .block_on(CircuitBreaker::shared(
+            config().name("bench"),
+            SharedConfig::new(cluster.url()),
+        ))
+        .unwrap();
+    assert!(runtime.block_on(clustered.sync()), "the cluster answers");
     let _context = runtime.enter();
     let mut group = c.benchmark_group("breaker, closed, with a call timeout");
     group.bench_function("local", |b| {
@@ -108,7 +119,11 @@ fn shared_store(c: &mut Criterion) {
     group.bench_function("shared store attached", |b| {
         b.iter(|| ready(shared.call(|| operation(1))).unwrap())
     });
+    group.bench_function("cluster store attached", |b| {
+        b.iter(|| ready(clustered.call(|| operation(1))).unwrap())
+    });
     group.finish();
+    drop(cluster);
 }
 
 criterion_group!(benches, uncontended, contended, shared_store);

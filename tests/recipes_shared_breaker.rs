@@ -1,11 +1,14 @@
 //! Issue 14's test 8, end to end with processes: three `orders` processes sharing billing's
-//! breaker through one throwaway `redis-server`, in front of one `billing_upstream`. The
+//! breaker through one throwaway `redis-server`, in front of one `billing_upstream`; and one
+//! `orders` sharing it through a throwaway Redis Cluster (issue 28). The
 //! example binaries are the ones cargo built beside this test (as tests/examples_smoke.rs runs
 //! them), never a nested `cargo run`.
 #![cfg(unix)]
 
 #[path = "../crates/recipes/tests/support/redis.rs"]
 mod redis_server;
+#[path = "../crates/recipes/tests/support/redis_topology.rs"]
+mod redis_topology;
 mod support;
 
 use std::time::Duration;
@@ -170,4 +173,40 @@ async fn three_orders_processes_share_billings_breaker() {
         assert!(i < 3000, "the fleet never closed");
     }
     assert_eq!(trials, 1);
+}
+
+/// Issue 28: `orders` with `REDIS_URL` naming a Redis Cluster (`redis+cluster://`, its seeds)
+/// says so in its banner and on `explain`'s line for `billing`, and its breaker's keys are on
+/// the primary that owns `{billing-cluster}`'s slot once an order failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orders_shares_billings_breaker_through_a_redis_cluster() {
+    let Some(cluster) = redis_topology::RedisCluster::start(3, 0) else {
+        return;
+    };
+    let upstream = start("billing_upstream", &["--mode", "down"], &[]);
+    let (url, billing_url) = (cluster.url(), upstream.base());
+    let env = [
+        ("BILLING_URL", billing_url.as_str()),
+        ("REDIS_URL", url.as_str()),
+        ("BREAKER_NAME", "billing-cluster"),
+        ("BREAKER_REFRESH_MS", "50"),
+    ];
+    let orders = start("orders", &[], &env);
+    let seeds = cluster.seeds().join(",");
+    assert!(orders.printed(&format!(
+        "billing's circuit breaker is shared through Redis Cluster {seeds} as green-tea:breaker:{{billing-cluster}}"
+    )));
+    assert!(orders.printed(&format!(
+        "Billing (circuit breaker shared through Redis Cluster {seeds})"
+    )));
+    let client = http1_client();
+    let reply = order(&client, &orders).await;
+    assert_eq!(reply.status, 503, "billing is down");
+    let owner = cluster.primary_of_slot(cluster.slot_of("{billing-cluster}"));
+    within("the failure reaches the cluster", async {
+        while cluster.cli(owner, &["GET", "green-tea:breaker:{billing-cluster}:fails"]) != "1" {
+            tokio::time::sleep(Duration::from_millis(5)).await; // the publisher's pace
+        }
+    })
+    .await;
 }
