@@ -12,7 +12,8 @@ use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
 use redis::sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType};
 use redis::{
-    AsyncConnectionConfig, Cmd, ConnectionAddr, ErrorKind, RedisError, RedisResult, ServerErrorKind, Value,
+    AsyncConnectionConfig, Cmd, ConnectionAddr, ErrorKind, RedisError, RedisResult,
+    ServerErrorKind, Value,
 };
 
 use super::SharedError;
