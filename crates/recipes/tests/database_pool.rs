@@ -15,7 +15,7 @@ mod database;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use database::{Hold, TestDatabase, bodies, client, notes_app, send, serve, within};
+use database::{Answer, Hold, TestDatabase, bodies, client, notes_app, send, serve, within};
 use green_tea_core::CheckStatus;
 use green_tea_recipes::database::{Database, sqlx};
 use http::Method;
@@ -83,15 +83,12 @@ async fn an_exhausted_pool_answers_503_after_the_acquire_timeout(db: TestDatabas
         tokio::spawn(async move { send(&client, Method::POST, &url, "held").await })
     };
     within("the held write", hold.written.notified()).await;
-    // Refused at the insert (`BEGIN` takes no lock), and at the begin (`BEGIN IMMEDIATE`).
+    // Both begins wait for the one connection, and are refused at the acquire timeout.
     for path in ["/notes", "/notes/immediate"] {
-        let refused = send(&client, Method::POST, &served.url(path), "refused").await;
-        assert_eq!(refused.status, 503, "{path}: {refused:?}");
-        assert_eq!(
-            refused.json,
-            json!({ "error": "the database is busy; try again" })
+        assert_busy(
+            &send(&client, Method::POST, &served.url(path), "refused").await,
+            path,
         );
-        assert_eq!(refused.retry_after.as_deref(), Some("1"));
     }
     hold.release.notify_one();
     let held = within("the held answer", held).await.unwrap();
@@ -290,13 +287,10 @@ async fn sqlite_a_writer_waiting_past_the_busy_timeout_answers_503() {
     within("the held write", hold.written.notified()).await;
     // Refused at the insert (`BEGIN` takes no lock), and at the begin (`BEGIN IMMEDIATE`).
     for path in ["/notes", "/notes/immediate"] {
-        let refused = send(&client, Method::POST, &served.url(path), "refused").await;
-        assert_eq!(refused.status, 503, "{path}: {refused:?}");
-        assert_eq!(
-            refused.json,
-            json!({ "error": "the database is busy; try again" })
+        assert_busy(
+            &send(&client, Method::POST, &served.url(path), "refused").await,
+            path,
         );
-        assert_eq!(refused.retry_after.as_deref(), Some("1"));
     }
     hold.release.notify_one();
     let held = within("the held answer", held).await.unwrap();
@@ -376,4 +370,17 @@ async fn sqlite_a_read_then_write_overtaken_answers_503_and_immediate_waits_inst
         ["in between", "first, after 1", "second"]
     );
     served.close().await;
+}
+
+/// The answer a write gets when the database is busy: 503, the busy message as JSON, and
+/// `Retry-After: 1`.
+#[track_caller]
+fn assert_busy(refused: &Answer, path: &str) {
+    assert_eq!(refused.status, 503, "{path}: {refused:?}");
+    assert_eq!(
+        refused.json,
+        json!({ "error": "the database is busy; try again" }),
+        "{path}"
+    );
+    assert_eq!(refused.retry_after.as_deref(), Some("1"), "{path}");
 }

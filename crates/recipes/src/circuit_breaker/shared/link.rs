@@ -48,6 +48,9 @@ impl Link {
     /// far more often a wrong list than an outage.
     pub(crate) async fn connect(url: &str, bounds: Bounds) -> Result<Link, SharedError> {
         let topology = Topology::of_url(url)?;
+        // The user and password, where a cluster or sentinel URL has them (one node's URL is
+        // redis-rs's to read).
+        let (userinfo, _) = split_userinfo(url.split_once("://").map_or("", |(_, rest)| rest));
         let invalid = |error: RedisError| SharedError::InvalidUrl {
             url: topology.to_string(),
             reason: error.to_string(),
@@ -69,7 +72,6 @@ impl Link {
                 Ok(Link::Single(conn))
             }
             Topology::Cluster { seeds } => {
-                let (userinfo, _) = split_userinfo(url.split_once("://").map_or("", |(_, r)| r));
                 let nodes: Vec<String> = seeds
                     .iter()
                     .map(|seed| match userinfo {
@@ -105,8 +107,6 @@ impl Link {
                 }
             }
             Topology::Sentinel { sentinels, service } => {
-                let rest = url.split_once("://").map_or("", |(_, rest)| rest);
-                let (userinfo, _) = split_userinfo(rest);
                 let sentinel_urls: Vec<String> = sentinels
                     .iter()
                     .map(|at| format!("redis://{at}/"))

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use redis::RedisError;
+use redis::{RedisError, RedisResult, Value};
 use tokio::sync::{Notify, watch};
 
 use super::super::config::Outcome;
@@ -17,7 +17,7 @@ use super::super::state::BreakerState;
 use super::keys::Keys;
 use super::link::{ERROR_KINDS, Link, error_kind};
 use super::pending::{Pending, Release};
-use super::scripts::{Common, Scripts, number, text};
+use super::scripts::{Common, Lua, Reloaded, Scripts, number, text};
 use super::view::View;
 
 /// How far the background work has got: every `sync` request up to `done` was served, and
@@ -118,11 +118,12 @@ impl Store {
 
     /// Counts an error of `kind` (one of `ERROR_KINDS`), for the metric and `errors`.
     pub(crate) fn count_error(&self, kind: &'static str) {
-        if let Some(at) = ERROR_KINDS.iter().position(|k| *k == kind) {
-            self.errors[at].fetch_add(1, SeqCst);
-        }
+        let Some(at) = ERROR_KINDS.iter().position(|k| *k == kind) else {
+            return;
+        };
+        self.errors[at].fetch_add(1, SeqCst);
         #[cfg(feature = "metrics")]
-        self.exported.error(kind);
+        self.exported.error(at);
     }
 
     /// The errors met so far, by kind.
@@ -197,25 +198,36 @@ impl Store {
         }
     }
 
+    /// Runs a transition's `script` with `extra` arguments on the breaker's keys. A script its
+    /// node had not got (a restarted Redis, a promoted replica) was sent whole: counted.
+    pub(crate) async fn run(&self, script: &Lua, extra: &[&str]) -> RedisResult<Vec<Value>> {
+        let run = self
+            .scripts
+            .run(&self.link, script, &self.keys, &self.common, extra);
+        self.noted(run.await)
+    }
+
+    /// Reads the fleet's state (the refresh script), counting a reload as `run` does.
+    pub(crate) async fn read_state(&self) -> RedisResult<Vec<Value>> {
+        self.noted(self.scripts.refresh(&self.link, &self.keys).await)
+    }
+
+    fn noted(&self, called: RedisResult<(Vec<Value>, Reloaded)>) -> RedisResult<Vec<Value>> {
+        let (reply, reloaded) = called?;
+        if reloaded {
+            self.count_error("noscript");
+        }
+        Ok(reply)
+    }
+
     async fn claim(self: Arc<Self>, generation: u64) -> Claim {
         let token = format!("{}:{:016x}", self.common.instance, fastrand::u64(..));
         let asked = Instant::now();
         let generation_arg = generation.to_string();
         let args = [generation_arg.as_str(), token.as_str()];
-        let run = self.scripts.run(
-            &self.link,
-            &self.scripts.claim,
-            &self.keys,
-            &self.common,
-            &args,
-        );
+        let run = self.run(&self.scripts.claim, &args);
         let reply = match tokio::time::timeout(self.claim_timeout, run).await {
-            Ok(Ok((reply, reloaded))) => {
-                if reloaded {
-                    self.count_error("noscript");
-                }
-                reply
-            }
+            Ok(Ok(reply)) => reply,
             Ok(Err(error)) => {
                 self.count_error(error_kind(&error));
                 self.claim_ended(true);

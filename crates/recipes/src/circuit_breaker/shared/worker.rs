@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::super::state::BreakerState;
 use super::super::{CircuitBreaker, Shared};
 use super::pending::Pending;
-use super::scripts::{Lua, number, text};
+use super::scripts::{number, text};
 use super::store::{Progress, Store, lock};
 
 /// Runs until the breaker is dropped (or its `Drop` aborts it).
@@ -89,37 +89,28 @@ async fn send(
     batch: &Pending,
     reset: bool,
 ) -> redis::RedisResult<()> {
-    let (scripts, keys, common) = (&store.scripts, &store.keys, &store.common);
-    let link = &store.link;
-    // A script the node had not got (restarted, or promoted by a failover) was sent whole.
-    let run = async |script: &Lua, extra: &[&str]| {
-        let (reply, reloaded) = scripts.run(link, script, keys, common, extra).await?;
-        if reloaded {
-            store.count_error("noscript");
-        }
-        redis::RedisResult::Ok(reply)
-    };
+    let scripts = &store.scripts;
     if let Some(hold) = batch.hold {
         let mode = match hold {
             Some(BreakerState::ForcedOpen) => "open",
             Some(_) => "closed",
             None => "release",
         };
-        run(&scripts.hold, &[mode]).await?;
+        store.run(&scripts.hold, &[mode]).await?;
     }
     for release in &batch.releases {
         let (generation, slot) = (release.generation.to_string(), release.slot.to_string());
         let args = [&generation, &release.token, &slot, release.outcome];
-        let reply = run(&scripts.release, &args).await?;
+        let reply = store.run(&scripts.release, &args).await?;
         apply_verdict(store, breaker, &reply);
     }
     if batch.failures > 0 {
         let failures = batch.failures.to_string();
-        let reply = run(&scripts.failure, &[&failures]).await?;
+        let reply = store.run(&scripts.failure, &[&failures]).await?;
         apply_verdict(store, breaker, &reply);
     }
     if reset {
-        run(&scripts.reset, &[]).await?;
+        store.run(&scripts.reset, &[]).await?;
         lock(&store.view).failures = 0;
     }
     Ok(())
@@ -149,18 +140,8 @@ fn apply_verdict(store: &Store, breaker: &CircuitBreaker, reply: &[redis::Value]
 async fn refresh(store: &Store, breaker: &CircuitBreaker) -> bool {
     let epoch = store.epoch.load(SeqCst);
     let started = Instant::now();
-    let reply = match tokio::time::timeout(
-        store.round_trip,
-        store.scripts.refresh(&store.link, &store.keys),
-    )
-    .await
-    {
-        Ok(Ok((reply, reloaded))) => {
-            if reloaded {
-                store.count_error("noscript");
-            }
-            reply
-        }
+    let reply = match tokio::time::timeout(store.round_trip, store.read_state()).await {
+        Ok(Ok(reply)) => reply,
         Ok(Err(error)) => {
             store.failed(&error);
             return false;
