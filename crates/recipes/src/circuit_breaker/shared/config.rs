@@ -14,7 +14,7 @@ use std::time::Duration;
 ///     .quorum(2);
 /// # let _ = shared;
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SharedConfig {
     pub(crate) url: String,
     pub(crate) prefix: String,
@@ -129,6 +129,10 @@ impl SharedConfig {
     /// assert_eq!(cluster.location(), "Redis Cluster 127.0.0.1:7000,127.0.0.1:7001");
     /// let sentinel = SharedConfig::new("redis+sentinel://127.0.0.1:26379/orders");
     /// assert_eq!(sentinel.location(), "Redis Sentinel `orders` at 127.0.0.1:26379");
+    /// let unix = SharedConfig::new("redis+unix:///run/redis.sock?db=2&pass=secret");
+    /// assert_eq!(unix.location(), "redis+unix:///run/redis.sock?db=2&pass=…");
+    /// // Nor does its `Debug`.
+    /// assert!(!format!("{one:?}{unix:?}").contains("secret"));
     /// ```
     pub fn location(&self) -> String {
         match self.topology() {
@@ -151,6 +155,25 @@ impl SharedConfig {
     /// ```
     pub fn topology(&self) -> Result<Topology, super::SharedError> {
         Topology::of_url(&self.url)
+    }
+}
+
+/// Every setting, the URL without its password.
+impl std::fmt::Debug for SharedConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedConfig")
+            .field("url", &without_password(&self.url))
+            .field("prefix", &self.prefix)
+            .field("instance", &self.instance)
+            .field("refresh_interval", &self.refresh_interval)
+            .field("claim_timeout", &self.claim_timeout)
+            .field("claim_timeouts_to_degrade", &self.claim_timeouts_to_degrade)
+            .field("quorum", &self.quorum)
+            .field("failure_window", &self.failure_window)
+            .field("lease_margin", &self.lease_margin)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("response_timeout", &self.response_timeout)
+            .finish()
     }
 }
 
@@ -268,9 +291,14 @@ fn addresses(hosts: &str) -> Result<Vec<String>, String> {
     Ok(found)
 }
 
-/// `url` with any password replaced by `…`.
+/// `url` with any password replaced by `…`: the userinfo's, and a `pass` or `password` query
+/// parameter's (as a `redis+unix://` URL carries it).
 fn without_password(url: &str) -> String {
-    match url.split_once("://") {
+    let (url, query) = match url.split_once('?') {
+        Some((url, query)) => (url, Some(query)),
+        None => (url, None),
+    };
+    let mut hidden = match url.split_once("://") {
         Some((scheme, rest)) => match split_userinfo(rest) {
             (Some(_), hosts) => format!("{scheme}://…@{hosts}"),
             (None, _) => url.to_owned(),
@@ -278,5 +306,17 @@ fn without_password(url: &str) -> String {
         None => url
             .split_once('@')
             .map_or_else(|| url.to_owned(), |(_, host)| host.to_owned()),
+    };
+    if let Some(query) = query {
+        let params: Vec<String> = query
+            .split('&')
+            .map(|param| match param.split_once('=') {
+                Some((key, _)) if key == "pass" || key == "password" => format!("{key}=…"),
+                _ => param.to_owned(),
+            })
+            .collect();
+        hidden.push('?');
+        hidden.push_str(&params.join("&"));
     }
+    hidden
 }
