@@ -201,7 +201,14 @@ fn a_shared_stores_errors_and_degraded_state_are_recorded() {
     assert!(errors("connection") + errors("timeout") >= 1);
     // A fresh Redis has none of the scripts: the first refresh sent its body.
     assert_eq!(errors("noscript"), 1);
-    for kind in ["moved", "tryagain", "clusterdown", "readonly", "other"] {
+    for kind in [
+        "moved",
+        "tryagain",
+        "clusterdown",
+        "readonly",
+        "sentinel",
+        "other",
+    ] {
         assert_eq!(errors(kind), 0, "{kind}");
     }
     // What the breaker says it met is what the metric counted.

@@ -531,6 +531,62 @@ async fn closed_calls_send_redis_nothing() {
     );
 }
 
+/// A failure batch whose answer was lost is sent again, and counted once: writes paused
+/// (`CLIENT PAUSE WRITE` queues them in Redis), the publisher's round gives up at its response
+/// timeout and keeps the batch; unpaused, Redis runs the first sending and then the second,
+/// merged with a failure queued since. The fleet's count is every failure once (6), not the
+/// paused batch twice (8).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_batch_sent_again_after_a_lost_answer_counts_once() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let shared = fleet(&server, || config(100), 1).await;
+    let breaker = &shared[0];
+    let down = Upstream::down();
+    let mut admin = admin(&server);
+    let fails = |admin: &mut redis::Connection| -> u64 {
+        redis::cmd("GET")
+            .arg("green-tea:breaker:{billing}:fails")
+            .query::<Option<u64>>(admin)
+            .unwrap()
+            .unwrap_or(0)
+    };
+    for _ in 0..3 {
+        let _ = within(down.call(breaker)).await;
+    }
+    assert!(within(breaker.sync()).await);
+    assert_eq!(fails(&mut admin), 3);
+
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(60_000)
+        .arg("WRITE")
+        .query(&mut admin)
+        .unwrap();
+    for _ in 0..2 {
+        let _ = within(down.call(breaker)).await;
+    }
+    assert!(
+        !within(breaker.sync()).await,
+        "the paused batch was not answered in time"
+    );
+    assert_eq!(fails(&mut admin), 3, "the batch waits in Redis");
+    let _ = within(down.call(breaker)).await;
+    let _: () = redis::cmd("CLIENT")
+        .arg("UNPAUSE")
+        .query(&mut admin)
+        .unwrap();
+    within(async {
+        while !breaker.sync().await {
+            tokio::time::sleep(Duration::from_millis(20)).await; // the reconnect's pace
+        }
+    })
+    .await;
+    assert_eq!(fails(&mut admin), 6, "each failure counted once");
+    assert_eq!(breaker.state(), BreakerState::Closed);
+}
+
 /// A port nothing listens on (bound, then let go).
 fn closed_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

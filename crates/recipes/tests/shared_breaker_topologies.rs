@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
-use green_tea_recipes::circuit_breaker::shared::SharedConfig;
+use green_tea_recipes::circuit_breaker::shared::{SharedConfig, SharedError};
 use green_tea_recipes::circuit_breaker::{BreakerError, BreakerState, CircuitBreaker, Config};
 use redis_topology::{RedisCluster, RedisSentinels};
 
@@ -483,6 +483,22 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
     let Some(mut sentinels) = RedisSentinels::start() else {
         return;
     };
+    // Sentinels that answer but know no such service: refused when made, saying so.
+    let unknown = format!(
+        "redis+sentinel://{}/no-such-service",
+        sentinels.sentinel_addrs().join(",")
+    );
+    let refused = within(CircuitBreaker::shared(
+        config("billing", 3),
+        sharing(&unknown, "billing-unknown"),
+    ))
+    .await
+    .expect_err("no sentinel knows the service");
+    assert!(
+        matches!(refused, SharedError::Unreachable { .. })
+            && refused.to_string().contains("knows the service"),
+        "{refused}"
+    );
     let shared = fleet(&sentinels.url(), "billing", 3, 2).await;
     sharing_resumes(&shared).await;
     let first = sentinels.primary_port();
@@ -515,6 +531,18 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
             .await
             .expect("a closed call goes through on local state");
     }
+    // Made now, the primary dead and not yet failed over: the sentinels answer, so it starts,
+    // degraded, on local state, and joins the fleet once the replica is promoted.
+    let late = within(CircuitBreaker::shared(
+        config("billing", 3),
+        sharing(&sentinels.url(), "billing-late"),
+    ))
+    .await
+    .expect("made while the primary is down");
+    assert!(!within(late.sync()).await, "the primary is gone");
+    assert!(late.degraded());
+    let mut shared = shared;
+    shared.push(late);
     let third = sentinels.wait_promoted(dead);
     assert_eq!(
         third, first,

@@ -1,17 +1,21 @@
 //! One breaker's keys, all under the hash tag `{name}` so its scripts run in one Redis Cluster
 //! slot. Every script receives all of them, in this order.
 
-/// `prefix:{name}:fails`, `:quorum`, `:open`, `:gen`, `:closed`, `:hold`, `:lease:1`...
+/// `prefix:{name}:fails`, `:quorum`, `:open`, `:gen`, `:closed`, `:hold`, this instance's
+/// `:counted:<instance>:<run>`, `:lease:1`...
 #[derive(Clone, Debug)]
 pub(crate) struct Keys(Vec<String>);
 
 impl Keys {
-    pub(crate) fn new(prefix: &str, name: &str, trials: u32) -> Self {
+    /// `run` tells this breaker from an earlier one with the same instance id (a restart): its
+    /// count of failures sent starts again at zero.
+    pub(crate) fn new(prefix: &str, name: &str, trials: u32, instance: &str, run: u32) -> Self {
         let base = format!("{prefix}:{{{name}}}");
         let mut keys: Vec<String> = ["fails", "quorum", "open", "gen", "closed", "hold"]
             .iter()
             .map(|key| format!("{base}:{key}"))
             .collect();
+        keys.push(format!("{base}:counted:{instance}:{run:08x}"));
         keys.extend((1..=trials.max(1)).map(|slot| format!("{base}:lease:{slot}")));
         Keys(keys)
     }
@@ -32,10 +36,11 @@ mod tests {
 
     #[test]
     fn every_key_carries_the_breakers_hash_tag() {
-        let keys = Keys::new("gt", "billing", 2);
-        assert_eq!(keys.all().len(), 8);
+        let keys = Keys::new("gt", "billing", 2, "web-1", 0xab);
+        assert_eq!(keys.all().len(), 9);
         assert!(keys.all().iter().all(|k| k.starts_with("gt:{billing}:")));
-        assert_eq!(keys.all()[7], "gt:{billing}:lease:2");
+        assert_eq!(keys.all()[6], "gt:{billing}:counted:web-1:000000ab");
+        assert_eq!(keys.all()[8], "gt:{billing}:lease:2");
         assert_eq!(keys.base(), "gt:{billing}");
     }
 }

@@ -5,15 +5,14 @@
 //! (the callers bound every round trip).
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::cluster::ClusterClientBuilder;
 use redis::cluster_async::ClusterConnection;
-use redis::sentinel::{SentinelClient, SentinelNodeConnectionInfo, SentinelServerType};
 use redis::{
-    AsyncConnectionConfig, Cmd, ConnectionAddr, ErrorKind, RedisError, RedisResult,
-    ServerErrorKind, Value,
+    AsyncConnectionConfig, Cmd, ConnectionAddr, ConnectionInfo, ErrorKind, IntoConnectionInfo,
+    RedisError, RedisResult, ServerErrorKind, Value,
 };
 
 use super::SharedError;
@@ -107,69 +106,54 @@ impl Link {
                 }
             }
             Topology::Sentinel { sentinels, service } => {
-                let sentinel_urls: Vec<String> = sentinels
+                let node = node_settings(userinfo, &sentinels[0]).map_err(invalid)?;
+                let sentinels = sentinels
                     .iter()
-                    .map(|at| format!("redis://{at}/"))
-                    .collect();
-                let mut info = redis::RedisConnectionInfo::default();
-                if let Some(userinfo) = userinfo {
-                    let (user, password) = match userinfo.split_once(':') {
-                        Some((user, password)) => (user, Some(password)),
-                        None => (userinfo, None),
-                    };
-                    if !user.is_empty() {
-                        info = info.set_username(user);
-                    }
-                    if let Some(password) = password.filter(|p| !p.is_empty()) {
-                        info = info.set_password(password);
-                    }
-                }
-                let client = SentinelClient::build(
-                    sentinel_urls,
-                    service.clone(),
-                    Some(SentinelNodeConnectionInfo::default().set_redis_connection_info(info)),
-                    SentinelServerType::Master,
-                )
-                .map_err(invalid)?;
-                let sentinel = Sentinel {
-                    client: tokio::sync::Mutex::new(client),
-                    current: Mutex::new(None),
-                    checked: Mutex::new(Instant::now()),
+                    .map(|at| redis::Client::open(format!("redis://{at}/")))
+                    .collect::<RedisResult<Vec<_>>>()
+                    .map_err(invalid)?;
+                let sentinel = Arc::new(Sentinel {
+                    sentinels,
+                    service: service.clone(),
+                    node,
                     config: AsyncConnectionConfig::new()
                         .set_connection_timeout(Some(bounds.connect))
                         .set_response_timeout(Some(bounds.response)),
+                    asking: tokio::sync::Mutex::new(Asking::default()),
+                    current: Mutex::new(None),
+                });
+                // The sentinels must answer now, and one of them must know the service; the
+                // primary need not (it may be down, a failover under way): the breaker then
+                // starts on local state and finds the primary later.
+                let count = u32::try_from(sentinel.sentinels.len()).unwrap_or(u32::MAX);
+                let each = bounds.round_trip.saturating_mul(count);
+                let named = {
+                    let mut asking = sentinel.asking.lock().await;
+                    tokio::time::timeout(each, sentinel.ask(&mut asking)).await
                 };
-                // The sentinels must answer now; the primary need not (it may be failing
-                // over): the breaker then starts on local state and finds it later.
-                match tokio::time::timeout(bounds.round_trip, sentinel.discover()).await {
-                    Ok(Ok(_)) => {}
-                    Ok(Err(error)) if is_sentinel_unreachable(&error) => {
-                        return Err(unreachable(error.to_string()));
+                match named {
+                    Ok(Ok(primary)) => {
+                        let connecting = sentinel.connect_primary(primary);
+                        match tokio::time::timeout(bounds.round_trip, connecting).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(error)) => {
+                                tracing::warn!(%error, "shared breaker: the primary the sentinels name did not answer yet");
+                            }
+                            Err(_) => {
+                                tracing::warn!(
+                                    "shared breaker: the primary the sentinels name did not answer yet"
+                                );
+                            }
+                        }
                     }
-                    Ok(Err(error)) => {
-                        tracing::warn!(%error, "shared breaker: the sentinels' primary did not answer yet");
-                    }
+                    Ok(Err(error)) => return Err(unreachable(error.to_string())),
                     Err(_) => {
-                        return Err(unreachable(format!(
-                            "no sentinel answered within {:?}",
-                            bounds.round_trip
-                        )));
+                        return Err(unreachable(format!("no sentinel answered within {each:?}")));
                     }
                 }
-                Ok(Link::Sentinel(Arc::new(sentinel)))
+                Sentinel::watch(&sentinel);
+                Ok(Link::Sentinel(sentinel))
             }
-        }
-    }
-
-    /// Behind Sentinel, at most once a second (`RECHECK`): asks the sentinels which node is
-    /// the primary, and moves there if it is not the one this talks to. A failover demotes the
-    /// old primary to a replica that still answers reads, so without this an instance that
-    /// only refreshes would go on reading a replica until it next wrote (a write answers
-    /// `READONLY`, which moves it at once). The background task calls it before each round;
-    /// calls never do. Elsewhere nothing: the Cluster client follows the slot map itself.
-    pub(crate) async fn maintain(&self) {
-        if let Link::Sentinel(sentinel) = self {
-            sentinel.recheck().await;
         }
     }
 
@@ -184,105 +168,204 @@ impl Link {
     }
 }
 
-/// The primary behind Sentinel. redis-rs finds it by service name but its connection stays on
-/// that one node, so this keeps the connection and drops it on the errors that say the primary
-/// moved (a connection lost or refused, `READONLY` from a demoted primary, a timeout): the
-/// next command asks the sentinels again.
+/// The primary behind Sentinel. The sentinels are asked for it by service name (`SENTINEL
+/// GET-MASTER-ADDR-BY-NAME`, on one kept connection to one sentinel, the next one tried when
+/// it fails), the node they name must say it is the primary (`ROLE`), and the connection to it
+/// is kept until an error says the primary moved (a connection lost or refused, `READONLY`
+/// from a demoted primary): the next command asks again. A task of its own also asks once a
+/// second (`RECHECK`), because a demoted primary still answers reads.
 pub(crate) struct Sentinel {
-    /// Asked one at a time: concurrent rediscoveries would race to replace `current`.
-    client: tokio::sync::Mutex<SentinelClient>,
-    current: Mutex<Option<(ConnectionAddr, MultiplexedConnection)>>,
-    /// When the sentinels were last asked which node is the primary.
-    checked: Mutex<Instant>,
+    sentinels: Vec<redis::Client>,
+    service: String,
+    /// The data nodes' settings (user, password); the address is the primary's.
+    node: ConnectionInfo,
     config: AsyncConnectionConfig,
+    /// One asking at a time: concurrent askers would race to replace `current`.
+    asking: tokio::sync::Mutex<Asking>,
+    current: Mutex<Option<Primary>>,
 }
 
-/// How often the background task asks the sentinels whether the primary moved.
+/// The sentinel connection kept between askings, and which sentinel it is to.
+#[derive(Default)]
+struct Asking {
+    at: usize,
+    conn: Option<MultiplexedConnection>,
+}
+
+/// The primary this talks to.
+#[derive(Clone)]
+struct Primary {
+    addr: ConnectionAddr,
+    conn: MultiplexedConnection,
+}
+
+/// How often the sentinels are asked whether the primary moved.
 const RECHECK: Duration = Duration::from_secs(1);
 
 impl Sentinel {
     async fn query(&self, cmd: &Cmd) -> RedisResult<Value> {
-        let current = self
-            .current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|(_, conn)| conn.clone());
-        let mut conn = match current {
-            Some(conn) => conn,
+        let current = self.current().clone();
+        let Primary { addr, mut conn } = match current {
+            Some(primary) => primary,
             None => self.discover().await?,
         };
         let reply = cmd.query_async(&mut conn).await;
         if let Err(error) = &reply
             && primary_moved(error)
         {
-            *self.current.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            self.forget(&addr);
         }
         reply
     }
 
-    /// Asks the sentinels for the primary and connects to it.
-    async fn discover(&self) -> RedisResult<MultiplexedConnection> {
-        let mut client = self.client.lock().await;
-        if let Some((_, conn)) = self
-            .current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
-            return Ok(conn.clone()); // found meanwhile, by the one this waited for
-        }
-        let primary = client.async_get_client().await?;
-        self.connect(primary).await
+    fn current(&self) -> std::sync::MutexGuard<'_, Option<Primary>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    async fn connect(&self, primary: redis::Client) -> RedisResult<MultiplexedConnection> {
-        let addr = primary.get_connection_info().addr().clone();
-        let conn = primary
+    /// Drops the connection to `addr`, unless another one has replaced it meanwhile.
+    fn forget(&self, addr: &ConnectionAddr) {
+        let mut current = self.current();
+        if current
+            .as_ref()
+            .is_some_and(|primary| primary.addr == *addr)
+        {
+            *current = None;
+        }
+    }
+
+    /// Asks the sentinels for the primary and connects to it.
+    async fn discover(&self) -> RedisResult<Primary> {
+        let mut asking = self.asking.lock().await;
+        if let Some(primary) = self.current().clone() {
+            return Ok(primary); // found meanwhile, by the one this waited for
+        }
+        let addr = self.ask(&mut asking).await?;
+        self.connect_primary(addr).await?;
+        self.current().clone().ok_or_else(|| {
+            RedisError::from((
+                ErrorKind::Io,
+                "the primary's connection was dropped at once",
+            ))
+        })
+    }
+
+    /// The primary's address, as the first sentinel that knows the service gives it: the kept
+    /// connection's sentinel first, then each other in turn (each bounded by the connect and
+    /// response timeouts). An error if none answers, or none knows the service.
+    async fn ask(&self, asking: &mut Asking) -> RedisResult<ConnectionAddr> {
+        let count = self.sentinels.len();
+        let mut last_error = None;
+        let mut unknown = 0;
+        for step in 0..count {
+            let at = (asking.at + step) % count;
+            let kept = asking.conn.take().filter(|_| step == 0);
+            let mut conn = match kept {
+                Some(conn) => conn,
+                None => match self.sentinels[at]
+                    .get_multiplexed_async_connection_with_config(&self.config)
+                    .await
+                {
+                    Ok(conn) => conn,
+                    Err(error) => {
+                        last_error = Some(error);
+                        continue;
+                    }
+                },
+            };
+            let named: RedisResult<Option<(String, u16)>> = redis::cmd("SENTINEL")
+                .arg("GET-MASTER-ADDR-BY-NAME")
+                .arg(&self.service)
+                .query_async(&mut conn)
+                .await;
+            match named {
+                Ok(Some((host, port))) => {
+                    *asking = Asking {
+                        at,
+                        conn: Some(conn),
+                    };
+                    return Ok(ConnectionAddr::Tcp(host, port));
+                }
+                Ok(None) => unknown += 1,
+                Err(error) => last_error = Some(error),
+            }
+        }
+        asking.at = (asking.at + 1) % count;
+        match last_error {
+            Some(error) if unknown == 0 => Err(error),
+            _ => Err(RedisError::from((
+                ErrorKind::MasterNameNotFoundBySentinel,
+                "no sentinel that answered knows the service",
+                format!("`{}`: {unknown} of {count} answered nil", self.service),
+            ))),
+        }
+    }
+
+    /// Connects to the node at `addr`, which must say it is the primary (a sentinel's answer
+    /// can lag a failover), and makes it the current one.
+    async fn connect_primary(&self, addr: ConnectionAddr) -> RedisResult<()> {
+        let client = redis::Client::open(self.node.clone().set_addr(addr.clone()))?;
+        let mut conn = client
             .get_multiplexed_async_connection_with_config(&self.config)
             .await?;
-        *self.checked.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
-        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = Some((addr, conn.clone()));
-        Ok(conn)
+        let role: Vec<Value> = redis::cmd("ROLE").query_async(&mut conn).await?;
+        if !matches!(role.first(), Some(Value::BulkString(role)) if role == b"master") {
+            return Err(RedisError::from((
+                ErrorKind::Server(ServerErrorKind::ReadOnly),
+                "the node the sentinels name is not a primary (yet)",
+                addr.to_string(),
+            )));
+        }
+        *self.current() = Some(Primary { addr, conn });
+        Ok(())
     }
 
-    /// See [`Link::maintain`].
+    /// Asks the sentinels once a second, in a task of its own (a sentinel that does not answer
+    /// delays no refresh), until the link is dropped.
+    fn watch(sentinel: &Arc<Sentinel>) {
+        let sentinel = Arc::downgrade(sentinel);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(RECHECK).await;
+                let Some(sentinel) = sentinel.upgrade() else {
+                    return;
+                };
+                sentinel.recheck().await;
+            }
+        });
+    }
+
+    /// Moves to the primary the sentinels name if it is not the one this talks to (or this
+    /// talks to none). A sentinel that does not answer keeps the node there is.
     async fn recheck(&self) {
-        if self
-            .checked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .elapsed()
-            < RECHECK
-        {
+        let mut asking = self.asking.lock().await;
+        let Ok(named) = self.ask(&mut asking).await else {
+            return;
+        };
+        let current = self.current().as_ref().map(|primary| primary.addr.clone());
+        if current.as_ref() == Some(&named) {
             return;
         }
-        let mut client = self.client.lock().await;
-        *self.checked.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
-        let Ok(primary) = client.async_get_client().await else {
-            return; // the sentinels did not answer: keep the node there is
-        };
-        let moved = self
-            .current
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(|(addr, _)| addr != primary.get_connection_info().addr());
-        if moved {
-            tracing::info!(primary = %primary.get_connection_info().addr(), "shared breaker: the sentinels name a new primary");
-            if self.connect(primary).await.is_err() {
-                *self.current.lock().unwrap_or_else(PoisonError::into_inner) = None;
-            }
+        if let Some(old) = &current {
+            tracing::info!(primary = %named, old = %old, "shared breaker: the sentinels name a new primary");
+        }
+        if self.connect_primary(named).await.is_err()
+            && let Some(old) = &current
+        {
+            self.forget(old);
         }
     }
 }
 
-/// Whether `error` says the node behind Sentinel may no longer be the primary.
+/// Whether `error` says the node behind Sentinel may no longer be the primary. Not a timeout
+/// alone: a slow primary is still the primary, and the once-a-second recheck moves the link
+/// if the sentinels have failed it over.
 fn primary_moved(error: &RedisError) -> bool {
+    if error.is_timeout() {
+        return false;
+    }
     error.is_io_error()
         || error.is_connection_dropped()
         || error.is_connection_refusal()
-        || error.is_timeout()
         || error.is_unrecoverable_error()
         || matches!(
             error.kind(),
@@ -290,23 +373,13 @@ fn primary_moved(error: &RedisError) -> bool {
         )
 }
 
-/// Whether `error` came from asking the sentinels (none answered, or none knows the service),
-/// rather than from the primary they named.
-fn is_sentinel_unreachable(error: &RedisError) -> bool {
-    matches!(
-        error.kind(),
-        ErrorKind::MasterNameNotFoundBySentinel
-            | ErrorKind::EmptySentinelList
-            | ErrorKind::InvalidClientConfig
-    ) || error.is_connection_refusal()
-}
-
 /// The kinds of error the store counts (`green_tea.breaker.store.errors`'s `kind`): a
 /// redirect the client could not follow within its retries, `TRYAGAIN` (a slot's keys moving),
 /// `CLUSTERDOWN` (a slot without a primary, as during a failover), a script the node had not
 /// got (handled: the body is sent), `READONLY` (a demoted primary), no answer within the bound,
-/// a connection lost or refused, and anything else.
-pub(crate) const ERROR_KINDS: [&str; 8] = [
+/// a connection lost or refused, the sentinels naming no primary (none knows the service),
+/// and anything else.
+pub(crate) const ERROR_KINDS: [&str; 9] = [
     "moved",
     "tryagain",
     "clusterdown",
@@ -314,6 +387,7 @@ pub(crate) const ERROR_KINDS: [&str; 8] = [
     "readonly",
     "timeout",
     "connection",
+    "sentinel",
     "other",
 ];
 
@@ -327,6 +401,9 @@ pub(crate) fn error_kind(error: &RedisError) -> &'static str {
         }
         ErrorKind::Server(ServerErrorKind::NoScript) => "noscript",
         ErrorKind::Server(ServerErrorKind::ReadOnly) => "readonly",
+        ErrorKind::MasterNameNotFoundBySentinel
+        | ErrorKind::NoValidReplicasFoundBySentinel
+        | ErrorKind::EmptySentinelList => "sentinel",
         _ if error.is_timeout() => "timeout",
         _ if error.is_io_error()
             || error.is_connection_dropped()
@@ -339,6 +416,48 @@ pub(crate) fn error_kind(error: &RedisError) -> &'static str {
     }
 }
 
+/// The data nodes' settings behind Sentinel: the URL's user and password, percent-decoded by
+/// redis-rs as in one node's URL, at `addr` (replaced by the primary's each time one is found).
+fn node_settings(userinfo: Option<&str>, addr: &str) -> RedisResult<ConnectionInfo> {
+    let url = match userinfo {
+        Some(userinfo) => format!("redis://{userinfo}@{addr}/"),
+        None => format!("redis://{addr}/"),
+    };
+    url.as_str().into_connection_info()
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sentinel_urls_password_is_percent_decoded_for_the_data_nodes() {
+        let node = node_settings(Some("app:p%40ss%3Aword"), "127.0.0.1:26379").unwrap();
+        assert_eq!(node.redis_settings().username(), Some("app"));
+        assert_eq!(node.redis_settings().password(), Some("p@ss:word"));
+        let node = node_settings(Some(":s%2Fecret"), "127.0.0.1:26379").unwrap();
+        assert_eq!(node.redis_settings().username(), None);
+        assert_eq!(node.redis_settings().password(), Some("s/ecret"));
+        let node = node_settings(None, "127.0.0.1:26379").unwrap();
+        assert_eq!(node.redis_settings().password(), None);
+    }
+
+    #[test]
+    fn the_sentinels_naming_no_primary_is_its_own_kind() {
+        let error = RedisError::from((ErrorKind::MasterNameNotFoundBySentinel, "none"));
+        assert_eq!(error_kind(&error), "sentinel");
+        let error = RedisError::from((ErrorKind::Server(ServerErrorKind::ReadOnly), "demoted"));
+        assert_eq!(error_kind(&error), "readonly");
+        assert!(primary_moved(&error));
+        let timeout = RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
+        assert_eq!(error_kind(&timeout), "timeout");
+        assert!(
+            !primary_moved(&timeout),
+            "a slow primary is still the primary"
+        );
+    }
 }

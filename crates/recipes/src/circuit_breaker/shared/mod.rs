@@ -134,9 +134,17 @@ impl CircuitBreaker {
             OpenDuration::Exponential { base, cap } => (base, cap.max(base)),
         };
         let lease = call_timeout.saturating_add(shared.lease_margin);
-        let keys = Keys::new(&shared.prefix, &config.name, config.half_open_trials);
+        let instance = shared.instance.clone().unwrap_or_else(instance_id);
+        let run = fastrand::u32(..);
+        let keys = Keys::new(
+            &shared.prefix,
+            &config.name,
+            config.half_open_trials,
+            &instance,
+            run,
+        );
         let common = Common {
-            instance: shared.instance.clone().unwrap_or_else(instance_id),
+            instance,
             threshold: config.threshold,
             quorum: shared.quorum,
             window_ms: millis(shared.failure_window),

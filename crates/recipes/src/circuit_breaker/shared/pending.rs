@@ -1,5 +1,6 @@
 //! What the publisher has yet to send: bounded by construction. Failures coalesce into one
-//! count (sent with one `INCRBY`), a hold keeps only its latest value, and trial results are
+//! count (sent with one `INCRBY`, and the total so far, so a batch sent twice counts once), a
+//! hold keeps only its latest value, and trial results are
 //! few (one per trial slot) and capped; a slow Redis never grows anything without bound.
 
 use std::collections::VecDeque;
@@ -20,6 +21,9 @@ pub(crate) struct Release {
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
     pub(crate) failures: u64,
+    /// Every failure queued since the breaker was made: sent with `failures`, so that Redis
+    /// counts a batch it applied but whose answer was lost only once when it comes again.
+    pub(crate) total: u64,
     pub(crate) hold: Option<Option<BreakerState>>,
     pub(crate) releases: VecDeque<Release>,
     /// Trial results dropped because the queue was full (their leases lapse on their own).
@@ -36,12 +40,22 @@ impl Pending {
         self.releases.push_back(release);
     }
 
-    /// Everything queued, leaving the queue empty.
-    pub(crate) fn take(&mut self) -> Pending {
-        std::mem::take(self)
+    /// A failure.
+    pub(crate) fn failure(&mut self) {
+        self.failures += 1;
+        self.total += 1;
     }
 
-    /// Puts back what could not be sent, behind anything queued since (which is newer).
+    /// Everything queued, leaving the queue empty (but for the total).
+    pub(crate) fn take(&mut self) -> Pending {
+        let total = self.total;
+        let taken = std::mem::take(self);
+        self.total = total;
+        taken
+    }
+
+    /// Puts back what could not be sent, behind anything queued since (which is newer). The
+    /// failures merge: sent again with the newer total, Redis counts those it has not.
     pub(crate) fn restore(&mut self, mut unsent: Pending, cap: usize) {
         self.failures = self.failures.saturating_add(unsent.failures);
         if self.hold.is_none() {
@@ -83,12 +97,16 @@ mod tests {
         assert_eq!(pending.releases[0].slot, 7);
         assert_eq!(pending.dropped, 7);
 
+        pending.failure();
         let unsent = pending.take();
         assert!(pending.is_empty());
-        pending.failures = 2;
+        assert_eq!((unsent.failures, unsent.total), (1, 1));
+        pending.failure();
+        pending.failure();
         pending.release(release(10), 3);
         pending.restore(unsent, 3);
-        assert_eq!(pending.failures, 2);
+        assert_eq!(pending.failures, 3, "the unsent one and the two since");
+        assert_eq!(pending.total, 3);
         let slots: Vec<u32> = pending.releases.iter().map(|r| r.slot).collect();
         assert_eq!(slots, [8, 9, 10]);
     }

@@ -305,7 +305,7 @@ impl Fleet for Handle {
     }
 
     fn failure(&self) {
-        lock(&self.0.pending).failures += 1;
+        lock(&self.0.pending).failure();
         self.0.wake.notify_one();
     }
 

@@ -26,8 +26,6 @@ pub(crate) async fn run(store: std::sync::Arc<Store>, breaker: Weak<Shared>) {
         };
         let breaker = CircuitBreaker { shared };
         let wanted = store.requested.load(SeqCst);
-        // Bounded like every round trip; a sentinel that does not answer keeps the node.
-        let _ = tokio::time::timeout(store.round_trip, store.link.maintain()).await;
         let reached = publish(&store, &breaker, &mut seen).await && refresh(&store, &breaker).await;
         store.progress.send_replace(Progress {
             done: wanted,
@@ -105,8 +103,8 @@ async fn send(
         apply_verdict(store, breaker, &reply);
     }
     if batch.failures > 0 {
-        let failures = batch.failures.to_string();
-        let reply = store.run(&scripts.failure, &[&failures]).await?;
+        let (failures, total) = (batch.failures.to_string(), batch.total.to_string());
+        let reply = store.run(&scripts.failure, &[&failures, &total]).await?;
         apply_verdict(store, breaker, &reply);
     }
     if reset {

@@ -18,12 +18,12 @@ if tonumber(open[1]) ~= tonumber(ARGV[9]) or remaining > 0 then
 end
 local lease = tonumber(ARGV[8])
 local shortest = lease
-for slot = 7, #KEYS do
+for slot = 8, #KEYS do
   if redis.call('SET', KEYS[slot], ARGV[10], 'NX', 'PX', lease) then
     -- The record outlives this lease by one more, so that if this trial's instance dies, the
     -- next claim still finds it (its safety TTL was window + lease from the trip).
     redis.call('PEXPIRE', KEYS[3], 2 * lease, 'GT')
-    return {'won', slot - 6, lease}
+    return {'won', slot - 7, lease}
   end
   shortest = math.min(shortest, math.max(redis.call('PTTL', KEYS[slot]), 0))
 end

@@ -1,10 +1,21 @@
 -- A failure (or several, coalesced) counted while closed: one transition, atomic.
--- KEYS: fails quorum open gen closed hold lease1..leaseN (every script gets the same keys,
--- all under one hash tag). ARGV: instance threshold quorum window_ms base_ms cap_ms jitter
--- lease_ms, then n (failures to add).
+-- KEYS: fails quorum open gen closed hold counted lease1..leaseN (every script gets the same
+-- keys, all under one hash tag; `counted` is this instance's own). ARGV: instance threshold
+-- quorum window_ms base_ms cap_ms jitter lease_ms, then n (failures to add) and total (every
+-- failure this instance has queued, these included).
 -- Replies {'hold'} | {'open', generation, remaining_ms} | {'closed', count, instances}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Counted once, whatever sends them again: a batch that ran but whose answer was lost (a
+-- timeout, the Cluster client's retry) comes back with the same total, merged with what was
+-- queued since, and only the failures past the instance's last total are new.
+local n, total = tonumber(ARGV[9]), tonumber(ARGV[10])
+local counted = redis.call('GET', KEYS[7])
+if counted then
+  n = math.min(n, total - tonumber(counted))
+  total = math.max(total, tonumber(counted))
+end
+redis.call('SET', KEYS[7], total, 'PX', 600000)
 if redis.call('EXISTS', KEYS[6]) == 1 then
   return {'hold'}
 end
@@ -13,7 +24,11 @@ if open[1] then
   -- Already open: late failures change nothing (only the trial's result does).
   return {'open', tonumber(open[1]), tonumber(open[2]) - now}
 end
-local count = redis.call('INCRBY', KEYS[1], tonumber(ARGV[9]))
+if n <= 0 then
+  -- Nothing new: what the first sending answered, as far as it still holds.
+  return {'closed', tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('SCARD', KEYS[2])}
+end
+local count = redis.call('INCRBY', KEYS[1], n)
 redis.call('SADD', KEYS[2], ARGV[1])
 -- The failure window is set once, by the first failure; later ones do not extend it.
 redis.call('PEXPIRE', KEYS[1], ARGV[4], 'NX')

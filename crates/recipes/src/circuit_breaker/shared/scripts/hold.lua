@@ -11,7 +11,7 @@ if generation > 0 then
   redis.call('SET', KEYS[5], generation)
 end
 redis.call('DEL', KEYS[3])
-for slot = 7, #KEYS do
+for slot = 8, #KEYS do
   redis.call('DEL', KEYS[slot])
 end
 return generation

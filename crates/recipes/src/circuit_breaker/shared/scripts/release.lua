@@ -5,7 +5,7 @@
 -- Replies {'fenced'} | {'released'} | {'closed', generation} | {'open', generation, window_ms}.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local lease = KEYS[6 + tonumber(ARGV[11])]
+local lease = KEYS[7 + tonumber(ARGV[11])]
 if redis.call('GET', lease) ~= ARGV[10] then
   return {'fenced'}
 end
@@ -39,7 +39,7 @@ redis.call('SET', KEYS[4], generation)
 redis.call('DEL', KEYS[3])
 redis.call('HSET', KEYS[3], 'gen', generation, 'until', now + window, 'reopens', reopens)
 redis.call('PEXPIRE', KEYS[3], window + tonumber(ARGV[8]))
-for slot = 7, #KEYS do
+for slot = 8, #KEYS do
   redis.call('DEL', KEYS[slot])
 end
 return {'open', generation, window}
