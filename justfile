@@ -22,7 +22,8 @@ test:
     command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
     command -v promtool >/dev/null || { apt-get update && apt-get install -y --no-install-recommends prometheus && if [ -d /run/systemd/system ]; then systemctl disable --now prometheus; else /etc/init.d/prometheus stop; fi; }
     GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
-    GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace --exclude green-tea-all-features --lib --bins --tests --examples
+    GREEN_TEA_REQUIRE_TOOLS=1 cargo test -p green-tea -p green-tea-core -p green-tea-http --lib --bins --tests
+    cargo test -p green-tea-recipes --lib
 
 # loom models of the breaker's closed path and the in-flight count (docs/reliability.md).
 loom:
