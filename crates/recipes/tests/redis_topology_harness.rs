@@ -1,6 +1,7 @@
 //! The Redis Cluster and Sentinel harness (support/redis_topology.rs) on its own, before the
 //! breaker's tests lean on it: a cluster fails over without losing a synced key and moves a
-//! slot with its keys; sentinels fail over on request and on a kill, back and forth. Driven by
+//! slot with its keys; sentinels fail over on request and on a kill, back and forth; a replica
+//! held behind the relay is promoted without a write its primary acknowledged. Driven by
 //! `redis-cli`, as the harness is; no Redis client. Each prints how long its steps took (run
 //! with `--nocapture` to read them); none asserts on time.
 #![cfg(feature = "redis")]
@@ -147,4 +148,91 @@ fn sentinels_fail_over_on_request_and_on_a_kill() {
     assert!(sets.is_some_and(|calls| calls > 0));
     sentinels.reset_stats(again);
     assert!(!sentinels.commandstats(again).contains_key("set"));
+}
+
+#[test]
+fn a_held_replica_is_promoted_without_the_write_its_primary_acknowledged() {
+    let started = Instant::now();
+    let Some((mut sentinels, hold)) = RedisSentinels::start_with_held_replica() else {
+        return;
+    };
+    eprintln!(
+        "RedisSentinels::start_with_held_replica(): {:?}",
+        started.elapsed()
+    );
+    let [original, replica] = sentinels.data_ports()[..] else {
+        panic!("two data servers");
+    };
+    assert_eq!(sentinels.primary_port(), original);
+    let through = format!("master_port:{}", hold.port());
+    let info = sentinels.cli(replica, &["INFO", "replication"]);
+    assert!(
+        info.lines().any(|line| line.trim_end() == through),
+        "the replica replicates through the relay on {}:\n{info}",
+        hold.port()
+    );
+
+    // Before the hold, a write reaches the replica.
+    sentinels.write_replicated(original, &["SET", "before", "1"]);
+    assert_eq!(sentinels.cli(replica, &["GET", "before"]), "1");
+
+    // Held: the primary acknowledges a write that the replica never gets. Its bytes are in the
+    // primary's stream past `held_at`, the relay has read and dropped them, and the replica's
+    // offset (and what it acknowledged to the primary) stays at most `held_at`.
+    let held = Instant::now();
+    assert!(!hold.is_held());
+    hold.hold();
+    assert!(hold.is_held());
+    let held_at = sentinels.repl_offset(original);
+    assert_eq!(
+        sentinels.cli(original, &["SET", "after", "1"]),
+        "OK",
+        "the primary acknowledges the write"
+    );
+    let written = sentinels.repl_offset(original);
+    assert!(written > held_at, "the write is in the primary's stream");
+    sentinels.wait_withheld(written);
+    let lacks_the_write = |when: &str| {
+        let applied = sentinels.repl_offset(replica);
+        assert!(
+            applied <= held_at,
+            "{when}: the replica applied up to {applied}, past the hold's {held_at}"
+        );
+        let acked = sentinels.acked_offset(original, replica);
+        assert!(
+            acked.is_some_and(|acked| acked <= held_at),
+            "{when}: the primary lists the replica online, acknowledged up to at most \
+             {held_at}: {acked:?}"
+        );
+        assert_eq!(sentinels.cli(replica, &["EXISTS", "after"]), "0", "{when}");
+        assert_eq!(sentinels.cli(replica, &["GET", "before"]), "1", "{when}");
+    };
+    lacks_the_write("held");
+    // The sentinels try to point the replica at the primary itself, which would stream the
+    // write to it after all, and are refused; the replica still lacks it.
+    sentinels.wait_repoint_refused();
+    eprintln!(
+        "hold to a sentinel's refused REPLICAOF: {:?}",
+        held.elapsed()
+    );
+    lacks_the_write("after a sentinel's REPLICAOF refused");
+
+    // The primary dies; the sentinels promote the replica, and the acknowledged write is lost.
+    let killed = Instant::now();
+    let promoted = sentinels.kill_primary();
+    eprintln!(
+        "kill_primary() of a held replica's primary: {:?}",
+        killed.elapsed()
+    );
+    assert_eq!(promoted, replica);
+    let role = sentinels.cli(promoted, &["ROLE"]);
+    assert_eq!(role.lines().next(), Some("master"), "ROLE: {role}");
+    assert_eq!(sentinels.cli(promoted, &["GET", "before"]), "1");
+    assert_eq!(sentinels.cli(promoted, &["EXISTS", "after"]), "0", "lost");
+    assert_eq!(sentinels.cli(promoted, &["GET", "after"]), "", "nil");
+    assert_eq!(
+        sentinels.cli(promoted, &["SET", "after", "2"]),
+        "OK",
+        "the promoted replica takes writes"
+    );
 }

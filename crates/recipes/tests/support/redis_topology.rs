@@ -8,6 +8,10 @@
 //! what it waited for, with every server's view (`CLUSTER NODES`, what the sentinels say) and
 //! the last lines of its log, so that a CI failure can be read without running it again.
 //!
+//! A Sentinel set can also be started with its replica behind a relay that a test holds
+//! ([`RedisSentinels::start_with_held_replica`]): the primary then acknowledges writes the
+//! replica never gets, and a failover loses them, for real.
+//!
 //! Where `redis-server` or `redis-cli` is missing the tests that need them skip (with a note on
 //! stderr), except when `GREEN_TEA_REQUIRE_TOOLS=1` (CI's `.ci/run` sets it): then missing is a
 //! failure. Process management and `redis-cli` only (no Redis client in it), like
@@ -17,11 +21,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::hash::BuildHasher;
-use std::net::TcpListener;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How long any wait may take before it panics: generous, as CI machines are slow and shared.
@@ -40,6 +46,13 @@ const SLOTS: u32 = 16384;
 
 /// The service the sentinels monitor.
 const SERVICE: &str = "gt-primary";
+
+/// The ACL user the sentinels of a [held replica's](RedisSentinels::start_with_held_replica)
+/// set log in to its data servers as (`sentinel auth-user`; see [`sentinel_user`]).
+const SENTINEL_USER: &str = "gt-sentinel";
+
+/// [`SENTINEL_USER`]'s password (`sentinel auth-pass`).
+const SENTINEL_PASS: &str = "gt-sentinel-pass";
 
 // ---------------------------------------------------------------------------------------------
 // Ports
@@ -134,7 +147,6 @@ fn cli(port: u16, args: &[&str]) -> String {
 /// of its own (another redis-cli) it counts every connected replica at once, even one that has
 /// not received the write, so a write then a separate `WAIT` proves nothing.
 fn write_replicated(port: u16, args: &[&str]) {
-    use std::io::Write;
     let quoted: Vec<String> = args
         .iter()
         .map(|arg| {
@@ -219,7 +231,14 @@ impl SyncProof {
     /// Whether the replica on `replica` is in sync with the primary on `primary`; its first
     /// call with the link up records where the proof starts.
     fn in_sync(&mut self, primary: u16, replica: u16) -> bool {
-        let up = replication(replica).is_some_and(|r| r.primary_port == Some(primary) && r.link_up);
+        self.in_sync_through(primary, primary, replica)
+    }
+
+    /// [`in_sync`](Self::in_sync) for a replica that replicates from `upstream` (its
+    /// `master_port`: a [`Relay`] in front of `primary`) rather than from `primary` itself.
+    fn in_sync_through(&mut self, primary: u16, upstream: u16, replica: u16) -> bool {
+        let up =
+            replication(replica).is_some_and(|r| r.primary_port == Some(upstream) && r.link_up);
         let Some((offset, acked)) = replica_offsets(primary, replica).filter(|_| up) else {
             self.linked_at.remove(&replica);
             return false;
@@ -433,6 +452,24 @@ fn data_server(port: u16, dir: &Path) -> Command {
         .arg(dir)
         .args(["--daemonize", "no"]);
     command
+}
+
+/// Adds the user the sentinels log in as ([`SENTINEL_USER`]) to a data server's `command`:
+/// every command, except, if not `may_repoint`, `REPLICAOF` and `SLAVEOF` with another first
+/// argument than `NO`. Such a server may be promoted by a sentinel (`REPLICAOF NO ONE`) but
+/// not pointed at another primary. For a replica behind a [`Relay`]: a sentinel sees it
+/// replicate from another address than the primary's and, at its next `INFO` of it (within
+/// 10 s), sends it `REPLICAOF <primary>` (`+fix-slave-config` in its log), and the replica,
+/// streaming from the primary directly, gets the held writes after all (seen: 10 s after the
+/// sentinels found it). Refused, the sentinel tries again every 10 s, in vain, harmlessly.
+/// The default user, what tests connect as, stays unrestricted.
+fn sentinel_user(command: &mut Command, may_repoint: bool) {
+    command
+        .args(["--user", SENTINEL_USER, "on", &format!(">{SENTINEL_PASS}")])
+        .args(["allchannels", "+@all"]);
+    if !may_repoint {
+        command.args(["-slaveof", "-replicaof", "+slaveof|no", "+replicaof|no"]);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -918,6 +955,263 @@ impl RedisCluster {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Relay
+
+/// A TCP relay on 127.0.0.1 between a replica and its primary, for a test that needs a
+/// failover to lose acknowledged writes: the replica replicates from the relay's port
+/// (`--replicaof 127.0.0.1 <relay>`), and each connection it opens there is forwarded to the
+/// primary over one of the relay's own, two threads a connection (one each way).
+///
+/// Once [held](ReplicaHold::hold), what the primary sends the replica (its replication stream:
+/// the writes it acknowledged, its pings) is still read from the primary, but dropped, never
+/// forwarded, not even later: the hold is never lifted. Both connections stay open, so the
+/// replica's link stays up (until its `repl-timeout`, 60 s without a byte) and Sentinel still
+/// judges it fit to be promoted. What the replica sends its primary (`REPLCONF ACK <offset>`
+/// every second) keeps flowing, so the primary's view stays true: the replica online, its
+/// acknowledged offset stuck where the hold left it (and a `WAIT` for a later write counts it
+/// out). Reading the held side, rather than leaving its bytes in the socket, is how the relay
+/// sees the primary die: the read ends, and the relay closes the replica's connection, as a
+/// direct link would be closed; a connection the replica opens while held is closed at once.
+///
+/// Dropped: its listener and every connection are closed and its threads joined.
+struct Relay {
+    port: u16,
+    shared: Arc<RelayShared>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+/// What a relay's threads and its [`ReplicaHold`] share.
+struct RelayShared {
+    /// Where the primary listens.
+    primary_port: u16,
+    /// Whether held. A forwarded write to the replica is made with this lock held, so that
+    /// [`ReplicaHold::hold`] waits for one in progress, and no byte read after it is forwarded.
+    held: Mutex<bool>,
+    /// Bytes read from the primary while held, and dropped.
+    withheld: AtomicU64,
+    /// Connections the replica opened (those closed at once while held included).
+    accepted: AtomicU64,
+    /// Set when the relay drops: the acceptor ends.
+    stop: AtomicBool,
+    /// A clone of every socket of every connection, so that a drop can shut them down (which
+    /// ends the threads blocked reading them).
+    sockets: Mutex<Vec<TcpStream>>,
+    /// The threads forwarding, joined on drop.
+    pumps: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl RelayShared {
+    fn is_held(&self) -> bool {
+        *self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forwards a connection the replica opened to a new one to the primary; closes it if held
+    /// or if the primary does not answer (it was killed).
+    fn relay(self: &Arc<Self>, replica: TcpStream) {
+        self.accepted.fetch_add(1, Ordering::SeqCst);
+        if self.is_held() {
+            return;
+        }
+        let address = (std::net::Ipv4Addr::LOCALHOST, self.primary_port).into();
+        let Ok(primary) = TcpStream::connect_timeout(&address, Duration::from_secs(1)) else {
+            return;
+        };
+        let clones = (|| {
+            for socket in [&replica, &primary] {
+                socket.set_nodelay(true)?;
+                // A write blocked that long (a peer that stopped reading) ends the connection,
+                // rather than a hold() waiting for it.
+                socket.set_write_timeout(Some(WAIT))?;
+            }
+            Ok::<_, std::io::Error>([
+                replica.try_clone()?,
+                primary.try_clone()?,
+                replica.try_clone()?,
+                primary.try_clone()?,
+            ])
+        })();
+        let Ok([replica_in, primary_out, replica_kept, primary_kept]) = clones else {
+            return;
+        };
+        self.sockets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend([replica_kept, primary_kept]);
+        let down = Arc::clone(self);
+        let up = Arc::clone(self);
+        let threads = [
+            std::thread::spawn(move || down.pump(primary, replica, true)),
+            std::thread::spawn(move || up.pump(replica_in, primary_out, false)),
+        ];
+        self.pumps
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(threads);
+    }
+
+    /// Copies `from` to `to` until either ends, then shuts both down (so that the other
+    /// direction ends too). `from_primary`: the direction a hold stops, whose bytes read while
+    /// held are counted and dropped.
+    fn pump(&self, mut from: TcpStream, mut to: TcpStream, from_primary: bool) {
+        let mut buffer = vec![0; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            if from_primary {
+                let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+                if *held {
+                    self.withheld.fetch_add(n as u64, Ordering::SeqCst);
+                    continue;
+                }
+                if to.write_all(&buffer[..n]).is_err() {
+                    break;
+                }
+            } else if to.write_all(&buffer[..n]).is_err() {
+                break;
+            }
+        }
+        let _ = from.shutdown(Shutdown::Both);
+        let _ = to.shutdown(Shutdown::Both);
+    }
+}
+
+impl Relay {
+    /// Listens on a free port of 127.0.0.1 (another if that one was taken in between) and
+    /// forwards every connection made there to the primary on `primary_port`, not held.
+    fn start(primary_port: u16) -> Relay {
+        let listener = (0..5)
+            .find_map(|_| TcpListener::bind(("127.0.0.1", free_port(false))).ok())
+            .expect("the relay found no free port in 5 tries");
+        let port = listener.local_addr().expect("a bound listener").port();
+        let shared = Arc::new(RelayShared {
+            primary_port,
+            held: Mutex::new(false),
+            withheld: AtomicU64::new(0),
+            accepted: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            sockets: Mutex::new(Vec::new()),
+            pumps: Mutex::new(Vec::new()),
+        });
+        let accepting = Arc::clone(&shared);
+        let acceptor = std::thread::spawn(move || {
+            for replica in listener.incoming() {
+                if accepting.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                if let Ok(replica) = replica {
+                    accepting.relay(replica);
+                }
+            }
+        });
+        Relay {
+            port,
+            shared,
+            acceptor: Some(acceptor),
+        }
+    }
+
+    /// A handle on its hold, for a test.
+    fn hold_handle(&self) -> ReplicaHold {
+        ReplicaHold {
+            shared: Arc::clone(&self.shared),
+            port: self.port,
+        }
+    }
+
+    /// One line on it, for a panic.
+    fn diagnostics(&self) -> String {
+        let shared = &self.shared;
+        format!(
+            "=== relay 127.0.0.1:{} -> 127.0.0.1:{}: {}, {} bytes withheld, {} connections \
+             accepted\n",
+            self.port,
+            shared.primary_port,
+            if shared.is_held() {
+                "held"
+            } else {
+                "forwarding"
+            },
+            shared.withheld.load(Ordering::SeqCst),
+            shared.accepted.load(Ordering::SeqCst)
+        )
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wakes the acceptor, which then sees `stop`.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+        let sockets = std::mem::take(
+            &mut *self
+                .shared
+                .sockets
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for socket in sockets {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+        let pumps = std::mem::take(
+            &mut *self
+                .shared
+                .pumps
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for pump in pumps {
+            let _ = pump.join();
+        }
+    }
+}
+
+/// The hold on the [`Relay`] between a [`RedisSentinels::start_with_held_replica`] set's
+/// primary and its replica: from [`hold`](Self::hold) on, nothing the primary sends reaches
+/// the replica, while the replica stays connected and fit to be promoted. The relay belongs to
+/// the set (it stops when the set drops); this handle only holds it.
+pub(crate) struct ReplicaHold {
+    shared: Arc<RelayShared>,
+    port: u16,
+}
+
+impl ReplicaHold {
+    /// Holds the relay, for good: no byte of what the primary sends after this returns (a
+    /// write it acknowledges, a ping) reaches the replica, now or later. A forwarding in
+    /// progress finishes first; the replica may still apply bytes forwarded before.
+    pub(crate) fn hold(&self) {
+        *self
+            .shared
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
+    }
+
+    /// Whether [`hold`](Self::hold) was called.
+    pub(crate) fn is_held(&self) -> bool {
+        self.shared.is_held()
+    }
+
+    /// How many bytes the relay has read from the primary since the hold, and dropped: once
+    /// the replica's offset plus these reach the primary's offset after a write, the relay has
+    /// read that write, and it can never reach the replica.
+    pub(crate) fn withheld_bytes(&self) -> u64 {
+        self.shared.withheld.load(Ordering::SeqCst)
+    }
+
+    /// The relay's port: the replica's `master_port`.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Sentinel
 
 /// A running primary, its replica, and three sentinels monitoring them as `gt-primary`
@@ -927,16 +1221,26 @@ pub(crate) struct RedisSentinels {
     /// The primary started, then its replica.
     data: Vec<Node>,
     sentinels: Vec<Node>,
+    /// Between the replica and the primary, in a set of
+    /// [`start_with_held_replica`](RedisSentinels::start_with_held_replica). Declared last:
+    /// dropped once the servers are dead.
+    relay: Option<Relay>,
 }
 
 /// The flat `key value` lines of `SENTINEL REPLICAS` / `SENTINEL SENTINELS`, one map per entry
 /// (each starts with `name`).
 fn sentinel_entries(text: &str) -> Vec<BTreeMap<String, String>> {
+    flat_entries(text, "name")
+}
+
+/// The flat `key value` lines of a list of maps as redis-cli prints it (`SENTINEL REPLICAS`,
+/// `ACL LOG`), one map per entry, each starting with the key `first`.
+fn flat_entries(text: &str, first: &str) -> Vec<BTreeMap<String, String>> {
     let lines: Vec<&str> = text.lines().collect();
     let mut entries: Vec<BTreeMap<String, String>> = Vec::new();
     for pair in lines.chunks(2) {
         let [key, value] = pair else { break };
-        if *key == "name" || entries.is_empty() {
+        if *key == first || entries.is_empty() {
             entries.push(BTreeMap::new());
         }
         let entry = entries.last_mut().expect("one");
@@ -956,33 +1260,76 @@ impl RedisSentinels {
     /// The sentinels start after the replica is in sync: a sentinel learns of replicas from
     /// the primary's `INFO`, asked at once and then every 10 s.
     pub(crate) fn start() -> Option<RedisSentinels> {
+        Self::launch(false)
+    }
+
+    /// The set of [`start`](Self::start), except that the replica replicates through a
+    /// [`Relay`] (`--replicaof 127.0.0.1 <relay>`), which the returned [`ReplicaHold`] can
+    /// hold: after [`hold`](ReplicaHold::hold) the primary acknowledges writes the replica
+    /// never gets, and a [`kill_primary`](Self::kill_primary) then promotes the replica without
+    /// them. The sentinels know the replica by its own port, which it gives its primary
+    /// (`REPLCONF listening-port`), and the primary lists in its `INFO`; they log in to the
+    /// data servers as [`SENTINEL_USER`], which may promote the replica but not point it at
+    /// the primary directly (see [`sentinel_user`]: Sentinel would, 10 s after it found it).
+    /// Hold for less than the replica's `repl-timeout` (60 s), after which it drops a link
+    /// that sends nothing. The same timeouts as [`start`](Self::start), and one failover (see
+    /// [`failover`](Self::failover)).
+    /// `let Some((sentinels, hold)) = RedisSentinels::start_with_held_replica() else { return };`
+    pub(crate) fn start_with_held_replica() -> Option<(RedisSentinels, ReplicaHold)> {
+        let set = Self::launch(true)?;
+        let hold = set
+            .relay
+            .as_ref()
+            .expect("launched with a relay")
+            .hold_handle();
+        Some((set, hold))
+    }
+
+    /// [`start`](Self::start), the replica through a [`Relay`] if `relayed`.
+    fn launch(relayed: bool) -> Option<RedisSentinels> {
         if !tools_present() {
             return None;
         }
-        let primary = Node::spawn("gt-sentinel", false, data_server);
-        let primary_port = primary.port.to_string();
+        let primary = Node::spawn("gt-sentinel", false, |port, dir| {
+            let mut command = data_server(port, dir);
+            if relayed {
+                sentinel_user(&mut command, true);
+            }
+            command
+        });
+        let relay = relayed.then(|| Relay::start(primary.port));
+        let upstream = relay.as_ref().map_or(primary.port, |r| r.port);
+        let upstream_text = upstream.to_string();
         let replica = Node::spawn("gt-sentinel", false, |port, dir| {
             let mut command = data_server(port, dir);
             command
-                .args(["--replicaof", "127.0.0.1", &primary_port])
+                .args(["--replicaof", "127.0.0.1", &upstream_text])
                 .args(["--replica-priority", "100"]);
+            if relayed {
+                sentinel_user(&mut command, false);
+            }
             command
         });
         let mut set = RedisSentinels {
             data: vec![primary, replica],
             sentinels: Vec::new(),
+            relay,
         };
         let mut proof = SyncProof::default();
         let (primary_port, replica_port) = (set.data[0].port, set.data[1].port);
         wait_for(
             "the replica to be in sync with the primary",
             || set.diagnostics(),
-            || proof.in_sync(primary_port, replica_port).then_some(()),
+            || {
+                proof
+                    .in_sync_through(primary_port, upstream, replica_port)
+                    .then_some(())
+            },
         );
         for _ in 0..3 {
             let sentinel = Node::spawn("gt-sentinel", false, |port, dir| {
                 let conf = dir.join("sentinel.conf");
-                let text = format!(
+                let mut text = format!(
                     "port {port}\n\
                      bind 127.0.0.1\n\
                      sentinel resolve-hostnames no\n\
@@ -993,6 +1340,12 @@ impl RedisSentinels {
                      dir {}\n",
                     dir.display()
                 );
+                if relayed {
+                    text.push_str(&format!(
+                        "sentinel auth-user {SERVICE} {SENTINEL_USER}\n\
+                         sentinel auth-pass {SERVICE} {SENTINEL_PASS}\n"
+                    ));
+                }
                 std::fs::write(&conf, text).expect("sentinel.conf");
                 let mut command = Command::new("redis-server");
                 command.arg(&conf).arg("--sentinel");
@@ -1000,7 +1353,7 @@ impl RedisSentinels {
             });
             set.sentinels.push(sentinel);
         }
-        let replica = format!("127.0.0.1:{}", set.data[1].port);
+        let replica = format!("127.0.0.1:{replica_port}");
         wait_for(
             "every sentinel to know the replica and the two other sentinels",
             || set.diagnostics(),
@@ -1058,6 +1411,9 @@ impl RedisSentinels {
     /// panic.
     fn diagnostics(&self) -> String {
         let mut text = String::new();
+        if let Some(relay) = &self.relay {
+            text.push_str(&relay.diagnostics());
+        }
         for node in &self.data {
             let role = match replication(node.port) {
                 None => "no answer".to_owned(),
@@ -1147,6 +1503,10 @@ impl RedisSentinels {
     /// `role:master` (no one told it otherwise), is made a replica by a sentinel only once it
     /// has reported that role for 8 s (Sentinel's fixed `SENTINEL_PUBLISH_PERIOD * 4`, not
     /// configurable): this returns after about 10 s.
+    ///
+    /// In a [`start_with_held_replica`](Self::start_with_held_replica) set, one failover only,
+    /// the replica's promotion: the sentinels may not re-point it (see [`sentinel_user`]), so
+    /// a failover back would never end.
     pub(crate) fn failover(&self) -> u16 {
         let old = self.primary_port();
         let new = self
@@ -1229,6 +1589,81 @@ impl RedisSentinels {
     /// kill of its primary that follows (a `WAIT` of another connection does not wait for it).
     pub(crate) fn write_replicated(&self, port: u16, args: &[&str]) {
         write_replicated(port, args);
+    }
+
+    /// The offset the primary on `primary` says its replica on `replica` has acknowledged
+    /// (`REPLCONF ACK`), if it lists that replica online: behind a held [`Relay`], stuck at
+    /// most where the hold left it.
+    pub(crate) fn acked_offset(&self, primary: u16, replica: u16) -> Option<u64> {
+        replica_offsets(primary, replica).and_then(|(_, acked)| acked)
+    }
+
+    /// Waits until the [`Relay`] of a [`start_with_held_replica`](Self::start_with_held_replica)
+    /// set has read the primary's stream up to `offset` (the primary's
+    /// [`repl_offset`](Self::repl_offset) after a write) while held: the replica's offset plus
+    /// the bytes the relay dropped reach it. The stream is read in order, so the write's bytes
+    /// are among those dropped, which the relay never forwards; the primary's pings and the
+    /// sentinels' hellos keep the stream moving, so this ends. Panics if the set has no relay,
+    /// or the relay is not held.
+    pub(crate) fn wait_withheld(&self, offset: u64) {
+        let relay = self.relay.as_ref().expect("a set with a held replica");
+        assert!(relay.shared.is_held(), "the relay is not held");
+        let replica = self.data[1].port;
+        wait_for(
+            &format!("the held relay to have read the primary's stream up to offset {offset}"),
+            || self.diagnostics(),
+            || {
+                let applied = self.repl_offset(replica);
+                (applied + relay.shared.withheld.load(Ordering::SeqCst) >= offset).then_some(())
+            },
+        );
+    }
+
+    /// Waits until a sentinel has tried to point the replica of a
+    /// [`start_with_held_replica`](Self::start_with_held_replica) set at the primary directly
+    /// (`+fix-slave-config`: Sentinel does so at its first `INFO` of the replica 10 s after it
+    /// found it, and every 10 s after), and been refused (see [`sentinel_user`]): the replica's
+    /// `ACL LOG` lists a `slaveof` or `replicaof` of [`SENTINEL_USER`]. For a test that proves
+    /// the hold outlasts that, rather than hoping it ends before. About 10 s after the start.
+    pub(crate) fn wait_repoint_refused(&self) {
+        assert!(self.relay.is_some(), "a set with a held replica");
+        let replica = self.data[1].port;
+        wait_for(
+            &format!(
+                "a sentinel to be refused a REPLICAOF of the replica 127.0.0.1:{replica} (its \
+                 ACL LOG)"
+            ),
+            || {
+                let log = try_cli(replica, &["ACL", "LOG"]).unwrap_or_else(|e| e);
+                format!(
+                    "ACL LOG of 127.0.0.1:{replica}:\n{log}\n{}",
+                    self.diagnostics()
+                )
+            },
+            || {
+                let log = try_cli(replica, &["ACL", "LOG"]).ok()?;
+                let refused = flat_entries(&log, "count").iter().any(|entry| {
+                    entry
+                        .get("username")
+                        .is_some_and(|user| user == SENTINEL_USER)
+                        && entry
+                            .get("object")
+                            .is_some_and(|command| command == "slaveof" || command == "replicaof")
+                });
+                refused.then_some(())
+            },
+        );
+    }
+
+    /// The `master_repl_offset` of the data server on `port`: on a primary, where its
+    /// replication stream has reached (the bytes of every write it propagated, and of its
+    /// pings); on a replica, how much of its primary's stream it has applied. A replica that
+    /// lacks a write has an offset below the primary's offset right after it.
+    pub(crate) fn repl_offset(&self, port: u16) -> u64 {
+        let info = cli(port, &["INFO", "replication"]);
+        info_field(&info, "master_repl_offset")
+            .and_then(|offset| offset.parse().ok())
+            .unwrap_or_else(|| panic!("no master_repl_offset in 127.0.0.1:{port}'s INFO\n{info}"))
     }
 
     /// `redis-cli -p <port> <args>` (a data server's or a sentinel's): its output, trimmed;
