@@ -8,7 +8,9 @@
 //! threshold + instances − 1 calls, sends one trial, and closed calls send no write command. A
 //! primary killed (or failed over) degrades the breaker to local state without failing a call,
 //! and sharing resumes on the promoted node, whose missing scripts are sent whole (`noscript`);
-//! a slot resharded under traffic loses none of the fleet's count.
+//! a slot resharded under traffic loses none of the fleet's count. A failover that loses
+//! acknowledged writes (the replica held behind by a relay) costs what the guide says,
+//! measured: a second trial, a re-learnt count, and no generation handed out twice.
 #![cfg(feature = "redis")]
 
 #[path = "support/redis_topology.rs"]
@@ -561,4 +563,169 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
         let _ = within(down.call(&shared[0])).await;
     }
     settles(&shared, BreakerState::Open).await;
+}
+
+/// `GET key` on the server on `port`, as a number (`None`: no such key).
+fn get_number(sentinels: &RedisSentinels, port: u16, key: &str) -> Option<u64> {
+    let text = sentinels.cli(port, &["GET", key]);
+    (!text.is_empty()).then(|| text.parse().expect("a number"))
+}
+
+/// What a failover that loses acknowledged writes costs, measured. A relay holds the replica
+/// behind its primary (the replication stream stops reaching it; its link stays up), the fleet
+/// writes to the primary alone, the primary is SIGKILLed and the sentinels promote the replica,
+/// which never got those writes:
+///
+/// - `billing` tripped and its trial leased on the old primary alone: the promoted node has
+///   neither the open record nor the lease, so each instance falls back on its own window and
+///   trial, and while the first instance's trial is still in flight the second sends one of
+///   its own: a second trial. The first trial's late success is fenced (its lease is gone) and
+///   changes nothing in Redis; the next trip's generation is above every one the old primary
+///   handed out (`max(previous + 1, TIME)`: the promoted node's counter was behind), and after
+///   it one trial fleet-wide again.
+/// - `ledger`'s two failures (threshold 3) counted on the old primary alone: the fleet
+///   re-learns them: three calls reach the down upstream before every instance fails fast,
+///   where one would have, had nothing been lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn behind_sentinel_a_failover_that_loses_writes_costs_a_second_trial_and_a_relearnt_count() {
+    let Some((mut sentinels, relay)) = RedisSentinels::start_with_held_replica() else {
+        return;
+    };
+    let url = sentinels.url();
+    // A call timeout longer than the failover: the first trial is still in flight after it.
+    let mut billing = Vec::new();
+    for i in 0..2 {
+        let config = config("billing", 3).call_timeout(HANG_GUARD);
+        let shared = sharing(&url, &format!("billing-instance-{i}"));
+        let breaker = within(CircuitBreaker::shared(config, shared)).await;
+        billing.push(breaker.expect("the breaker is made"));
+    }
+    let billing = Arc::new(billing);
+    let ledger = fleet(&url, "ledger", 3, 2).await;
+    sharing_resumes(&billing).await;
+    sharing_resumes(&ledger).await;
+    let old = sentinels.primary_port();
+    let replica = sentinels
+        .data_ports()
+        .into_iter()
+        .find(|&port| port != old)
+        .expect("the replica");
+    let key = |name: &str, key: &str| format!("green-tea:breaker:{{{name}}}:{key}");
+    sentinels.write_replicated(old, &["SET", "before-the-hold", "1"]);
+    relay.hold();
+
+    // Acknowledged by the old primary alone: ledger's two failures, billing's trip and then the
+    // lease of its trial.
+    let down = Upstream::down();
+    for breaker in &ledger {
+        let _ = within(down.call(breaker)).await;
+    }
+    sync_all(&ledger).await;
+    assert_eq!(
+        get_number(&sentinels, old, &key("ledger", "fails")),
+        Some(2)
+    );
+    assert_eq!(discover_a_down_upstream(&billing).await, 3);
+    let tripped = get_number(&sentinels, old, &key("billing", "gen")).expect("a generation");
+    tokio::time::sleep(WINDOW + Duration::from_millis(20)).await;
+    sync_all(&billing).await;
+    let trial = Upstream::default();
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let first_trial = tokio::spawn({
+        let (billing, trial, gate) = (Arc::clone(&billing), trial.clone(), Arc::clone(&gate));
+        async move {
+            billing[0]
+                .call(|| async {
+                    trial.hits.fetch_add(1, SeqCst);
+                    let _ = gate.acquire().await;
+                    Ok::<_, &str>(())
+                })
+                .await
+        }
+    });
+    within(async {
+        while trial.hits() == 0 {
+            tokio::time::sleep(Duration::from_millis(1)).await; // the trial's task is polled
+        }
+    })
+    .await;
+    let refused = Upstream::down();
+    assert!(within(refused.call(&billing[1])).await.is_err());
+    assert_eq!(
+        refused.hits(),
+        0,
+        "the lease is held: one trial fleet-wide so far"
+    );
+    // None of it reached the replica.
+    assert_eq!(
+        get_number(&sentinels, replica, &key("ledger", "fails")),
+        None
+    );
+    assert_eq!(
+        get_number(&sentinels, replica, &key("billing", "gen")),
+        None
+    );
+    assert_eq!(
+        sentinels.cli(replica, &["EXISTS", &key("billing", "open")]),
+        "0"
+    );
+
+    let killed = Instant::now();
+    let promoted = sentinels.kill_primary();
+    assert_eq!(promoted, replica);
+    let promoted_after = killed.elapsed();
+    for breaker in billing.iter().chain(&ledger) {
+        within(async {
+            while !breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(50)).await; // the rediscovery's pace
+            }
+        })
+        .await;
+    }
+    assert_eq!(
+        sentinels.cli(promoted, &["EXISTS", &key("billing", "open")]),
+        "0",
+        "the open record was lost"
+    );
+
+    // A second trial: the second instance, its own window over, trials by itself while the
+    // first trial is still in flight.
+    let second = Upstream::down();
+    assert!(within(second.call(&billing[1])).await.is_err());
+    assert_eq!(second.hits(), 1, "a second trial reached the upstream");
+    assert!(
+        !first_trial.is_finished(),
+        "the first trial is still in flight"
+    );
+    // The first trial's late success closes its own instance, and nothing in Redis.
+    gate.add_permits(1);
+    within(first_trial)
+        .await
+        .unwrap()
+        .expect("the trial succeeded");
+    sync_all(&billing).await;
+    assert_eq!(billing[0].state(), BreakerState::Closed);
+    assert_eq!(
+        sentinels.cli(promoted, &["EXISTS", &key("billing", "open")]),
+        "0",
+        "the fenced release opened or closed nothing"
+    );
+    // The next trip: a generation above the lost one, and then one trial fleet-wide again.
+    let retrip = discover_a_down_upstream(&billing).await;
+    let again = get_number(&sentinels, promoted, &key("billing", "gen")).expect("a generation");
+    assert!(
+        again > tripped,
+        "generation {again} after the failover, {tripped} before it"
+    );
+    assert_eq!(trial_after_the_window(&billing).await, 1);
+
+    // The lost count is re-learnt.
+    let relearnt = discover_a_down_upstream(&ledger).await;
+    assert_eq!(relearnt, 3, "the two lost failures and the one that trips");
+    println!(
+        "a failover losing writes: promoted after {promoted_after:?}; billing: 2 trials in \
+         flight at once (1 per instance), the first one's success fenced, the re-trip after \
+         {retrip} calls at generation {again} > {tripped}; ledger: 2 failures lost, {relearnt} \
+         calls reached the down upstream before the fleet opened (1 without the loss)"
+    );
 }
