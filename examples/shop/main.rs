@@ -35,7 +35,7 @@
 //!
 //! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`),
 //! `SHOP_CACHE` and the `DATABASE_*` settings (`DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
-//! `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT`), and prints `explain` of `/orders`. Each payment gateway is a fake that fails
+//! `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT`, `DATABASE_SYNCHRONOUS`), and prints `explain` of `/orders`. Each payment gateway is a fake that fails
 //! every third charge once, as a flaky network would: the retrying decorator hides that from
 //! the orders, and the breaker, which counts failures in a row, stays closed.
 

@@ -208,12 +208,26 @@ async fn a_begin_dropped_at_any_of_its_awaits_gives_its_connection_back_clean(db
     served.close().await;
 }
 
-/// Every SQLite connection of the pool is in WAL mode with the configured busy timeout (and
-/// foreign keys on, as sqlx sets them).
+/// Every SQLite connection of the pool is in WAL mode with the configured busy timeout and
+/// `synchronous` (and foreign keys on, as sqlx sets them); `synchronous` is FULL unless set.
 #[tokio::test]
 async fn sqlite_connections_use_wal_and_the_busy_timeout() {
     let db = TestDatabase::sqlite();
-    let env = [("DATABASE_BUSY_TIMEOUT", "2500ms")];
+    let served = serve(notes_app(&db, &[], Arc::default())).await;
+    let database = served.app.get::<Database>("database").await.unwrap();
+    let mut connection = database.pool().acquire().await.unwrap();
+    let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+        .fetch_one(&mut *connection)
+        .await
+        .unwrap();
+    assert_eq!(synchronous, 2, "FULL, SQLite's default");
+    drop(connection);
+    served.close().await;
+
+    let env = [
+        ("DATABASE_BUSY_TIMEOUT", "2500ms"),
+        ("DATABASE_SYNCHRONOUS", "normal"),
+    ];
     let served = serve(notes_app(&db, &env, Arc::default())).await;
     let database = served.app.get::<Database>("database").await.unwrap();
     let mut connection = database.pool().acquire().await.unwrap();
@@ -232,7 +246,16 @@ async fn sqlite_connections_use_wal_and_the_busy_timeout() {
         .await
         .unwrap();
     assert_eq!(foreign_keys, 1);
-    drop(connection);
+    // Every connection, not only the first: the pool opens a second one while this is held.
+    let mut second = database.pool().acquire().await.unwrap();
+    for connection in [&mut connection, &mut second] {
+        let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&mut **connection)
+            .await
+            .unwrap();
+        assert_eq!(synchronous, 1, "NORMAL");
+    }
+    drop((connection, second));
     served.close().await;
 }
 
@@ -254,6 +277,11 @@ fn bad_settings_are_refused_at_build() {
             "DATABASE_ACQUIRE_TIMEOUT",
             "0s",
             "`acquire_timeout` is zero",
+        ),
+        (
+            "DATABASE_SYNCHRONOUS",
+            "fast",
+            "unknown variant `fast`, expected one of `off`, `normal`, `full`, `extra`",
         ),
     ] {
         let err = App::builder()

@@ -37,7 +37,7 @@ pub use error::{DatabaseError, http_error, is_unavailable};
 pub use migrations::{Migration, Migrations};
 pub use outbox::{OutboxEvent, OutboxRelay, OutboxSink, OutboxTableError};
 pub use pool::{Backend, Database, DatabasePool};
-pub use settings::DatabaseSettings;
+pub use settings::{DatabaseSettings, Synchronous};
 pub use transaction::{Transaction, TransactionStep};
 
 /// The sqlx this recipe is built on, so that queries use the same version:

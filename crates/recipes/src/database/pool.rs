@@ -12,7 +12,7 @@ use sqlx::{Any, AnyConnection, AnyPool, Executor};
 
 use super::error::DatabaseError;
 use super::migrations::Migrations;
-use super::settings::DatabaseSettings;
+use super::settings::{DatabaseSettings, Synchronous};
 
 /// Which database a URL names; SQL that differs between them branches on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,8 +90,8 @@ impl Database {
     ///
     /// SQLite: the file (and its directory) is made if missing; every connection sets
     /// `PRAGMA busy_timeout` (waits that long for another writer instead of failing with
-    /// "database is locked") and `PRAGMA journal_mode = WAL` (readers never wait on the
-    /// writer); sqlx turns foreign keys on. PostgreSQL: the server's own settings.
+    /// "database is locked"), `PRAGMA journal_mode = WAL` (readers never wait on the
+    /// writer) and `PRAGMA synchronous` as the settings say; sqlx turns foreign keys on. PostgreSQL: the server's own settings.
     ///
     /// One connection is opened here, so an unreachable database fails at `start()` rather
     /// than at the first request.
@@ -107,13 +107,14 @@ impl Database {
             create_sqlite_file(url).await?;
         }
         let busy_ms = settings.busy_timeout.as_millis();
+        let synchronous = settings.synchronous;
         let pool = AnyPoolOptions::new()
             .max_connections(settings.max_connections)
             .acquire_timeout(settings.acquire_timeout)
             .after_connect(move |connection, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
-                        configure_sqlite(connection, busy_ms).await?;
+                        configure_sqlite(connection, busy_ms, synchronous).await?;
                     }
                     Ok(())
                 })
@@ -223,11 +224,17 @@ impl AsyncHealthCheck for Database {
 
 /// What every new SQLite connection sets, the busy timeout first: switching to WAL takes a lock
 /// that a concurrent first connection may hold.
-async fn configure_sqlite(connection: &mut AnyConnection, busy_ms: u128) -> sqlx::Result<()> {
+async fn configure_sqlite(
+    connection: &mut AnyConnection,
+    busy_ms: u128,
+    synchronous: Synchronous,
+) -> sqlx::Result<()> {
     connection
         .execute(format!("PRAGMA busy_timeout = {busy_ms}").as_str())
         .await?;
     connection.execute("PRAGMA journal_mode = WAL").await?;
+    let synchronous = format!("PRAGMA synchronous = {}", synchronous.pragma());
+    connection.execute(synchronous.as_str()).await?;
     Ok(())
 }
 

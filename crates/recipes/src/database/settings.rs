@@ -9,8 +9,9 @@ use green_tea_core::settings::Secret;
 use super::pool::Backend;
 
 /// The database's settings: `DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
-/// `DATABASE_ACQUIRE_TIMEOUT` and `DATABASE_BUSY_TIMEOUT` (or `url`, `max_connections`,
-/// `acquire_timeout`, `busy_timeout` in the file's `[database]` table). Register
+/// `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT` and `DATABASE_SYNCHRONOUS` (or `url`,
+/// `max_connections`, `acquire_timeout`, `busy_timeout`, `synchronous` in the file's
+/// `[database]` table). Register
 /// `DatabaseSettings::provider()`; the pool ([`DatabasePool`](super::DatabasePool)) needs it.
 ///
 /// The URL is a secret (a PostgreSQL URL may hold a password): it is `***` wherever settings
@@ -20,7 +21,7 @@ use super::pool::Backend;
 /// use std::time::Duration;
 /// use green_tea_core::Container;
 /// use green_tea_core::settings::{Settings, Sources};
-/// use green_tea_recipes::database::DatabaseSettings;
+/// use green_tea_recipes::database::{DatabaseSettings, Synchronous};
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let container = Container::builder()
@@ -32,6 +33,7 @@ use super::pool::Backend;
 /// assert_eq!(database.url.expose(), "sqlite://data/app.db"); // the default
 /// assert_eq!(database.max_connections, 10);
 /// assert_eq!(database.acquire_timeout, Duration::from_secs(2));
+/// assert_eq!(database.synchronous, Synchronous::Full); // SQLite's own default
 /// # container.close().await.unwrap(); }
 /// ```
 #[derive(Settings, Clone, Debug, PartialEq, Eq)]
@@ -60,6 +62,43 @@ pub struct DatabaseSettings {
     /// "database is locked": `DATABASE_BUSY_TIMEOUT` (default `5s`).
     #[settings(default = "5s")]
     pub busy_timeout: Duration,
+    /// SQLite only: how hard a commit makes sure it is on disk (`PRAGMA synchronous`, set on
+    /// every connection): `DATABASE_SYNCHRONOUS`, one of `off`, `normal`, `full`, `extra`
+    /// (default `full`, SQLite's own).
+    #[settings(default = "full")]
+    pub synchronous: Synchronous,
+}
+
+/// SQLite's `PRAGMA synchronous`, with the pool in WAL mode: what a commit waits for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    /// Never waits for the disk: a crash of the operating system or a power loss can corrupt
+    /// the database. For throwaway data only.
+    Off,
+    /// The WAL is synced at checkpoints, not at each commit: a commit survives the process
+    /// crashing, but the last commits before a power loss or an operating-system crash can be
+    /// rolled back (the database stays consistent). SQLite's advice for WAL mode where
+    /// throughput matters more than the last commits.
+    Normal,
+    /// Each commit waits for the WAL to reach the disk (an fsync): durable through a power
+    /// loss. SQLite's default.
+    #[default]
+    Full,
+    /// As `Full`, and the directory synced too after a commit that deletes a journal.
+    Extra,
+}
+
+impl Synchronous {
+    /// The pragma's value.
+    pub(crate) fn pragma(self) -> &'static str {
+        match self {
+            Synchronous::Off => "OFF",
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+            Synchronous::Extra => "EXTRA",
+        }
+    }
 }
 
 impl DatabaseSettings {
@@ -77,6 +116,7 @@ impl DatabaseSettings {
             max_connections: 10,
             acquire_timeout: Duration::from_secs(5),
             busy_timeout: Duration::from_secs(5),
+            synchronous: Synchronous::Full,
         }
     }
 
