@@ -131,8 +131,13 @@ impl SharedConfig {
     /// assert_eq!(sentinel.location(), "Redis Sentinel `orders` at 127.0.0.1:26379");
     /// let unix = SharedConfig::new("redis+unix:///run/redis.sock?db=2&pass=secret");
     /// assert_eq!(unix.location(), "redis+unix:///run/redis.sock?db=2&pass=…");
+    /// // A `?` in the password, an encoded parameter name: hidden too.
+    /// let odd = SharedConfig::new("redis://:se?cret@127.0.0.1:6379/");
+    /// assert_eq!(odd.location(), "redis://…@127.0.0.1:6379/");
+    /// let encoded = SharedConfig::new("redis+unix:///run/redis.sock?pas%73=secret");
+    /// assert_eq!(encoded.location(), "redis+unix:///run/redis.sock?pas%73=…");
     /// // Nor does its `Debug`.
-    /// assert!(!format!("{one:?}{unix:?}").contains("secret"));
+    /// assert!(!format!("{one:?}{unix:?}{odd:?}{encoded:?}").contains("cret"));
     /// ```
     pub fn location(&self) -> String {
         match self.topology() {
@@ -291,32 +296,60 @@ fn addresses(hosts: &str) -> Result<Vec<String>, String> {
     Ok(found)
 }
 
-/// `url` with any password replaced by `…`: the userinfo's, and a `pass` or `password` query
-/// parameter's (as a `redis+unix://` URL carries it).
+/// `url` with any password replaced by `…`: the userinfo's (everything up to the last `@`,
+/// so a `?` or `/` in a password hides with it), then a `pass` or `password` query
+/// parameter's (as a `redis+unix://` URL carries it; the name compared percent-decoded, as
+/// redis-rs reads it).
 fn without_password(url: &str) -> String {
-    let (url, query) = match url.split_once('?') {
-        Some((url, query)) => (url, Some(query)),
-        None => (url, None),
+    let (head, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (format!("{scheme}://"), rest),
+        None => (String::new(), url),
     };
-    let mut hidden = match url.split_once("://") {
-        Some((scheme, rest)) => match split_userinfo(rest) {
-            (Some(_), hosts) => format!("{scheme}://…@{hosts}"),
-            (None, _) => url.to_owned(),
-        },
-        None => url
-            .split_once('@')
-            .map_or_else(|| url.to_owned(), |(_, host)| host.to_owned()),
+    let (mut hidden, rest) = match split_userinfo(rest) {
+        (Some(_), hosts) if head.is_empty() => (String::new(), hosts),
+        (Some(_), hosts) => (format!("{head}…@"), hosts),
+        (None, rest) => (head, rest),
     };
-    if let Some(query) = query {
-        let params: Vec<String> = query
-            .split('&')
-            .map(|param| match param.split_once('=') {
-                Some((key, _)) if key == "pass" || key == "password" => format!("{key}=…"),
-                _ => param.to_owned(),
-            })
-            .collect();
-        hidden.push('?');
-        hidden.push_str(&params.join("&"));
-    }
+    let Some((path, query)) = rest.split_once('?') else {
+        hidden.push_str(rest);
+        return hidden;
+    };
+    let params: Vec<String> = query
+        .split('&')
+        .map(|param| match param.split_once('=') {
+            Some((key, _)) if matches!(percent_decoded(key).as_str(), "pass" | "password") => {
+                format!("{key}=…")
+            }
+            _ => param.to_owned(),
+        })
+        .collect();
+    hidden.push_str(path);
+    hidden.push('?');
+    hidden.push_str(&params.join("&"));
     hidden
+}
+
+/// `text` with its `%XX` escapes decoded (an invalid one left as it is).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let escape = bytes
+            .get(at + 1..at + 3)
+            .filter(|_| bytes[at] == b'%')
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                decoded.push(byte);
+                at += 3;
+            }
+            None => {
+                decoded.push(bytes[at]);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }

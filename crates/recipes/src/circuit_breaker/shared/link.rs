@@ -4,6 +4,7 @@
 //! The store sends every command through [`Link::query`]; nothing here waits without a bound
 //! (the callers bound every round trip).
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -121,31 +122,24 @@ impl Link {
                         .set_response_timeout(Some(bounds.response)),
                     asking: tokio::sync::Mutex::new(Asking::default()),
                     current: Mutex::new(None),
+                    connections: AtomicU64::new(0),
                 });
                 // The sentinels must answer now, and one of them must know the service; the
                 // primary need not (it may be down, a failover under way): the breaker then
-                // starts on local state and finds the primary later.
+                // starts on local state and finds the primary later. Each sentinel is asked
+                // within a round trip, and the node it names checked within another.
                 let count = u32::try_from(sentinel.sentinels.len()).unwrap_or(u32::MAX);
-                let each = bounds.round_trip.saturating_mul(count);
-                let named = {
+                let each = bounds.round_trip.saturating_mul(count.saturating_mul(2));
+                let found = {
                     let mut asking = sentinel.asking.lock().await;
-                    tokio::time::timeout(each, sentinel.ask(&mut asking)).await
+                    tokio::time::timeout(each, sentinel.find(&mut asking, None)).await
                 };
-                match named {
-                    Ok(Ok(primary)) => {
-                        let connecting = sentinel.connect_primary(primary);
-                        match tokio::time::timeout(bounds.round_trip, connecting).await {
-                            Ok(Ok(())) => {}
-                            Ok(Err(error)) => {
-                                tracing::warn!(%error, "shared breaker: the primary the sentinels name did not answer yet");
-                            }
-                            Err(_) => {
-                                tracing::warn!(
-                                    "shared breaker: the primary the sentinels name did not answer yet"
-                                );
-                            }
-                        }
+                match found {
+                    Ok(Ok(Found::Primary(primary))) => *sentinel.current() = Some(primary),
+                    Ok(Ok(Found::Unconfirmed(error))) => {
+                        tracing::warn!(%error, "shared breaker: the primary the sentinels name did not answer yet");
                     }
+                    Ok(Ok(Found::Same)) => {}
                     Ok(Err(error)) => return Err(unreachable(error.to_string())),
                     Err(_) => {
                         return Err(unreachable(format!("no sentinel answered within {each:?}")));
@@ -170,10 +164,12 @@ impl Link {
 
 /// The primary behind Sentinel. The sentinels are asked for it by service name (`SENTINEL
 /// GET-MASTER-ADDR-BY-NAME`, on one kept connection to one sentinel, the next one tried when
-/// it fails), the node they name must say it is the primary (`ROLE`), and the connection to it
-/// is kept until an error says the primary moved (a connection lost or refused, `READONLY`
-/// from a demoted primary): the next command asks again. A task of its own also asks once a
-/// second (`RECHECK`), because a demoted primary still answers reads.
+/// it fails), and the node a sentinel names must say it is the primary (`ROLE`; if it does not,
+/// the next sentinel is asked: one may lag a failover). The connection is kept until an error
+/// says the primary moved (a connection lost or refused, `READONLY` from a demoted primary) or
+/// `TIMEOUTS_TO_RECONNECT` commands in a row went unanswered (a connection that died silently,
+/// as behind a firewall that forgot it): the next command asks again. A task of its own also
+/// asks once a second (`RECHECK`), because a demoted primary still answers reads.
 pub(crate) struct Sentinel {
     sentinels: Vec<redis::Client>,
     service: String,
@@ -183,6 +179,8 @@ pub(crate) struct Sentinel {
     /// One asking at a time: concurrent askers would race to replace `current`.
     asking: tokio::sync::Mutex<Asking>,
     current: Mutex<Option<Primary>>,
+    /// Connections made to primaries, to tell them apart.
+    connections: AtomicU64,
 }
 
 /// The sentinel connection kept between askings, and which sentinel it is to.
@@ -192,28 +190,52 @@ struct Asking {
     conn: Option<MultiplexedConnection>,
 }
 
-/// The primary this talks to.
+/// The primary this talks to, on one connection.
 #[derive(Clone)]
 struct Primary {
+    /// Which connection: a failed command forgets its own, never a newer one to the same
+    /// address.
+    id: u64,
     addr: ConnectionAddr,
     conn: MultiplexedConnection,
+    /// Commands unanswered in a row on it.
+    timeouts: Arc<AtomicU32>,
+}
+
+/// What asking the sentinels found.
+enum Found {
+    /// The first sentinel to name a node named the one this talks to.
+    Same,
+    /// A node a sentinel named, which says it is the primary: connected.
+    Primary(Primary),
+    /// The sentinels named nodes, none of which answered as the primary (down, or not yet
+    /// promoted): why the last did not.
+    Unconfirmed(RedisError),
 }
 
 /// How often the sentinels are asked whether the primary moved.
 const RECHECK: Duration = Duration::from_secs(1);
 
+/// Commands unanswered in a row after which the primary's connection is made again.
+const TIMEOUTS_TO_RECONNECT: u32 = 3;
+
 impl Sentinel {
     async fn query(&self, cmd: &Cmd) -> RedisResult<Value> {
         let current = self.current().clone();
-        let Primary { addr, mut conn } = match current {
+        let primary = match current {
             Some(primary) => primary,
             None => self.discover().await?,
         };
-        let reply = cmd.query_async(&mut conn).await;
-        if let Err(error) = &reply
-            && primary_moved(error)
-        {
-            self.forget(&addr);
+        let reply = cmd.query_async(&mut primary.conn.clone()).await;
+        match &reply {
+            Err(error) if error.is_timeout() => {
+                if primary.timeouts.fetch_add(1, SeqCst) + 1 >= TIMEOUTS_TO_RECONNECT {
+                    self.forget(primary.id);
+                }
+            }
+            Err(error) if primary_moved(error) => self.forget(primary.id),
+            // An answer, an error reply included: the connection works.
+            _ => primary.timeouts.store(0, SeqCst),
         }
         reply
     }
@@ -222,13 +244,10 @@ impl Sentinel {
         self.current.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Drops the connection to `addr`, unless another one has replaced it meanwhile.
-    fn forget(&self, addr: &ConnectionAddr) {
+    /// Drops connection `id`, unless another one has replaced it meanwhile.
+    fn forget(&self, id: u64) {
         let mut current = self.current();
-        if current
-            .as_ref()
-            .is_some_and(|primary| primary.addr == *addr)
-        {
+        if current.as_ref().is_some_and(|primary| primary.id == id) {
             *current = None;
         }
     }
@@ -239,57 +258,70 @@ impl Sentinel {
         if let Some(primary) = self.current().clone() {
             return Ok(primary); // found meanwhile, by the one this waited for
         }
-        let addr = self.ask(&mut asking).await?;
-        self.connect_primary(addr).await?;
-        self.current().clone().ok_or_else(|| {
-            RedisError::from((
+        match self.find(&mut asking, None).await? {
+            Found::Primary(primary) => {
+                *self.current() = Some(primary.clone());
+                Ok(primary)
+            }
+            Found::Unconfirmed(error) => Err(error),
+            Found::Same => Err(RedisError::from((
                 ErrorKind::Io,
-                "the primary's connection was dropped at once",
-            ))
-        })
+                "the primary's connection was dropped meanwhile",
+            ))),
+        }
     }
 
-    /// The primary's address, as the first sentinel that knows the service gives it: the kept
-    /// connection's sentinel first, then each other in turn (each bounded by the connect and
-    /// response timeouts). An error if none answers, or none knows the service.
-    async fn ask(&self, asking: &mut Asking) -> RedisResult<ConnectionAddr> {
+    /// Asks each sentinel in turn, the kept connection's first (each bounded by the connect
+    /// and response timeouts), until one names `current` or a node that says it is the
+    /// primary. An error if none answers, or none knows the service.
+    async fn find(
+        &self,
+        asking: &mut Asking,
+        current: Option<&ConnectionAddr>,
+    ) -> RedisResult<Found> {
         let count = self.sentinels.len();
-        let mut last_error = None;
-        let mut unknown = 0;
+        let (mut unknown, mut last_error, mut unconfirmed) = (0, None, None);
+        let mut tried: Vec<ConnectionAddr> = Vec::new();
         for step in 0..count {
             let at = (asking.at + step) % count;
-            let kept = asking.conn.take().filter(|_| step == 0);
-            let mut conn = match kept {
-                Some(conn) => conn,
-                None => match self.sentinels[at]
-                    .get_multiplexed_async_connection_with_config(&self.config)
-                    .await
-                {
-                    Ok(conn) => conn,
-                    Err(error) => {
-                        last_error = Some(error);
-                        continue;
-                    }
-                },
+            let kept = if step == 0 { asking.conn.take() } else { None };
+            let (conn, named) = match self.ask(at, kept).await {
+                Ok(answer) => answer,
+                Err(error) => {
+                    last_error = Some(error);
+                    continue;
+                }
             };
-            let named: RedisResult<Option<(String, u16)>> = redis::cmd("SENTINEL")
-                .arg("GET-MASTER-ADDR-BY-NAME")
-                .arg(&self.service)
-                .query_async(&mut conn)
-                .await;
-            match named {
-                Ok(Some((host, port))) => {
+            let Some(addr) = named else {
+                unknown += 1;
+                continue;
+            };
+            if current == Some(&addr) {
+                *asking = Asking {
+                    at,
+                    conn: Some(conn),
+                };
+                return Ok(Found::Same);
+            }
+            if tried.contains(&addr) {
+                continue; // it did not answer as the primary a moment ago
+            }
+            tried.push(addr.clone());
+            match self.connect_primary(addr).await {
+                Ok(primary) => {
                     *asking = Asking {
                         at,
                         conn: Some(conn),
                     };
-                    return Ok(ConnectionAddr::Tcp(host, port));
+                    return Ok(Found::Primary(primary));
                 }
-                Ok(None) => unknown += 1,
-                Err(error) => last_error = Some(error),
+                Err(error) => unconfirmed = Some(error),
             }
         }
         asking.at = (asking.at + 1) % count;
+        if let Some(error) = unconfirmed {
+            return Ok(Found::Unconfirmed(error));
+        }
         match last_error {
             Some(error) if unknown == 0 => Err(error),
             _ => Err(RedisError::from((
@@ -300,9 +332,35 @@ impl Sentinel {
         }
     }
 
+    /// Sentinel `at`'s answer (`None`: it knows no such service), on `kept` or a new
+    /// connection, and the connection.
+    async fn ask(
+        &self,
+        at: usize,
+        kept: Option<MultiplexedConnection>,
+    ) -> RedisResult<(MultiplexedConnection, Option<ConnectionAddr>)> {
+        let mut conn = match kept {
+            Some(conn) => conn,
+            None => {
+                self.sentinels[at]
+                    .get_multiplexed_async_connection_with_config(&self.config)
+                    .await?
+            }
+        };
+        let named: Option<(String, u16)> = redis::cmd("SENTINEL")
+            .arg("GET-MASTER-ADDR-BY-NAME")
+            .arg(&self.service)
+            .query_async(&mut conn)
+            .await?;
+        Ok((
+            conn,
+            named.map(|(host, port)| ConnectionAddr::Tcp(host, port)),
+        ))
+    }
+
     /// Connects to the node at `addr`, which must say it is the primary (a sentinel's answer
-    /// can lag a failover), and makes it the current one.
-    async fn connect_primary(&self, addr: ConnectionAddr) -> RedisResult<()> {
+    /// can lag a failover).
+    async fn connect_primary(&self, addr: ConnectionAddr) -> RedisResult<Primary> {
         let client = redis::Client::open(self.node.clone().set_addr(addr.clone()))?;
         let mut conn = client
             .get_multiplexed_async_connection_with_config(&self.config)
@@ -315,8 +373,12 @@ impl Sentinel {
                 addr.to_string(),
             )));
         }
-        *self.current() = Some(Primary { addr, conn });
-        Ok(())
+        Ok(Primary {
+            id: self.connections.fetch_add(1, SeqCst),
+            addr,
+            conn,
+            timeouts: Arc::default(),
+        })
     }
 
     /// Asks the sentinels once a second, in a task of its own (a sentinel that does not answer
@@ -335,30 +397,24 @@ impl Sentinel {
     }
 
     /// Moves to the primary the sentinels name if it is not the one this talks to (or this
-    /// talks to none). A sentinel that does not answer keeps the node there is.
+    /// talks to none) and it says it is the primary. Otherwise (the same node, no node that
+    /// answers as the primary yet, no sentinel answering) keeps the node there is: a demoted
+    /// one answers writes `READONLY`, which moves the link at once.
     async fn recheck(&self) {
         let mut asking = self.asking.lock().await;
-        let Ok(named) = self.ask(&mut asking).await else {
-            return;
-        };
         let current = self.current().as_ref().map(|primary| primary.addr.clone());
-        if current.as_ref() == Some(&named) {
-            return;
-        }
-        if let Some(old) = &current {
-            tracing::info!(primary = %named, old = %old, "shared breaker: the sentinels name a new primary");
-        }
-        if self.connect_primary(named).await.is_err()
-            && let Some(old) = &current
-        {
-            self.forget(old);
+        if let Ok(Found::Primary(primary)) = self.find(&mut asking, current.as_ref()).await {
+            if let Some(old) = &current {
+                tracing::info!(primary = %primary.addr, old = %old, "shared breaker: the sentinels name a new primary");
+            }
+            *self.current() = Some(primary);
         }
     }
 }
 
 /// Whether `error` says the node behind Sentinel may no longer be the primary. Not a timeout
-/// alone: a slow primary is still the primary, and the once-a-second recheck moves the link
-/// if the sentinels have failed it over.
+/// alone: a slow primary is still the primary (the once-a-second recheck moves the link if the
+/// sentinels have failed it over, and `TIMEOUTS_TO_RECONNECT` in a row make it again).
 fn primary_moved(error: &RedisError) -> bool {
     if error.is_timeout() {
         return false;

@@ -15,7 +15,9 @@ if counted then
   n = math.min(n, total - tonumber(counted))
   total = math.max(total, tonumber(counted))
 end
-redis.call('SET', KEYS[7], total, 'PX', 600000)
+-- Kept at least as long as the failure window: once it has gone, so has any count a batch
+-- sent before could have added to, and sending it again counts nothing twice.
+redis.call('SET', KEYS[7], total, 'PX', math.max(600000, tonumber(ARGV[4])))
 if redis.call('EXISTS', KEYS[6]) == 1 then
   return {'hold'}
 end
