@@ -505,6 +505,30 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
     sharing_resumes(&shared).await;
     let first = sentinels.primary_port();
 
+    // A sentinel lagging a failover, asked first, names the replica: its `ROLE` refuses it,
+    // the next sentinel is asked, and the breaker shares through the primary, still after the
+    // once-a-second recheck has asked again.
+    let replica = sentinels
+        .data_ports()
+        .into_iter()
+        .find(|&port| port != first)
+        .expect("the replica");
+    let lagging = lagging_sentinel(replica).await;
+    let url = format!(
+        "redis+sentinel://127.0.0.1:{lagging},{}/{}",
+        sentinels.sentinel_addrs().join(","),
+        sentinels.service()
+    );
+    let behind_a_lagging_one = within(CircuitBreaker::shared(
+        config("billing", 3),
+        sharing(&url, "billing-lagging"),
+    ))
+    .await
+    .expect("made");
+    assert!(within(behind_a_lagging_one.sync()).await, "shares");
+    tokio::time::sleep(Duration::from_millis(1_500)).await; // a recheck's interval passes
+    sharing_resumes(&[shared[0].clone(), behind_a_lagging_one]).await;
+
     let second = sentinels.failover();
     assert_ne!(second, first);
     sentinels.reset_stats(second);
@@ -729,4 +753,54 @@ async fn behind_sentinel_a_failover_that_loses_writes_costs_a_second_trial_and_a
          {retrip} calls at generation {again} > {tripped}; ledger: 2 failures lost, {relearnt} \
          calls reached the down upstream before the fleet opened (1 without the loss)"
     );
+}
+
+/// A sentinel that lags a failover: asked for the primary (`SENTINEL GET-MASTER-ADDR-BY-NAME`),
+/// it names the server on `named`; anything else (the client's handshake) it answers `+OK`.
+/// Its port; it serves until the test ends.
+async fn lagging_sentinel(named: u16) -> u16 {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let port = listener.local_addr().expect("its address").port();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut read = BufReader::new(read);
+                let mut line = String::new();
+                loop {
+                    // `*<n>`, then `$<len>` and the argument, n times.
+                    line.clear();
+                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let Some(count) = line.trim().strip_prefix('*') else {
+                        return;
+                    };
+                    let mut args = Vec::new();
+                    for _ in 0..count.parse::<usize>().unwrap_or(0) {
+                        for _ in 0..2 {
+                            line.clear();
+                            if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                                return;
+                            }
+                        }
+                        args.push(line.trim().to_uppercase());
+                    }
+                    let reply = if args.first().is_some_and(|a| a == "SENTINEL") {
+                        let port = named.to_string();
+                        format!("*2\r\n$9\r\n127.0.0.1\r\n${}\r\n{port}\r\n", port.len())
+                    } else {
+                        "+OK\r\n".to_owned()
+                    };
+                    if write.write_all(reply.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
 }
