@@ -163,7 +163,7 @@ async fn discovery_that_finds_nothing_and_an_app_without_routes_warn() {
     assert!(
         logged.contains("WARN")
             && logged.contains(
-                "discover() found no #[provider], #[step] or #[route] in nothing::declared::here"
+                "discover() found no #[provider], #[decorator], #[worker], #[step], #[route] or #[derive(Settings)] in nothing::declared::here"
             )
             && logged.contains("the app has no routes, so every request is answered 404"),
         "{logged}"

@@ -9,7 +9,8 @@ use green_tea_core::settings::UnknownSetting;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Warning {
-    /// `discover()` (or `discover_in`) found no `#[provider]`, `#[step]` or `#[route]`.
+    /// `discover()` (or `discover_in`) found nothing to register: no `#[provider]`,
+    /// `#[decorator]`, `#[worker]`, `#[step]`, `#[route]` or `#[derive(Settings)]`.
     DiscoveredNothing {
         /// The modules `discover_in` was limited to (`None` for `discover()`).
         modules: Option<Vec<String>>,
@@ -25,7 +26,10 @@ impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Warning::DiscoveredNothing { modules } => {
-                f.write_str("discover() found no #[provider], #[step] or #[route]")?;
+                f.write_str(
+                    "discover() found no #[provider], #[decorator], #[worker], #[step], \
+                     #[route] or #[derive(Settings)]",
+                )?;
                 if let Some(modules) = modules {
                     write!(f, " in {}", modules.join(", "))?;
                 }
