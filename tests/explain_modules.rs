@@ -560,6 +560,7 @@ fn an_apps_explain_module_has_its_steps_and_routes_and_their_imports() {
     assert_eq!(orders.steps.len(), 1);
     assert_eq!(orders.steps[0].name, "user");
     assert_eq!(orders.steps[0].provides, ["shop::orders::user"]);
+    assert!(!orders.steps[0].finishes, "its value does not finish");
     assert_eq!(orders.routes.len(), 1);
     assert_eq!(orders.routes[0].name, "GET /orders/{id} -> Orders::show");
     assert_eq!(

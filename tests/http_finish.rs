@@ -679,6 +679,12 @@ async fn a_finishing_step_in_a_module_finishes_its_routes_requests() {
     );
     let explain = app.explain("/shop/orders").unwrap();
     assert_eq!(explain.routes[0].steps[0].module.as_deref(), Some("shop"));
+    // The module's explanation says so too.
+    let module = app.explain_module("shop").unwrap();
+    assert!(module.steps[0].finishes);
+    assert!(!module.routes[0].finishes);
+    let text = module.to_string();
+    assert!(text.contains("\n    step `tx` (finishes)"), "{text}");
     app.close().await.unwrap();
 }
 

@@ -93,6 +93,9 @@ pub struct ExplainMember {
     pub location: String,
     /// The keys it provides, qualified.
     pub provides: Vec<String>,
+    /// A step whose values finish with the request (a unit of work's commit or rollback):
+    /// ` (finishes)` after its name in the text.
+    pub finishes: bool,
 }
 
 impl ExplainMember {
@@ -119,6 +122,8 @@ pub struct RequestMember {
     pub provides: Vec<String>,
     /// The keys of the values its needs resolved to, qualified (nothing for an absent one).
     pub needs: Vec<String>,
+    /// A step whose values finish with the request; `false` for a route.
+    pub finishes: bool,
 }
 
 /// `explain_module` was asked about a path no registered module has.
@@ -226,6 +231,7 @@ pub fn explain_module_with(
             name: d.name.to_string(),
             location: d.location.to_string(),
             provides: d.provides.iter().map(|s| s.key.to_string()).collect(),
+            finishes: false,
         };
         let needs = inner.needs[id]
             .iter()
@@ -243,6 +249,7 @@ pub fn explain_module_with(
             name: d.name.to_string(),
             location: d.location.to_string(),
             provides: Vec::new(),
+            finishes: false,
         };
         let needs = node
             .needs
@@ -258,12 +265,14 @@ pub fn explain_module_with(
             location,
             provides,
             needs,
+            finishes,
         } = member;
         let member = ExplainMember {
             kind,
             name,
             location,
             provides,
+            finishes,
         };
         explain.add(modules, at, member, needs.into_iter());
     }
@@ -367,6 +376,9 @@ impl fmt::Display for ExplainModule {
             write!(f, "\n  {title}:")?;
             for member in members {
                 write!(f, "\n    {}", member.who())?;
+                if member.finishes {
+                    f.write_str(" (finishes)")?;
+                }
                 if !member.provides.is_empty() {
                     write!(f, " -> {}", member.provides.join(", "))?;
                 }

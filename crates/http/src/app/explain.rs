@@ -160,6 +160,7 @@ impl App {
                 location: d.location.to_string(),
                 provides: d.provides.iter().map(|s| s.key.to_string()).collect(),
                 needs,
+                finishes: !step.finishing.is_empty(),
             });
         }
         for (id, route) in self.inner.routes.iter_enumerated() {
@@ -173,6 +174,7 @@ impl App {
                 location: run.descriptor.location.to_string(),
                 provides: Vec::new(),
                 needs: self.source_keys(&run.plan, &run.plan.needs),
+                finishes: false,
             });
         }
         sibling::explain_module_with(container, path, members)
