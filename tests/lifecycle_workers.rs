@@ -615,7 +615,9 @@ async fn a_test_replaces_a_worker_or_leaves_it_out_by_name() {
     })
     .await;
     assert!(!log.events().contains(&"start relay".into()));
-    assert_eq!(app.container().health().workers[0].name, "orders::relay");
+    let health = app.container().health();
+    assert_eq!(health.workers[0].name, "orders::relay");
+    assert!(health.workers[0].overridden, "the health says a fake runs");
     app.close().await.unwrap();
     // Left out: nothing runs.
     let app = App::builder()

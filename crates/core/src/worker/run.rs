@@ -119,6 +119,9 @@ pub struct WorkerHealth {
     pub module: Option<String>,
     /// The keys it needs, as the graph resolved them.
     pub needs: Vec<String>,
+    /// Whether a test's replacement (`override_worker`) runs in place of the worker
+    /// registered under its name.
+    pub overridden: bool,
 }
 
 impl WorkerNode {
@@ -181,6 +184,7 @@ impl WorkerNode {
                 .iter()
                 .map(|n| n.key.to_string())
                 .collect(),
+            overridden: self.registered.overridden,
         }
     }
 }
