@@ -5,9 +5,11 @@
 # http.sh and callgrind.sh.
 
 # SQLite (bundled by libsqlite3-sys, built only for the SQLite write route's servers) with
-# `synchronous` NORMAL as its default in WAL mode, for every server alike: the database recipe
-# cannot set it, and FULL would make every commit an fsync, measuring the disk rather than the
-# servers (docs/benchmarks.md, "A write on SQLite"). Each of those servers checks it at start.
+# `synchronous` NORMAL as its default in WAL mode, for every server alike: FULL would make every
+# commit an fsync, measuring the disk rather than the servers (docs/benchmarks.md, "A write on
+# SQLite"). Every server also sets NORMAL itself now (the green-tea ones through the recipe's
+# DATABASE_SYNCHRONOUS, which the scripts set); the build flag stays so that the recorded
+# figures' build is the one rebuilt. Each of those servers checks it at start.
 export LIBSQLITE3_FLAGS=${LIBSQLITE3_FLAGS-SQLITE_DEFAULT_WAL_SYNCHRONOUS=1}
 
 # The profiles PROFILE names, one per line.

@@ -16,7 +16,8 @@
 # (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
 # profiles go (results/profiles/<profile>/<binary>.<tool>.<n>). A server whose name holds
 # `sqlite` (the SQLite write route's) opens a fresh database file in a temporary directory for
-# each run (`DATABASE_URL`), removed afterwards.
+# each run (`DATABASE_URL`), removed afterwards, with `DATABASE_SYNCHRONOUS=normal` (the
+# green-tea servers' recipe reads it; the axum servers set NORMAL in code).
 #
 # In process, a binary's figures repeat exactly from the same path and environment; a longer
 # or shorter environment or path moves the stack's alignment, and memcpy's work with it, by up
@@ -60,7 +61,7 @@ run_server() { # binary n log valgrind-flags...: the server under valgrind, load
     # only: the others' stays as it was, since its length moves their figures a little).
     if [[ $binary == *sqlite* ]]; then
         database=$(mktemp -d)
-        DATABASE_URL=sqlite://$database/bench.db PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
+        DATABASE_URL=sqlite://$database/bench.db DATABASE_SYNCHRONOUS=normal PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
     else
         PORT=$PORT WORKERS=1 valgrind "$@" "$binary" 2>"$log" &
     fi

@@ -9,7 +9,8 @@
 # one codegen unit) or both (default: all the rounds in release, then all in tuned; never a
 # ratio across profiles). SERVERS overrides the list; its first server is the one the ratios
 # are of (X / each other). A server whose name holds `sqlite` gets a fresh database file in a
-# temporary directory of its own for each round (`DATABASE_URL`), removed afterwards, and is
+# temporary directory of its own for each round (`DATABASE_URL`), removed afterwards, with
+# `DATABASE_SYNCHRONOUS=normal` (what the recipe reads; the axum servers set it in code), and is
 # warmed up by 2,000 requests from loadgen rather than wrk's second.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,7 +48,7 @@ run_one() {
     local database=
     if [[ $server == *sqlite* ]]; then
         database=$(mktemp -d)
-        DATABASE_URL=sqlite://$database/bench.db PORT=$PORT WORKERS=1 taskset -c 0 "target/$profile/$server" >/dev/null 2>&1 &
+        DATABASE_URL=sqlite://$database/bench.db DATABASE_SYNCHRONOUS=normal PORT=$PORT WORKERS=1 taskset -c 0 "target/$profile/$server" >/dev/null 2>&1 &
     else
         PORT=$PORT WORKERS=1 taskset -c 0 "target/$profile/$server" >/dev/null 2>&1 &
     fi

@@ -3,8 +3,8 @@
 //! providing `tx`, which commits when the request succeeds) and a `#[route]` whose handler
 //! needs `tx` and inserts through its lock; with `immediate`, the step begins with
 //! `BEGIN IMMEDIATE` (`TransactionStep::immediate`). The settings come from the environment
-//! (`DATABASE_URL`; the pool's bound and timeouts are the recipe's defaults, checked against
-//! `crate::sqlite`'s).
+//! (`DATABASE_URL`, and `DATABASE_SYNCHRONOUS=normal` as the scripts set it; the pool's bound
+//! and timeouts are the recipe's defaults, checked against `crate::sqlite`'s).
 
 use green_tea::prelude::*;
 use green_tea_recipes::database::{
