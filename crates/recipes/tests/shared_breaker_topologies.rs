@@ -49,10 +49,20 @@ fn sharing(url: &str, instance: &str) -> SharedConfig {
 }
 
 async fn fleet(url: &str, name: &str, threshold: u32, n: usize) -> Vec<CircuitBreaker> {
+    fleet_of(url, name, n, || config(name, threshold)).await
+}
+
+/// `n` instances of the breaker `config` makes, sharing through `url`.
+async fn fleet_of(
+    url: &str,
+    name: &str,
+    n: usize,
+    config: impl Fn() -> Config,
+) -> Vec<CircuitBreaker> {
     let mut fleet = Vec::new();
     for i in 0..n {
         let shared = sharing(url, &format!("{name}-instance-{i}"));
-        let breaker = within(CircuitBreaker::shared(config(name, threshold), shared))
+        let breaker = within(CircuitBreaker::shared(config(), shared))
             .await
             .expect("the breaker is made");
         fleet.push(breaker);
@@ -618,14 +628,10 @@ async fn behind_sentinel_a_failover_that_loses_writes_costs_a_second_trial_and_a
     };
     let url = sentinels.url();
     // A call timeout longer than the failover: the first trial is still in flight after it.
-    let mut billing = Vec::new();
-    for i in 0..2 {
-        let config = config("billing", 3).call_timeout(HANG_GUARD);
-        let shared = sharing(&url, &format!("billing-instance-{i}"));
-        let breaker = within(CircuitBreaker::shared(config, shared)).await;
-        billing.push(breaker.expect("the breaker is made"));
-    }
-    let billing = Arc::new(billing);
+    let billing = fleet_of(&url, "billing", 2, || {
+        config("billing", 3).call_timeout(HANG_GUARD)
+    });
+    let billing = Arc::new(billing.await);
     let ledger = fleet(&url, "ledger", 3, 2).await;
     sharing_resumes(&billing).await;
     sharing_resumes(&ledger).await;
