@@ -91,7 +91,8 @@ impl Database {
     /// SQLite: the file (and its directory) is made if missing; every connection sets
     /// `PRAGMA busy_timeout` (waits that long for another writer instead of failing with
     /// "database is locked"), `PRAGMA journal_mode = WAL` (readers never wait on the
-    /// writer) and `PRAGMA synchronous` as the settings say; sqlx turns foreign keys on. PostgreSQL: the server's own settings.
+    /// writer) and `PRAGMA synchronous` as the settings say; sqlx turns foreign keys on.
+    /// PostgreSQL: the server's own settings.
     ///
     /// One connection is opened here, so an unreachable database fails at `start()` rather
     /// than at the first request.

@@ -11,8 +11,8 @@ use super::pool::Backend;
 /// The database's settings: `DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
 /// `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT` and `DATABASE_SYNCHRONOUS` (or `url`,
 /// `max_connections`, `acquire_timeout`, `busy_timeout`, `synchronous` in the file's
-/// `[database]` table). Register
-/// `DatabaseSettings::provider()`; the pool ([`DatabasePool`](super::DatabasePool)) needs it.
+/// `[database]` table). Register `DatabaseSettings::provider()`; the pool
+/// ([`DatabasePool`](super::DatabasePool)) needs it.
 ///
 /// The URL is a secret (a PostgreSQL URL may hold a password): it is `***` wherever settings
 /// are shown.

@@ -317,9 +317,7 @@ fn without_password(url: &str) -> String {
     let params: Vec<String> = query
         .split('&')
         .map(|param| match param.split_once('=') {
-            Some((key, _)) if matches!(percent_decoded(key).as_str(), "pass" | "password") => {
-                format!("{key}=…")
-            }
+            Some((key, _)) if is_password_key(key) => format!("{key}=…"),
             _ => param.to_owned(),
         })
         .collect();
@@ -329,27 +327,9 @@ fn without_password(url: &str) -> String {
     hidden
 }
 
-/// `text` with its `%XX` escapes decoded (an invalid one left as it is).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let escape = bytes
-            .get(at + 1..at + 3)
-            .filter(|_| bytes[at] == b'%')
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escape {
-            Some(byte) => {
-                decoded.push(byte);
-                at += 3;
-            }
-            None => {
-                decoded.push(bytes[at]);
-                at += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
+/// Whether a URL's query parameter named `key` is the password (`pass` or `password`,
+/// percent-decoded as redis-rs reads it).
+fn is_password_key(key: &str) -> bool {
+    let key = percent_encoding::percent_decode_str(key).decode_utf8_lossy();
+    key == "pass" || key == "password"
 }

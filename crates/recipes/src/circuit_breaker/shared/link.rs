@@ -72,13 +72,8 @@ impl Link {
                 Ok(Link::Single(conn))
             }
             Topology::Cluster { seeds } => {
-                let nodes: Vec<String> = seeds
-                    .iter()
-                    .map(|seed| match userinfo {
-                        Some(userinfo) => format!("redis://{userinfo}@{seed}/"),
-                        None => format!("redis://{seed}/"),
-                    })
-                    .collect();
+                let nodes: Vec<String> =
+                    seeds.iter().map(|seed| node_url(userinfo, seed)).collect();
                 let retry_wait = millis(bounds.retry_wait).max(2);
                 let client = ClusterClientBuilder::new(nodes)
                     // Enough to follow a MOVED and then an ASK during a reshard, or a
@@ -107,7 +102,12 @@ impl Link {
                 }
             }
             Topology::Sentinel { sentinels, service } => {
-                let node = node_settings(userinfo, &sentinels[0]).map_err(invalid)?;
+                // The data nodes' user and password, decoded by redis-rs as for one node's
+                // URL; the address is replaced by the primary's each time one is found.
+                let node = node_url(userinfo, &sentinels[0])
+                    .as_str()
+                    .into_connection_info()
+                    .map_err(invalid)?;
                 let sentinels = sentinels
                     .iter()
                     .map(|at| redis::Client::open(format!("redis://{at}/")))
@@ -228,12 +228,12 @@ impl Sentinel {
         };
         let reply = cmd.query_async(&mut primary.conn.clone()).await;
         match &reply {
+            Err(error) if primary_moved(error) => self.forget(primary.id),
             Err(error) if error.is_timeout() => {
                 if primary.timeouts.fetch_add(1, SeqCst) + 1 >= TIMEOUTS_TO_RECONNECT {
                     self.forget(primary.id);
                 }
             }
-            Err(error) if primary_moved(error) => self.forget(primary.id),
             // An answer, an error reply included: the connection works.
             _ => primary.timeouts.store(0, SeqCst),
         }
@@ -472,14 +472,13 @@ pub(crate) fn error_kind(error: &RedisError) -> &'static str {
     }
 }
 
-/// The data nodes' settings behind Sentinel: the URL's user and password, percent-decoded by
-/// redis-rs as in one node's URL, at `addr` (replaced by the primary's each time one is found).
-fn node_settings(userinfo: Option<&str>, addr: &str) -> RedisResult<ConnectionInfo> {
-    let url = match userinfo {
+/// A data node's URL at `addr` with the topology URL's user and password (still
+/// percent-encoded: redis-rs decodes them as in one node's URL).
+fn node_url(userinfo: Option<&str>, addr: &str) -> String {
+    match userinfo {
         Some(userinfo) => format!("redis://{userinfo}@{addr}/"),
         None => format!("redis://{addr}/"),
-    };
-    url.as_str().into_connection_info()
+    }
 }
 
 fn millis(d: Duration) -> u64 {
@@ -492,14 +491,19 @@ mod tests {
 
     #[test]
     fn a_sentinel_urls_password_is_percent_decoded_for_the_data_nodes() {
-        let node = node_settings(Some("app:p%40ss%3Aword"), "127.0.0.1:26379").unwrap();
-        assert_eq!(node.redis_settings().username(), Some("app"));
-        assert_eq!(node.redis_settings().password(), Some("p@ss:word"));
-        let node = node_settings(Some(":s%2Fecret"), "127.0.0.1:26379").unwrap();
-        assert_eq!(node.redis_settings().username(), None);
-        assert_eq!(node.redis_settings().password(), Some("s/ecret"));
-        let node = node_settings(None, "127.0.0.1:26379").unwrap();
-        assert_eq!(node.redis_settings().password(), None);
+        let node = |userinfo| {
+            node_url(userinfo, "127.0.0.1:26379")
+                .as_str()
+                .into_connection_info()
+                .unwrap()
+        };
+        let app = node(Some("app:p%40ss%3Aword"));
+        assert_eq!(app.redis_settings().username(), Some("app"));
+        assert_eq!(app.redis_settings().password(), Some("p@ss:word"));
+        let anonymous = node(Some(":s%2Fecret"));
+        assert_eq!(anonymous.redis_settings().username(), None);
+        assert_eq!(anonymous.redis_settings().password(), Some("s/ecret"));
+        assert_eq!(node(None).redis_settings().password(), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What the publisher has yet to send: bounded by construction. Failures coalesce into one
 //! count (sent with one `INCRBY`, and the total so far, so a batch sent twice counts once), a
-//! hold keeps only its latest value, and trial results are
-//! few (one per trial slot) and capped; a slow Redis never grows anything without bound.
+//! hold keeps only its latest value, and trial results are few (one per trial slot) and
+//! capped; a slow Redis never grows anything without bound.
 
 use std::collections::VecDeque;
 
