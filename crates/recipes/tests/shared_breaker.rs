@@ -482,6 +482,14 @@ async fn an_operators_hold_reaches_every_instance_and_new_ones_start_open() {
     assert_eq!(newcomer.state(), BreakerState::Open);
 }
 
+/// How many times `command` ran, as `INFO commandstats` (`info`) says (0 if never).
+fn calls(info: &str, command: &str) -> u64 {
+    info.lines()
+        .find_map(|line| line.strip_prefix(&format!("cmdstat_{command}:calls=")))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
 /// A closed, healthy breaker sends Redis nothing per call: around 10,000 closed calls, no write
 /// command at all, and no more reads than refreshes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -511,12 +519,7 @@ async fn closed_calls_send_redis_nothing() {
         .arg("commandstats")
         .query(&mut admin)
         .unwrap();
-    let calls = |command: &str| -> u64 {
-        info.lines()
-            .find_map(|line| line.strip_prefix(&format!("cmdstat_{command}:calls=")))
-            .and_then(|rest| rest.split(',').next())
-            .map_or(0, |n| n.parse().unwrap())
-    };
+    let calls = |command: &str| calls(&info, command);
     println!("commandstats around 10,000 closed calls ({refreshes} refresh(es)):\n{info}");
     for write in [
         "set", "del", "incr", "incrby", "sadd", "pexpire", "hset", "eval", "evalsha", "script",
@@ -592,11 +595,7 @@ async fn a_failure_batch_sent_again_after_a_lost_answer_counts_once() {
         .arg("commandstats")
         .query(&mut admin)
         .unwrap();
-    let evalsha = info
-        .lines()
-        .find_map(|line| line.strip_prefix("cmdstat_evalsha:calls="))
-        .and_then(|rest| rest.split(',').next())
-        .map_or(0, |n| n.parse::<u64>().unwrap());
+    let evalsha = calls(&info, "evalsha");
     // (Each failure wakes the publisher, so the paused sendings may be more than one.)
     assert!(evalsha >= 2, "the paused sending and the next:\n{info}");
     assert_eq!(fails(&mut admin), 6, "each failure counted once");
