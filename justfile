@@ -37,9 +37,11 @@ doc:
 cg-check:
     bench/cg-check.sh
 
-# Regenerates the trybuild .stderr files after a deliberate change to a diagnostic.
+# Regenerates the trybuild .stderr files after a deliberate change to a diagnostic: the macros'
+# cases through the facade and the same macros through green-tea-core alone (crates/core-only).
 ui-bless:
     TRYBUILD=overwrite cargo test -p green-tea-macros --test ui
+    TRYBUILD=overwrite cargo test -p green-tea-core-only-check --test ui
 
 run:
     cargo run --example orders

@@ -10,3 +10,22 @@ fn ui() {
     cases.compile_fail("tests/ui/*.rs");
     cases.pass("tests/ui/pass/*.rs");
 }
+
+/// `just ui-bless` regenerates these cases' `.stderr` files too, with the command above.
+#[test]
+fn just_ui_bless_blesses_these_cases() {
+    let justfile = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../justfile"))
+        .expect("the workspace's justfile");
+    let recipe: Vec<&str> = justfile
+        .split("\nui-bless:\n")
+        .nth(1)
+        .expect("the justfile has a `ui-bless` recipe")
+        .lines()
+        .take_while(|line| line.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert!(
+        recipe.contains(&"TRYBUILD=overwrite cargo test -p green-tea-core-only-check --test ui"),
+        "`just ui-bless` runs {recipe:?}"
+    );
+}
