@@ -82,3 +82,91 @@ async fn a_failing_start_disposes_what_it_built_in_reverse_and_closes() {
         Err(ProvideError::Closed)
     ));
 }
+
+/// An app whose `broker` cannot be built, a worker that needs it, a route that needs nothing,
+/// and the health routes.
+fn app_whose_broker_is_down() -> green_tea::App {
+    use green_tea::extract::RequestContext;
+    use green_tea::routing::Route;
+    use green_tea::workers::WorkerFn;
+    use green_tea::{App, BoxError, ProviderFn};
+    App::builder()
+        .provider(ProviderFn::new("broker", |_| async {
+            Err::<String, BoxError>("down".into())
+        }))
+        .worker(WorkerFn::new("consumer", |_, _| async { Ok(()) }).needs::<String>("broker"))
+        .route(Route::get("/plain", |_: RequestContext| async { "plain" }))
+        .health_routes("/healthz", "/readyz")
+        .build()
+        .unwrap()
+}
+
+/// What a closed app answers: liveness 503 saying closed, and 503 on a route that needs no
+/// provider.
+async fn assert_answers_as_closed(app: &green_tea::App) {
+    let client = green_tea::test::TestClient::new(app.clone());
+    let live = client.get("/healthz").send().await;
+    assert_eq!(live.status(), 503);
+    assert_eq!(
+        live.json::<serde_json::Value>()["closed"],
+        serde_json::json!(true)
+    );
+    assert_eq!(client.get("/plain").send().await.status(), 503);
+}
+
+#[tokio::test]
+async fn a_failed_start_closes_the_app_as_close_does() {
+    let app = app_whose_broker_is_down();
+    let error = app.start().await.unwrap_err();
+    assert!(error.to_string().contains("down"), "{error}");
+    assert!(app.is_closed());
+    assert!(matches!(
+        app.get::<String>("broker").await,
+        Err(ProvideError::Closed)
+    ));
+    assert_answers_as_closed(&app).await;
+    // It closed through `close()`: a later close returns that same outcome at once.
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failed_serve_until_closes_the_app_the_same_way() {
+    let app = app_whose_broker_is_down();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let served =
+        support::http::within("serve", app.serve_until(listener, std::future::pending())).await;
+    assert!(served.unwrap_err().to_string().contains("down"));
+    assert!(app.is_closed());
+    assert_answers_as_closed(&app).await;
+}
+
+#[tokio::test]
+async fn serve_after_a_failed_start_returns_closed_at_once() {
+    let app = app_whose_broker_is_down();
+    app.start().await.unwrap_err();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let served =
+        support::http::within("serve", app.serve_until(listener, std::future::pending())).await;
+    assert!(
+        matches!(served, Err(green_tea::Error::Provide(ProvideError::Closed))),
+        "{served:?}"
+    );
+}
+
+#[tokio::test]
+async fn serve_of_a_closed_app_without_workers_returns_closed_at_once() {
+    use green_tea::extract::RequestContext;
+    use green_tea::routing::Route;
+    let app = green_tea::App::builder()
+        .route(Route::get("/plain", |_: RequestContext| async { "plain" }))
+        .build()
+        .unwrap();
+    app.close().await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let served =
+        support::http::within("serve", app.serve_until(listener, std::future::pending())).await;
+    assert!(
+        matches!(served, Err(green_tea::Error::Provide(ProvideError::Closed))),
+        "{served:?}"
+    );
+}

@@ -46,7 +46,10 @@ async fn await_builds_in_flight(inner: &Inner) {
             tokio::time::timeout(inner.dispose_timeout, flight.done.wait_for(Option::is_some))
                 .await;
         if finished.is_err() {
-            tracing::warn!(provider = %node.descriptor.name, "build still running at close; aborted");
+            tracing::warn!(
+                provider = %node.descriptor.qualified_name(),
+                "build still running at close; aborted"
+            );
             flight.abort.abort();
         }
     }
@@ -88,8 +91,12 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
         return None;
     }
     let provider = Arc::clone(&node.provider);
-    let span =
-        tracing::info_span!("dispose", provider = %node.descriptor.name, keys = %node.keys_text());
+    // Named as its provide span names it: qualified by its module, as its keys are.
+    let span = tracing::info_span!(
+        "dispose",
+        provider = %node.descriptor.qualified_name(),
+        keys = %node.keys_text()
+    );
     #[cfg(feature = "metrics")]
     let started = std::time::Instant::now();
     let mut task =

@@ -170,9 +170,27 @@ impl App {
 
     /// Builds, now, every provider that some route or worker reaches, independent ones
     /// concurrently; providers nothing reaches are left alone (`container().build_all()`
-    /// builds every one). Then starts the workers. On failure, what was built is disposed,
-    /// the app's container is closed and no worker has started (workers start only once
-    /// everything is built).
+    /// builds every one). Then starts the workers.
+    ///
+    /// On failure no worker has started (workers start only once everything is built), what
+    /// was built is disposed and the app is closed, as [`close()`](Self::close) closes it:
+    /// [`is_closed`](Self::is_closed) is true, every route answers 503, liveness says so,
+    /// and a later `serve` returns at once. A failure of that close is logged (the error
+    /// returned is the one that stopped the start).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use green_tea::workers::WorkerFn;
+    /// use green_tea::{App, BoxError, ProviderFn};
+    /// let app = App::builder()
+    ///     .provider(ProviderFn::new("broker", |_| async { Err::<String, BoxError>("down".into()) }))
+    ///     .worker(WorkerFn::new("consumer", |_, _| async { Ok(()) }).needs::<String>("broker"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(app.start().await.is_err());
+    /// assert!(app.is_closed());
+    /// # }
+    /// ```
     pub async fn start(&self) -> Result<(), green_tea_core::ProvideError> {
         let runtime = &self.inner.runtime;
         let mut roots: Vec<_> = runtime
@@ -181,8 +199,18 @@ impl App {
             .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
         roots.extend(sibling::worker_roots(&runtime.container));
-        sibling::build_now(&runtime.container, &roots).await?;
-        runtime.container.start_workers().await?;
+        let started = async {
+            sibling::build_now(&runtime.container, &roots).await?;
+            runtime.container.start_workers().await
+        };
+        if let Err(error) = started.await {
+            // The same close as `serve`'s after a failed start: the container is closed
+            // already; this closes the app around it (503s, health, `is_closed`).
+            if let Err(close) = self.close().await {
+                tracing::error!(%close, "closing after the failed start failed too");
+            }
+            return Err(error);
+        }
         self.inner.started.store(true, Ordering::Release);
         Ok(())
     }

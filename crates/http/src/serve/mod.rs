@@ -47,6 +47,9 @@ use transport::{Plain, Transport};
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
     /// accepting, lets requests in flight finish, and closes the app. Returns the close outcome.
+    ///
+    /// An app that is closed already (by `close()`, or by a failed [`start()`](App::start))
+    /// is not served: `serve` returns `Error::Provide(ProvideError::Closed)` at once.
     pub async fn serve(&self, addr: impl ToSocketAddrs) -> Result<(), Error> {
         let listener = TcpListener::bind(addr).await?;
         self.serve_listener(listener).await
@@ -81,6 +84,12 @@ impl App {
         T: Transport<L::Stream>,
     {
         let local = listener.local()?;
+        // A closed app (by `close()` or a failed `start()`) serves nothing: it says so at
+        // once rather than accepting and draining in the same breath.
+        if self.is_closed() {
+            tracing::error!(%local, "the app is closed; not serving");
+            return Err(green_tea_core::ProvideError::Closed.into());
+        }
         // Workers start with the serving: what they need is built first. A worker whose needs
         // cannot be built stops the serve before the first accept, and the app is closed.
         if let Err(error) = self.container().start_workers().await {
@@ -119,8 +128,14 @@ impl App {
         }
         // With health routes, connections are still accepted while the app drains, so that
         // probes get the readiness route's 503 rather than a refused connection.
+        // Either way the app stops taking requests here, before `close()` logs a word: said
+        // now, so the logs read in the order things happened.
         let answer_during_drain = self.answers_during_drain();
         let listener = if answer_during_drain {
+            tracing::info!(
+                %local,
+                "stopped accepting requests; the health routes answer until the app is closed"
+            );
             Some(listener)
         } else {
             drop(listener);
@@ -141,7 +156,7 @@ impl App {
                     .accept_while(&listener, &transport, &http, close_and_drain)
                     .await?;
                 drop(listener);
-                tracing::info!(%local, "stopped accepting");
+                tracing::debug!(%local, "the listener is closed");
                 closed
             }
         };
