@@ -292,10 +292,92 @@ async fn on_failure_restarts_after_a_doubling_backoff_that_starts_over_after_a_w
         (health.workers[0].failures, health.workers[0].restarts),
         (5, 5)
     );
-    let error = app.close().await.unwrap_err();
-    assert_eq!(error.failures.len(), 1);
-    assert_eq!(error.failures[0].cause.to_string(), "run 4 failed");
+    // It recovered (run 5 works until the shutdown): its failures are its health's, not
+    // the close's.
+    assert_eq!(
+        health.workers[0].last_error.as_deref(),
+        Some("run 4 failed")
+    );
+    app.close().await.unwrap();
     assert_eq!(state(&app, 0), WorkerState::Stopped);
+}
+
+#[tokio::test]
+async fn close_lists_a_worker_still_failing_and_not_one_that_recovered() {
+    // `recovered` fails twice, then works until its signal; `still_down` fails every run;
+    // `fails_on_signal` works, then fails when asked to stop.
+    let runs = Arc::new(AtomicU32::new(0));
+    let counted = Arc::clone(&runs);
+    let quick = || {
+        Restart::OnFailure(Backoff::new(
+            Duration::from_millis(1),
+            Duration::from_millis(2),
+        ))
+    };
+    let app = App::builder()
+        .worker(
+            WorkerFn::new("recovered", move |_, shutdown| {
+                let run = counted.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    if run < 2 {
+                        return Err::<(), BoxError>("pool timed out".into());
+                    }
+                    shutdown.requested().await;
+                    Ok(())
+                }
+            })
+            .restart(quick()),
+        )
+        .worker(
+            WorkerFn::new("still_down", |_, _| async {
+                Err::<(), BoxError>("still down".into())
+            })
+            .restart(quick()),
+        )
+        .worker(WorkerFn::new("fails_on_signal", |_, shutdown| async move {
+            shutdown.requested().await;
+            Err::<(), BoxError>("could not flush".into())
+        }))
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    until("the first to recover and the second to fail again", || {
+        let health = app.container().health();
+        health.workers[0].state == WorkerState::Running
+            && health.workers[0].failures == 2
+            && health.workers[1].failures >= 2
+    })
+    .await;
+    let error = app.close().await.unwrap_err();
+    let listed: Vec<_> = error
+        .failures
+        .iter()
+        .map(|f| (f.part.clone(), f.cause.to_string()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                ClosePart::Worker {
+                    worker: "still_down".into()
+                },
+                "still down".to_owned()
+            ),
+            (
+                ClosePart::Worker {
+                    worker: "fails_on_signal".into()
+                },
+                "could not flush".to_owned()
+            ),
+        ]
+    );
+    let health = app.container().health();
+    assert_eq!(health.workers[0].state, WorkerState::Stopped);
+    assert_eq!(health.workers[0].failures, 2);
+    assert_eq!(
+        health.workers[0].last_error.as_deref(),
+        Some("pool timed out")
+    );
 }
 
 #[tokio::test(start_paused = true)]

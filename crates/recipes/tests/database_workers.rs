@@ -308,10 +308,9 @@ async fn postgres_stopped_the_relay_backs_off_and_delivers_again_once_it_is_back
     let ids = recorder.ids();
     assert_eq!(ids.len(), 2, "{ids:?}");
     assert!(ids[0] == 1 && ids[1] > 1, "{ids:?}");
-    // Its failures in the outage are the app's to hear about at close.
-    let error = served.app.close().await.unwrap_err();
-    assert!(
-        error.to_string().contains("worker `outbox_relay`"),
-        "{error}"
-    );
+    // It rode out the outage: its failures are in its health, and the shutdown is clean
+    // (an orchestrator reads a failed close as a failed stop of a healthy process).
+    assert!(health.workers[0].failures >= 1);
+    assert!(health.workers[0].last_error.is_some());
+    served.app.close().await.unwrap();
 }

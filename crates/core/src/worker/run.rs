@@ -210,8 +210,8 @@ impl Workers {
     }
 
     /// Signals every worker, waits for each up to the stop timeout (aborting one that does
-    /// not stop), and returns what went wrong in their lives: each worker's last failure,
-    /// each one abandoned. Waits for the stop however often it is called; only its first
+    /// not stop), and returns what it ends in: the last failure of each worker whose last
+    /// run failed (a failure it recovered from is not listed), each one abandoned. Waits for the stop however often it is called; only its first
     /// caller gets the failures (`App::close` reports them, then the container's close
     /// finds them reported).
     pub(crate) async fn stop(&self) -> Vec<CloseFailure> {
@@ -269,7 +269,12 @@ impl Workers {
         let abandoned = join_all(waits).await;
         let mut failures = Vec::new();
         for (node, abandoned) in self.nodes.iter().zip(abandoned) {
-            if let Some(cause) = node.status().last_failure.clone() {
+            // Only a failure the worker ended in: its last run failed and it never ran again
+            // (not restarted, or stopped while waiting to restart). A failure it recovered
+            // from (a restarted run that then worked) is in its health and the logs, not here.
+            let status = node.status();
+            let ended_failed = status.state == WorkerState::Failed;
+            if let Some(cause) = status.last_failure.clone().filter(|_| ended_failed) {
                 failures.push(CloseFailure {
                     part: ClosePart::Worker {
                         worker: node.name(),
