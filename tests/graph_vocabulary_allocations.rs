@@ -1,8 +1,10 @@
 //! What a request pays for the graph's vocabulary, in allocations: a route that reads a list of
 //! contributions (`All`), an optional need (present or absent) or a decorated key allocates
 //! exactly as much per request as a route that reads one plain value. Counted by dhat's heap
-//! profiler in its testing mode, around requests sent in process. One test in this binary:
-//! dhat's counts are the process's.
+//! profiler in its testing mode, around requests sent in process. And the liveness route costs
+//! as much in an app of two hundred built providers as in an empty one (it reads three flags,
+//! never the app's health). dhat's counts are the process's: the tests take turns
+//! (`ONE_AT_A_TIME`), each on one thread.
 
 use std::sync::Arc;
 
@@ -14,7 +16,10 @@ use green_tea::{App, ProviderFn};
 #[global_allocator]
 static ALLOCATOR: dhat::Alloc = dhat::Alloc;
 
-/// Allocations so far (the process's: this binary has one test, on one thread).
+/// Held by each test: one dhat profiler at a time, and counts no other test adds to.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Allocations so far (the process's: one test at a time, on one thread).
 fn allocations() -> u64 {
     dhat::HeapStats::get().total_blocks
 }
@@ -105,6 +110,7 @@ fn per_request(runtime: &tokio::runtime::Runtime, client: &TestClient, path: &st
 
 #[test]
 fn reading_a_list_an_optional_need_or_a_decorated_key_allocates_nothing_more() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let _profiler = dhat::Profiler::builder().testing().build();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -121,4 +127,48 @@ fn reading_a_list_an_optional_need_or_a_decorated_key_allocates_nothing_more() {
         );
     }
     runtime.block_on(app.close()).unwrap();
+}
+
+/// An app with `providers` providers, all built by `start()`, and the health routes.
+fn app_of(providers: usize) -> App {
+    let builder = (0..providers).fold(App::builder(), |builder, n| {
+        builder.provider(ProviderFn::new(
+            format!("p{n}"),
+            move |_| async move { Ok(n) },
+        ))
+    });
+    builder
+        .route(Route::get("/plain", |_: RequestContext| async { "ok" }))
+        .health_routes("/healthz", "/readyz")
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn the_liveness_route_costs_the_same_whatever_the_apps_size() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let _profiler = dhat::Profiler::builder().testing().build();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let per_probe = |app: &App| {
+        runtime.block_on(app.start()).unwrap();
+        let client = TestClient::new(app.clone());
+        let probe = || {
+            runtime.block_on(async {
+                let live = client.get("/healthz").send().await;
+                assert_eq!(live.status(), 200);
+                live.text()
+            })
+        };
+        assert_eq!(probe(), r#"{"closed":false,"draining":false,"live":true}"#);
+        let before = allocations();
+        probe();
+        allocations() - before
+    };
+    let (empty, large) = (app_of(0), app_of(200));
+    assert_eq!(per_probe(&large), per_probe(&empty));
+    runtime.block_on(empty.close()).unwrap();
+    runtime.block_on(large.close()).unwrap();
 }

@@ -175,13 +175,8 @@ impl AppInner {
 
     /// 200 until `close()` has finished, 503 after. Reads no health check.
     fn live(self: &Arc<Self>) -> Reply {
-        let health = self.health_with(Vec::new());
-        let body = serde_json::json!({
-            "live": health.live,
-            "draining": health.draining,
-            "closed": health.closed,
-        });
-        json_reply(&body, health.live)
+        let liveness = self.liveness();
+        json_reply(&liveness, liveness.live)
     }
 
     fn explain_page(self: &Arc<Self>) -> Reply {

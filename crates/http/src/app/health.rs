@@ -76,8 +76,9 @@ impl AppInner {
     /// without any, and for the liveness route, which reads no check.
     pub(crate) fn health_with(&self, asked: Vec<Option<Asked>>) -> AppHealth {
         let container = self.runtime.container.health();
-        let closed = self.close_outcome.initialized();
-        let draining = *self.runtime.shutdown.borrow() && !closed;
+        let Liveness {
+            closed, draining, ..
+        } = self.liveness();
         let started = self.started.load(Ordering::Acquire);
         let mut reasons = Vec::new();
         if closed {
@@ -174,6 +175,32 @@ impl AppInner {
             checks,
             modules,
             workers: container.workers,
+        }
+    }
+}
+
+/// What the liveness route says: three flags, read without building the app's health (a
+/// probe asked every few seconds under load must stay cheap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+// (Fields in the order the route has always written them.)
+pub(crate) struct Liveness {
+    /// `close()` has finished.
+    pub(crate) closed: bool,
+    /// `close()` has begun and not finished.
+    pub(crate) draining: bool,
+    /// Until `close()` has finished.
+    pub(crate) live: bool,
+}
+
+impl AppInner {
+    /// Whether the app is live, draining or closed: the liveness route's answer, and the
+    /// same flags [`health_with`](Self::health_with) reports.
+    pub(crate) fn liveness(&self) -> Liveness {
+        let closed = self.close_outcome.initialized();
+        Liveness {
+            closed,
+            draining: *self.runtime.shutdown.borrow() && !closed,
+            live: !closed,
         }
     }
 }
