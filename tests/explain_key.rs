@@ -117,3 +117,37 @@ fn an_unknown_key_suggests_the_closest() {
         matches!(err, ProvideError::UnknownKey { suggestion: Some(ref s), .. } if s.as_str() == "left")
     );
 }
+
+/// A settings type, read at `build()` (never needed here: only explained).
+#[derive(green_tea::settings::Settings, Debug)]
+#[allow(dead_code)]
+#[settings(provides = "pollSettings", prefix = "POLL")]
+struct PollSettings {
+    #[settings(default = "5")]
+    every: u32,
+}
+
+#[test]
+fn a_settings_node_is_read_at_build_never_not_built() {
+    use green_tea::App;
+    use green_tea::settings::{Settings, Sources};
+    let app = App::builder()
+        .settings(Sources::from_env_map([("POLL_EVERY", "7")]))
+        .provider(PollSettings::provider())
+        .build()
+        .unwrap();
+    let explain = app.container().explain_key("pollSettings").unwrap();
+    let node = &explain.nodes[0];
+    assert_eq!(node.kind, NodeKind::Settings);
+    // Its slot is not filled until something needs it, but its value is there.
+    assert!(!node.built && node.is_ready());
+    let text = explain.to_string();
+    assert!(text.contains("read at build()"), "{text}");
+    assert!(!text.contains("not built"), "{text}");
+    let dot = explain.to_dot();
+    assert!(
+        dot.contains("style=solid") && !dot.contains("dashed"),
+        "{dot}"
+    );
+    assert!(!explain.to_svg().contains("not built"));
+}

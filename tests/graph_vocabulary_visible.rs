@@ -27,8 +27,11 @@ struct Logged {
     key: &'static str,
     needs: &'static [&'static str],
     log: Log,
+    /// Where `logged` was called: each declaration's own line.
+    location: green_tea::Location,
 }
 
+#[track_caller]
 fn logged(
     name: &'static str,
     key: &'static str,
@@ -40,13 +43,16 @@ fn logged(
         key,
         needs,
         log: log.clone(),
+        location: green_tea::Location::caller(),
     }
 }
 
 impl Provider for Logged {
     fn descriptor(&self) -> Descriptor {
         self.needs.iter().fold(
-            Descriptor::new(self.name).provides::<Part>(self.key),
+            Descriptor::new(self.name)
+                .at(self.location)
+                .provides::<Part>(self.key),
             |d, need| d.needs::<Part>(*need),
         )
     }
@@ -213,11 +219,22 @@ async fn a_list_shows_its_contributors_in_order_in_every_rendering() {
         &[
             &format!(
                 "  {}. notifiers[]: Part  <- holds provider `email`, provider `sms`\n     \
-                 collection `notifiers[]` at ",
+                 collection `notifiers[]` contributed at ",
                 list + 1
             ),
             &format!("  {}. alerts: Part  <- needs notifiers[]\n", alerts + 1),
         ],
+    );
+
+    // Placed where its contributions are declared, in their order, not at its consumer.
+    let contributed = format!(
+        "collection `notifiers[]` contributed at {}, {}, app scope",
+        explain.nodes[email].location, explain.nodes[sms].location
+    );
+    assert_contains(&explain.to_string(), &[&contributed]);
+    assert_ne!(
+        explain.nodes[email].location, explain.nodes[sms].location,
+        "two places to name"
     );
 
     let json = explain.to_json();
@@ -552,7 +569,7 @@ async fn a_route_draws_its_needs_from_the_decorator_the_collection_and_absent_bo
             ),
             &format!(
                 "    {}. notifiers[]: Part  <- holds provider `email`, provider `sms`\n       \
-                 collection `notifiers[]` at ",
+                 collection `notifiers[]` contributed at ",
                 list + 1
             ),
         ],

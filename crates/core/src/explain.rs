@@ -78,7 +78,9 @@ pub struct ExplainNode {
     /// order, a map's by name); a decorator's need of the key it decorates is the value it
     /// wraps.
     pub needs: Vec<ExplainNeed>,
-    /// Where it was declared, `file:line`.
+    /// Where it was declared, `file:line`. A collection, which no one declares, is placed
+    /// where its element type was decided: its first consumer, or else its first
+    /// contribution (the text names its contributions' places instead).
     pub location: String,
     /// Whether this declaration is a test override.
     pub overridden: bool,
@@ -240,7 +242,7 @@ impl Explain {
         let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
         let mut edges = String::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            let style = if node.built { "solid" } else { "dashed" };
+            let style = if node.is_ready() { "solid" } else { "dashed" };
             let shape = match node.kind {
                 NodeKind::Collection => " shape=folder",
                 NodeKind::Decorator => " shape=component",
@@ -441,7 +443,7 @@ impl ExplainNode {
                 NodeKind::Settings => Shape::Settings,
                 _ => Shape::Provider,
             },
-            built: self.built,
+            built: self.is_ready(),
             module: self.module.clone(),
         }
     }
@@ -523,6 +525,26 @@ impl ExplainNode {
         }
     }
 
+    /// Where it was declared, as its line of text says it: `at file:line`; for a collection,
+    /// which no one declares, where its contributions are (`contributed at a.rs:3, b.rs:9`),
+    /// or, with none, where it is needed (its [`location`](Self::location)).
+    fn declared_at(&self, explain: &Explain) -> String {
+        if self.kind != NodeKind::Collection {
+            return format!("at {}", self.location);
+        }
+        let mut places: Vec<&str> = self
+            .needs
+            .iter()
+            .filter_map(|n| explain.nodes.get(n.from?))
+            .map(|n| n.location.as_str())
+            .collect();
+        places.dedup();
+        match places.is_empty() {
+            true => format!("(no contributions) needed at {}", self.location),
+            false => format!("contributed at {}", places.join(", ")),
+        }
+    }
+
     /// For a decorator, `` wraps provider `billing` ``: who its need of the key it decorates
     /// points at.
     fn wraps(&self, explain: &Explain) -> Option<String> {
@@ -568,6 +590,13 @@ impl ExplainNode {
         self.provides.first().is_some_and(|k| k.key.ends_with("{}"))
     }
 
+    /// Whether its value is there now: built, or a settings type's, whose value `build()`
+    /// read (handing it out later costs an `Arc` clone, so explain draws and names it as
+    /// there: "read at build()", never "not built").
+    pub fn is_ready(&self) -> bool {
+        self.built || self.kind == NodeKind::Settings
+    }
+
     /// `key: Type` for each provided key.
     fn heading(&self) -> String {
         let keys: Vec<String> = self
@@ -582,6 +611,7 @@ impl ExplainNode {
         match (self.built, self.build_micros) {
             (true, Some(us)) => format!("built in {:?}", Duration::from_micros(us)),
             (true, None) => "built".to_owned(),
+            (false, _) if self.kind == NodeKind::Settings => "read at build()".to_owned(),
             (false, _) => "not built".to_owned(),
         }
     }
@@ -624,10 +654,10 @@ impl fmt::Display for Explain {
             }
             write!(
                 f,
-                "\n     {}{} at {}, {} scope, {}",
+                "\n     {}{} {}, {} scope, {}",
                 node.who(),
                 in_module(node.module.as_deref()),
-                node.location,
+                node.declared_at(self),
                 node.scope,
                 node.state()
             )?;

@@ -321,7 +321,7 @@ impl ExplainRoute {
                 lines: p.label_lines(providers),
                 kind: GraphKind::Provider {
                     kind: p.kind,
-                    built: p.built,
+                    built: p.is_ready(),
                 },
                 module: p.module.clone(),
             });
