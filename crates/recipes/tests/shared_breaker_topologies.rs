@@ -7,8 +7,10 @@
 //! What the single node promises holds on both: the fleet discovers a down upstream within
 //! threshold + instances − 1 calls, sends one trial, and closed calls send no write command. A
 //! primary killed (or failed over) degrades the breaker to local state without failing a call,
-//! and sharing resumes on the promoted node, whose missing scripts are sent whole (`noscript`);
-//! a slot resharded under traffic loses none of the fleet's count. A failover that loses
+//! and sharing resumes on the promoted node: on a Cluster each missing script is sent whole
+//! (`noscript`); behind Sentinel the link loads every script on a primary before its first
+//! command, so the first trip after a failover resends none and keeps the bound (issue 41). A
+//! slot resharded under traffic loses none of the fleet's count. A failover that loses
 //! acknowledged writes (the replica held behind by a relay) costs what the guide says,
 //! measured: a second trial, a re-learnt count, and no generation handed out twice.
 #![cfg(feature = "redis")]
@@ -598,6 +600,81 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
         let _ = within(down.call(&shared[0])).await;
     }
     settles(&shared, BreakerState::Open).await;
+}
+
+/// Issue 41, point 25: the first trip after a Sentinel failover keeps the fleet's bound. The
+/// promoted replica had none of the scripts, so the first failure batch sent to it met
+/// `NOSCRIPT` and waited for its body's resend, while the next call passed uncounted (measured
+/// from outside: 6 calls at threshold 3 over 3 instances, one more than the bound). The link
+/// now loads every script on a primary before its first command: none is missing when the
+/// trip starts, no batch is resent, and one call at a time (each caller waiting for its own
+/// batch's answer, never the others' refresh) reaches the upstream threshold + instances − 1
+/// times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn behind_sentinel_the_first_trip_after_a_failover_sends_no_script_twice_and_keeps_the_bound()
+{
+    let Some(mut sentinels) = RedisSentinels::start() else {
+        return;
+    };
+    const THRESHOLD: u32 = 3;
+    const INSTANCES: usize = 3;
+    let fleet = fleet(&sentinels.url(), "billing", THRESHOLD, INSTANCES).await;
+    sharing_resumes(&fleet).await;
+    let promoted = sentinels.kill_primary();
+    for breaker in &fleet {
+        within(async {
+            while !breaker.sync().await {
+                tokio::time::sleep(Duration::from_millis(50)).await; // the rediscovery's pace
+            }
+        })
+        .await;
+    }
+    // Only refreshes have reached the promoted node, and every script is there already.
+    let hashes: Vec<String> = [
+        include_str!("../src/circuit_breaker/shared/scripts/failure.lua"),
+        include_str!("../src/circuit_breaker/shared/scripts/claim.lua"),
+        include_str!("../src/circuit_breaker/shared/scripts/release.lua"),
+        include_str!("../src/circuit_breaker/shared/scripts/reset.lua"),
+        include_str!("../src/circuit_breaker/shared/scripts/hold.lua"),
+        include_str!("../src/circuit_breaker/shared/scripts/refresh.lua"),
+    ]
+    .iter()
+    .map(|body| redis::Script::new(body).get_hash().to_owned())
+    .collect();
+    let mut exists = vec!["SCRIPT", "EXISTS"];
+    exists.extend(hashes.iter().map(String::as_str));
+    let loaded_before_the_trip = sentinels.cli(promoted, &exists).replace('\n', " ");
+    let resent_before: u64 = fleet.iter().map(|b| errors(b, "noscript")).sum();
+
+    let upstream = Upstream::down();
+    let mut per_instance = [0_u64; INSTANCES];
+    let mut i = 0;
+    while !states(&fleet).iter().all(|s| *s == BreakerState::Open) {
+        let (at, before) = (i % INSTANCES, upstream.hits());
+        let _ = within(upstream.call(&fleet[at])).await;
+        assert!(within(fleet[at].sync()).await, "Redis answered the sync");
+        per_instance[at] += upstream.hits() - before;
+        i += 1;
+        assert!(i < 100, "the fleet never opened");
+    }
+    let resent = fleet.iter().map(|b| errors(b, "noscript")).sum::<u64>() - resent_before;
+    println!(
+        "the first trip on the promoted :{promoted}: {} calls reached the down upstream \
+         ({per_instance:?} per instance), {resent} scripts resent after NOSCRIPT; SCRIPT \
+         EXISTS before it: {loaded_before_the_trip}",
+        upstream.hits()
+    );
+    assert_eq!(
+        loaded_before_the_trip,
+        ["1"; 6].join(" "),
+        "every script was on the promoted :{promoted} before the trip"
+    );
+    assert_eq!(resent, 0, "no batch waited for a script's resend");
+    assert_eq!(
+        upstream.hits(),
+        u64::from(THRESHOLD) + INSTANCES as u64 - 1,
+        "threshold + instances − 1"
+    );
 }
 
 /// `GET key` on the server on `port`, as a number (`None`: no such key).

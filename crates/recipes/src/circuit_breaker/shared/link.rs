@@ -45,8 +45,13 @@ impl Link {
     /// address is learnt now, within the bounds, and a seed list or sentinel list none of
     /// whose addresses answers is refused ([`SharedError::Unreachable`]): the breaker could
     /// not find anything to share through, and every address of a list being down at once is
-    /// far more often a wrong list than an outage.
-    pub(crate) async fn connect(url: &str, bounds: Bounds) -> Result<Link, SharedError> {
+    /// far more often a wrong list than an outage. Behind Sentinel, each primary the link
+    /// moves to is given `scripts` (`SCRIPT LOAD`) before its first command.
+    pub(crate) async fn connect(
+        url: &str,
+        bounds: Bounds,
+        scripts: &'static [&'static str],
+    ) -> Result<Link, SharedError> {
         let topology = Topology::of_url(url)?;
         // The user and password, where a cluster or sentinel URL has them (one node's URL is
         // redis-rs's to read).
@@ -117,6 +122,7 @@ impl Link {
                     sentinels,
                     service: service.clone(),
                     node,
+                    scripts,
                     config: AsyncConnectionConfig::new()
                         .set_connection_timeout(Some(bounds.connect))
                         .set_response_timeout(Some(bounds.response)),
@@ -175,6 +181,8 @@ pub(crate) struct Sentinel {
     service: String,
     /// The data nodes' settings (user, password); the address is the primary's.
     node: ConnectionInfo,
+    /// The scripts' bodies, loaded on each primary before its first command.
+    scripts: &'static [&'static str],
     config: AsyncConnectionConfig,
     /// One asking at a time: concurrent askers would race to replace `current`.
     asking: tokio::sync::Mutex<Asking>,
@@ -359,7 +367,7 @@ impl Sentinel {
     }
 
     /// Connects to the node at `addr`, which must say it is the primary (a sentinel's answer
-    /// can lag a failover).
+    /// can lag a failover), and gives it the scripts.
     async fn connect_primary(&self, addr: ConnectionAddr) -> RedisResult<Primary> {
         let client = redis::Client::open(self.node.clone().set_addr(addr.clone()))?;
         let mut conn = client
@@ -372,6 +380,20 @@ impl Sentinel {
                 "the node the sentinels name is not a primary (yet)",
                 addr.to_string(),
             )));
+        }
+        // A promoted replica has none of the scripts (Redis 7 does not send `SCRIPT LOAD` to
+        // replicas). Loaded now, in one round trip before the node is used, the first failure
+        // batch after a failover is counted in one round trip like any other, instead of
+        // waiting for `NOSCRIPT` and the resend of its body, while the fleet's next calls pass
+        // uncounted (issue 41: 6 calls reached a down upstream in a trip at threshold 3 over 3
+        // instances, one more than the documented bound). A node that refuses the load (an ACL
+        // without `SCRIPT`) is still used: `NOSCRIPT` then sends each body once, as before.
+        let mut load = redis::pipe();
+        for body in self.scripts {
+            load.cmd("SCRIPT").arg("LOAD").arg(*body);
+        }
+        if let Err(error) = load.query_async::<Vec<String>>(&mut conn).await {
+            tracing::warn!(primary = %addr, %error, "shared breaker: the scripts could not be loaded on the primary; each is sent whole once instead");
         }
         Ok(Primary {
             id: self.connections.fetch_add(1, SeqCst),

@@ -127,6 +127,7 @@ impl CircuitBreaker {
                 round_trip: shared.connect_timeout + shared.response_timeout,
                 retry_wait: shared.refresh_interval,
             },
+            &scripts::BODIES,
         )
         .await?;
         let (base, cap) = match config.open_duration {

@@ -4,7 +4,8 @@
 //! not send `SCRIPT LOAD` to replicas). `EVAL` runs on the node the key routes to alone, where a
 //! `SCRIPT LOAD` on a Cluster would need every node to answer; and it leaves the script in that
 //! node's cache, so the next `EVALSHA` finds it. The refresh runs `EVALSHA_RO` (`EVAL_RO`): a
-//! read even to Redis.
+//! read even to Redis. Behind Sentinel, where the link knows when it moves to another node,
+//! each primary is given every script ([`BODIES`]) before its first command.
 
 use redis::{Cmd, RedisResult, Script, ServerErrorKind, Value};
 
@@ -38,6 +39,17 @@ impl Lua {
     }
 }
 
+/// Every script's body: what the link gives a primary it moves to behind Sentinel (`SCRIPT
+/// LOAD`) before its first command.
+pub(crate) const BODIES: [&str; 6] = [FAILURE, CLAIM, RELEASE, RESET, HOLD, REFRESH];
+
+const FAILURE: &str = include_str!("scripts/failure.lua");
+const CLAIM: &str = include_str!("scripts/claim.lua");
+const RELEASE: &str = include_str!("scripts/release.lua");
+const RESET: &str = include_str!("scripts/reset.lua");
+const HOLD: &str = include_str!("scripts/hold.lua");
+const REFRESH: &str = include_str!("scripts/refresh.lua");
+
 /// Each transition's script, hashed once.
 pub(crate) struct Scripts {
     pub(crate) failure: Lua,
@@ -54,12 +66,12 @@ pub(crate) type Reloaded = bool;
 impl Scripts {
     pub(crate) fn new() -> Self {
         Scripts {
-            failure: Lua::new(include_str!("scripts/failure.lua")),
-            claim: Lua::new(include_str!("scripts/claim.lua")),
-            release: Lua::new(include_str!("scripts/release.lua")),
-            reset: Lua::new(include_str!("scripts/reset.lua")),
-            hold: Lua::new(include_str!("scripts/hold.lua")),
-            refresh: Lua::new(include_str!("scripts/refresh.lua")),
+            failure: Lua::new(FAILURE),
+            claim: Lua::new(CLAIM),
+            release: Lua::new(RELEASE),
+            reset: Lua::new(RESET),
+            hold: Lua::new(HOLD),
+            refresh: Lua::new(REFRESH),
         }
     }
 
