@@ -448,3 +448,119 @@ async fn after_names_a_modules_contribution_by_its_qualified_name() {
     assert_eq!(codes(&err), ["GT0013"], "{err}");
     assert!(err.to_string().contains("sms::notifier"), "{err}");
 }
+
+/// A decorator named `instrumented` of the key `decorates`: what a payment client's metrics
+/// wrap it in.
+fn instrumented(decorates: &'static str) -> impl green_tea::Provider {
+    ProviderFn::new(decorates, |needs| async move {
+        Ok(format!("instrumented {}", needs.get::<String>(0)?))
+    })
+    .named("instrumented")
+    .needs::<String>(decorates)
+}
+
+/// The `orders` area: a payment client of its own, exported or kept private.
+fn orders(export: bool) -> Module {
+    let orders = Module::new("orders").provider(ProviderFn::new("payment", |_| async {
+        Ok(String::from("card payments"))
+    }));
+    match export {
+        true => orders.export("payment"),
+        false => orders,
+    }
+}
+
+#[test]
+fn a_private_key_error_names_its_provider_and_the_decorators_wrapping_it() {
+    let err = Container::builder()
+        .module(orders(false).decorator(instrumented("payment")))
+        .provider(
+            ProviderFn::new(
+                "spy",
+                |needs| async move { Ok(needs.get::<String>(0)?.len()) },
+            )
+            .needs::<String>("orders::payment"),
+        )
+        .build()
+        .unwrap_err();
+    let Problem::PrivateKey {
+        provider,
+        decorators,
+        ..
+    } = &err.problems()[0]
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(provider.name, "orders::payment");
+    let decorators: Vec<&str> = decorators.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(decorators, ["orders::instrumented"]);
+    let text = err.to_string();
+    assert!(
+        text.contains("\n  `orders::payment` is provided by provider `orders::payment` ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("), wrapped by decorator `orders::instrumented` ("),
+        "{text}"
+    );
+    assert!(!text.contains("provided by decorator"), "{text}");
+}
+
+#[test]
+fn a_root_decorator_of_a_modules_key_is_told_to_register_in_that_module() {
+    for export in [true, false] {
+        let err = Container::builder()
+            .module(orders(export))
+            .decorator(instrumented("payment"))
+            .build()
+            .unwrap_err();
+        let Problem::DecoratesNothing { modules, .. } = &err.problems()[0] else {
+            panic!("{err}");
+        };
+        assert_eq!(modules, &["orders"]);
+        assert!(
+            err.to_string().contains(
+                "decorates `payment`, but nothing provides `payment`\n  help: the module \
+                 `orders` provides `payment` (`orders::payment`), and a decorator wraps a key of \
+                 the module it is registered in: register it in `orders` (`Module::decorator`) \
+                 and decorate `payment`"
+            ),
+            "{err}"
+        );
+    }
+
+    // A sub-module's key: the path to register in is the sub-module's.
+    let err = Container::builder()
+        .module(
+            Module::new("shop")
+                .module(orders(true))
+                .export("orders::payment"),
+        )
+        .decorator(instrumented("payment"))
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("register it in `shop::orders` (`Module::decorator`) and decorate `payment`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn decorating_a_modules_key_by_its_path_is_told_to_register_in_that_module() {
+    let err = Container::builder()
+        .module(orders(true))
+        .decorator(instrumented("orders::payment"))
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0010"], "{err}");
+    assert!(
+        err.to_string().contains("decorator `instrumented` (")
+            && err.to_string().contains(
+                "spells a key `orders::payment`: a decorator wraps a key of the module it is \
+             registered in, which names it without a module: register it in `orders` \
+             (`Module::decorator`) and decorate `payment`"
+            ),
+        "{err}"
+    );
+}

@@ -170,6 +170,13 @@ impl Key {
     }
 }
 
+/// How to decorate `name`, a key of `module`: a decorator wraps a key of the module it is
+/// registered in, which names it without a module (the macros' `key::qualified` says the same
+/// at compile time).
+pub(crate) fn register_decorator_in(module: &str, name: &str) -> String {
+    format!("register it in `{module}` (`Module::decorator`) and decorate `{name}`")
+}
+
 fn check_name(name: &str, what: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err(format!("{what} is empty"));

@@ -214,6 +214,10 @@ pub enum Problem {
         decorator: Origin,
         /// The closest existing key, if one is close.
         suggestion: Option<Suggestion>,
+        /// The modules whose own key of that name it may mean (`orders`, which provides
+        /// `orders::payment`, for `payment` decorated at the root), sorted: a decorator wraps a
+        /// key of the module it is registered in.
+        modules: Vec<String>,
     },
     /// GT0012: a decorator that is not one: it provides other than exactly one key, does not
     /// take the value it decorates, or decorates a request's value.
@@ -260,8 +264,10 @@ pub enum Problem {
         module: String,
         /// Who needs it.
         consumer: Origin,
-        /// Who provides it.
+        /// Who provides it: the key's own provider, under any decorators.
         provider: Origin,
+        /// The decorators wrapping its value, innermost first.
+        decorators: Vec<Origin>,
         /// What that module exports that the consumer can need (`billing::billing`).
         exports: Vec<Key>,
     },

@@ -237,11 +237,21 @@ impl fmt::Display for Problem {
                 key,
                 decorator,
                 suggestion,
+                modules,
             } => {
                 write!(
                     f,
                     "error[{code}]: {decorator} decorates `{key}`, but nothing provides `{key}`"
                 )?;
+                let name = key.as_str().rsplit("::").next().unwrap_or_default();
+                for module in modules {
+                    write!(
+                        f,
+                        "\n  help: the module `{module}` provides `{name}` (`{module}::{name}`), \
+                         and a decorator wraps a key of the module it is registered in: {}",
+                        crate::key::register_decorator_in(module, name)
+                    )?;
+                }
                 write_suggestion(f, suggestion.as_ref())
             }
             Problem::DecoratorShape { decorator, reason } => {
@@ -304,13 +314,19 @@ impl fmt::Display for Problem {
                 module,
                 consumer,
                 provider,
+                decorators,
                 exports,
             } => {
                 write!(
                     f,
                     "error[{code}]: {consumer} needs `{key}`, which is private to the module \
-                     `{module}`\n  `{key}` is provided by {provider}\n  help: "
+                     `{module}`\n  `{key}` is provided by {provider}"
                 )?;
+                for (i, decorator) in decorators.iter().enumerate() {
+                    let by = if i == 0 { "wrapped by" } else { "then by" };
+                    write!(f, ", {by} {decorator}")?;
+                }
+                write!(f, "\n  help: ")?;
                 if !exports.is_empty() {
                     let exports: Vec<String> = exports.iter().map(|k| format!("`{k}`")).collect();
                     write!(

@@ -299,6 +299,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                     match scopes.resolve(keys, &decls, consumer_decl.module(), name, &mut names) {
                         Lookup::Found(at) => Some(at),
                         Lookup::Private { at, module } => {
+                            let (base, decorators) = undecorated(&routing, at);
                             problems.push(Problem::PrivateKey {
                                 key: need.key.clone(),
                                 exports: scopes.exports_seen(
@@ -309,7 +310,11 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                                 ),
                                 module,
                                 consumer: consumer_decl.origin(),
-                                provider: decl(at.node).origin(),
+                                provider: decl(base.node).origin(),
+                                decorators: decorators
+                                    .into_iter()
+                                    .map(|node| decl(node).origin())
+                                    .collect(),
                             });
                             None
                         }
@@ -838,6 +843,15 @@ fn spelled_otherwise<'k>(
         .and_then(|s| {
             // An override may reach into a module (`notifications::http`); a declaration
             // provides a name of its own, which its module qualifies.
+            if let (NodeKind::Decorator, Some((module, name))) =
+                (decl.kind, spec.key.as_str().rsplit_once("::"))
+            {
+                return Err(format!(
+                    "a decorator wraps a key of the module it is registered in, which names it \
+                     without a module: {}",
+                    crate::key::register_decorator_in(module, name)
+                ));
+            }
             if spec.key.as_str().contains("::") && decl.kind != NodeKind::Override {
                 return Err(
                     "a declaration provides a name of its own, without a module: the module it \
@@ -929,11 +943,13 @@ fn decorate(
         let chain = order::order(key, &chain, decls, problems);
         let Some(base) = keys.get(key) else {
             for &node in &chain {
+                let decl = &decls[node.index()];
                 problems.push(Problem::DecoratesNothing {
                     key: key.clone(),
-                    decorator: decls[node.index()].origin(),
+                    decorator: decl.origin(),
                     suggestion: closest_key(key, keys.keys())
                         .map(|k| suggest::suggestion(k, keys, decls)),
+                    modules: modules_providing(keys, key, decl.descriptor.provides[0].key.as_str()),
                 });
             }
             continue;
@@ -972,6 +988,34 @@ fn decorate(
         keys.insert(key, current);
     }
     decorated
+}
+
+/// What provides the value at `at` under its decorators, and the decorators wrapping it,
+/// innermost first (none for a key without decorators).
+fn undecorated(routing: &Routing, mut at: ValueRef) -> (ValueRef, Vec<NodeId>) {
+    let mut decorators = Vec::new();
+    while let Some(Some(inner)) = routing.decorated.get(at.node.index()) {
+        decorators.push(at.node);
+        at = *inner;
+    }
+    decorators.reverse();
+    (at, decorators)
+}
+
+/// The modules with a key named `name` of their own (`orders` for `orders::payment`), other
+/// than `key` itself, sorted: where a decorator of `name` that decorates nothing may belong.
+fn modules_providing(keys: &KeyTable, key: &Key, name: &str) -> Vec<String> {
+    let mut modules: Vec<String> = keys
+        .app
+        .keys()
+        .filter(|k| *k != key)
+        .filter_map(|k| match k.as_str().rsplit_once("::") {
+            Some((module, own)) if own == name => Some(module.to_owned()),
+            _ => None,
+        })
+        .collect();
+    modules.sort();
+    modules
 }
 
 fn value_ref(node: NodeId, index: usize) -> ValueRef {
