@@ -33,19 +33,21 @@ use crate::extract::WorksOutsideAxumRouter;
 )]
 pub trait BodyExtractorMisplaced {}
 
-/// Refuses axum's router extractors, whatever their place.
+/// What every `check_extractor` returns, which the macros' checks take as a
+/// [`WorksOutsideAxumRouter`]: the checks are only type-checked, never run.
+pub type RouterCheck<'a> = &'a dyn WorksOutsideAxumRouter;
+
+/// Refuses axum's router extractors, whatever their place: the extractor's type is taken as a
+/// [`RouterCheck`], which it is not, so the error names only the type and the public trait (a
+/// bound on the method would name the method too).
 pub trait RefusedExtractor<T> {
-    /// Fails to compile, pointing at the type.
-    fn check_extractor(&self)
-    where
-        T: WorksOutsideAxumRouter,
-    {
+    /// Fails to compile where it is taken as a [`RouterCheck`], pointing at the type.
+    fn check_extractor(&self) -> &T {
+        unreachable!("only type-checked")
     }
     /// The same for the body's reader.
-    fn check_last_extractor(&self)
-    where
-        T: WorksOutsideAxumRouter,
-    {
+    fn check_last_extractor(&self) -> &T {
+        unreachable!("only type-checked")
     }
 }
 
@@ -68,9 +70,13 @@ mod refused {
 /// A head extractor: fine anywhere.
 pub trait PartsExtractor {
     /// Compiles.
-    fn check_extractor(&self) {}
+    fn check_extractor(&self) -> RouterCheck<'_> {
+        unreachable!("only type-checked")
+    }
     /// Compiles.
-    fn check_last_extractor(&self) {}
+    fn check_last_extractor(&self) -> RouterCheck<'_> {
+        unreachable!("only type-checked")
+    }
 }
 
 impl<T: FromRequestParts<()>> PartsExtractor for &&TypeProbe<T> {}
@@ -78,13 +84,16 @@ impl<T: FromRequestParts<()>> PartsExtractor for &&TypeProbe<T> {}
 /// A body extractor: fine as the body's reader, reported anywhere else.
 pub trait BodyExtractor<T> {
     /// Fails to compile, pointing at the type: it would read the body, and cannot here.
-    fn check_extractor(&self)
+    fn check_extractor(&self) -> RouterCheck<'_>
     where
         T: BodyExtractorMisplaced,
     {
+        unreachable!("only type-checked")
     }
     /// Compiles.
-    fn check_last_extractor(&self) {}
+    fn check_last_extractor(&self) -> RouterCheck<'_> {
+        unreachable!("only type-checked")
+    }
 }
 
 impl<T: FromRequest<()>> BodyExtractor<T> for &TypeProbe<T> {}
@@ -92,16 +101,18 @@ impl<T: FromRequest<()>> BodyExtractor<T> for &TypeProbe<T> {}
 /// Anything else: reported as not an extractor, with axum-core's note.
 pub trait NotAnyExtractor<T> {
     /// Fails to compile, pointing at the type.
-    fn check_extractor(&self)
+    fn check_extractor(&self) -> RouterCheck<'_>
     where
         T: FromRequestParts<()>,
     {
+        unreachable!("only type-checked")
     }
     /// Fails to compile, pointing at the type.
-    fn check_last_extractor(&self)
+    fn check_last_extractor(&self) -> RouterCheck<'_>
     where
         T: FromRequestParts<()>,
     {
+        unreachable!("only type-checked")
     }
 }
 

@@ -35,7 +35,7 @@ pub use http::request::Parts;
 pub use checks::{assert_json_body, assert_provider_state, assert_response, assert_value};
 pub use extract::{
     BodyExtractor, BodyExtractorMisplaced, NotAnyExtractor, PartsExtractor, ReadBody, ReadHead,
-    ReadNothing, RefusedExtractor,
+    ReadNothing, RefusedExtractor, RouterCheck,
 };
 pub use futures::{SharedStepState, UnsharedStepState};
 pub use returns::{need_rejection, step_ok, step_result};

@@ -259,13 +259,13 @@ pub(crate) fn checks(
     let extractors = extractors.iter().map(|ty| {
         let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            (&&&&#private::TypeProbe::<#ty>::new()).check_extractor();
+            let _: #private::RouterCheck<'_> = (&&&&#private::TypeProbe::<#ty>::new()).check_extractor();
         }
     });
     let body_extractor = body_extractor.map(|ty| {
         let private = root.at(ty.span());
         quote_spanned! {ty.span()=>
-            (&&&&#private::TypeProbe::<#ty>::new()).check_last_extractor();
+            let _: #private::RouterCheck<'_> = (&&&&#private::TypeProbe::<#ty>::new()).check_last_extractor();
         }
     });
     let json_bodies = json_bodies.iter().map(|ty| {
