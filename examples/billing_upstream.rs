@@ -23,28 +23,37 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(3001);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let fake = FakeBilling::start(listener, mode).await?;
+    // Caught before the address is printed: a SIGTERM sent the moment it is out stops the
+    // service cleanly rather than killing it (the smoke test's flake).
+    let stopped = stopped()?;
     println!("fake billing ({mode:?})");
     println!("listening on {}", fake.url());
     println!("Ctrl-C to stop");
-    stopped().await?;
+    stopped.await;
     fake.close().await;
     println!("served {} charge(s)", fake.hits());
     Ok(())
 }
 
-/// Ctrl-C, or SIGTERM on Unix (as a process manager stops it).
-async fn stopped() -> std::io::Result<()> {
+/// Ctrl-C, or SIGTERM on Unix (as a process manager stops it): both caught from this call on,
+/// not from the future's first poll.
+fn stopped() -> std::io::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            interrupted = tokio::signal::ctrl_c() => interrupted,
-            _ = terminate.recv() => Ok(()),
-        }
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
-    tokio::signal::ctrl_c().await
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
 
 fn parse_mode(mut args: impl Iterator<Item = String>) -> Result<Mode, String> {

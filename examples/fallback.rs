@@ -22,7 +22,7 @@ impl Orders {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
-    println!("listening on http://{}", listener.local_addr()?);
+    let addr = listener.local_addr()?;
     let fallback = Route::fallback(|request: RequestContext| async move {
         let docs = request.need::<String>(0)?;
         let path = request.parts().uri.path().to_owned();
@@ -37,6 +37,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .routes(Orders::routes())
         .fallback(fallback)
         .build()?;
-    app.serve_listener(listener).await?;
+    // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
+    let served = app.serve_listener(listener);
+    println!("listening on http://{addr}");
+    served.await?;
     Ok(())
 }

@@ -138,26 +138,33 @@ fn app() -> Router {
         .with_state(state)
 }
 
-/// Ctrl-C or SIGTERM (axum leaves the signals to you; green-tea's `serve` listens for both).
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Ctrl-C or SIGTERM (axum leaves the signals to you; green-tea's `serve` listens for both),
+/// caught from this call on: made before the address is printed, so that a SIGTERM sent the
+/// moment it is out is a graceful stop.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
+    {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                terminate.recv().await;
+        let terminate = signal(SignalKind::terminate()).ok();
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let received = |caught: Option<tokio::signal::unix::Signal>| async move {
+            match caught {
+                Some(mut caught) => {
+                    caught.recv().await;
+                }
+                None => std::future::pending().await,
             }
-            Err(_) => std::future::pending().await,
+        };
+        async move {
+            tokio::select! {
+                () = received(terminate) => {}
+                () = received(interrupt) => {}
+            }
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
@@ -165,9 +172,11 @@ async fn shutdown_signal() {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
-    println!("listening on http://{}", listener.local_addr()?);
+    let addr = listener.local_addr()?;
+    let signal = shutdown_signal();
+    println!("listening on http://{addr}");
     axum::serve(listener, app())
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(signal)
         .await?;
     Ok(())
 }

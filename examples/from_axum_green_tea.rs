@@ -129,13 +129,16 @@ impl NotesApi {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
-    println!("listening on http://{}", listener.local_addr()?);
+    let addr = listener.local_addr()?;
     let app = App::builder()
         .provider(notes::provider())
         .provider(tokens::provider())
         .step(bearer::step())
         .routes(NotesApi::routes())
         .build()?; // the whole graph checked here: a missing provider is an error now
-    app.serve_listener(listener).await?; // Ctrl-C or SIGTERM: drain, then close
+    // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
+    let served = app.serve_listener(listener);
+    println!("listening on http://{addr}");
+    served.await?; // Ctrl-C or SIGTERM: drain, then close
     Ok(())
 }

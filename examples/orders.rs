@@ -274,6 +274,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
+    // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
+    let served = app.serve_listener(listener);
     println!("listening on http://{addr}");
     println!("\n{}\n", app.explain("/orders")?);
     println!("Try it:");
@@ -286,7 +288,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("  curl http://{addr}/metrics       # Prometheus: requests, providers, the breaker");
     println!("Ctrl-C to stop.\n");
 
-    match app.serve_listener(listener).await {
+    match served.await {
         Ok(()) => println!("closed cleanly"),
         Err(error) => eprintln!("closed with problems: {error}"),
     }

@@ -53,8 +53,11 @@ async fn main() -> Result<(), BoxError> {
 
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
-    println!("listening on https://{}", listener.local_addr()?);
+    let addr = listener.local_addr()?;
     let app = App::builder().routes(Hello::routes()).build()?;
-    app.serve_tls(listener, config).await?; // Ctrl-C or SIGTERM: drain, then close
+    // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
+    let served = app.serve_tls(listener, config);
+    println!("listening on https://{addr}");
+    served.await?; // Ctrl-C or SIGTERM: drain, then close
     Ok(())
 }

@@ -108,6 +108,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     let addr = listener.local_addr()?;
+    // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
+    let served = app.serve_listener(listener);
     println!("listening on http://{addr}");
     println!("\n{}\n", app.explain("/orders")?);
     println!("Try it:");
@@ -118,7 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  curl http://{addr}/notifications");
     println!("  curl http://{addr}/payments/eu/stats");
     println!("Ctrl-C to stop.\n");
-    app.serve_listener(listener).await?;
+    served.await?;
     Ok(())
 }
 

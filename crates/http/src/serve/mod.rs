@@ -56,8 +56,27 @@ impl App {
     }
 
     /// Like [`serve`](Self::serve), on a listener that is already bound.
-    pub async fn serve_listener(&self, listener: TcpListener) -> Result<(), Error> {
-        self.serve_until(listener, shutdown_signal()).await
+    ///
+    /// Ctrl-C and SIGTERM are caught from this call on, before the returned future is first
+    /// polled: make the future, then print the address a supervisor or a test waits for,
+    /// then await it, and a SIGTERM sent as soon as the address is out stops the app
+    /// gracefully (signals are otherwise caught once serving begins, and the default action
+    /// before that kills the process with nothing disposed).
+    ///
+    /// ```no_run
+    /// # async fn run(app: green_tea::App) -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let addr = listener.local_addr()?;
+    /// let served = app.serve_listener(listener); // Ctrl-C and SIGTERM caught from here
+    /// println!("listening on http://{addr}");
+    /// served.await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn serve_listener(
+        &self,
+        listener: TcpListener,
+    ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
+        self.serve_until(listener, shutdown_signal())
     }
 
     /// Serves until `signal` resolves or `close()` is called; then closes as
@@ -409,26 +428,63 @@ async fn closed(closing: &mut tokio::sync::watch::Receiver<bool>) {
     let _ = closing.wait_for(|closed| *closed).await;
 }
 
-/// Ctrl-C, or SIGTERM on Unix.
-async fn shutdown_signal() {
-    let ctrl_c = async {
+/// Ctrl-C, or SIGTERM on Unix: both caught from this call on (inside a tokio runtime), not
+/// from the returned future's first poll. A process manager's SIGTERM that arrives after a
+/// program printed its address, while it still builds or starts, is then a graceful stop,
+/// never the default action's instant kill (which disposes nothing).
+pub(crate) fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    let caught = Caught::now();
+    async move { caught.wait().await }
+}
+
+/// The signals a `serve*` call stops on, registered with tokio when made (tokio keeps a
+/// signal's handler for the process's life once registered).
+struct Caught {
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl Caught {
+    /// Registers now where a runtime is current; outside one (a future made before its
+    /// runtime), at the first poll.
+    fn now() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let in_runtime = tokio::runtime::Handle::try_current().is_ok();
+            let register = |kind| in_runtime.then(|| signal(kind).ok()).flatten();
+            Caught {
+                terminate: register(SignalKind::terminate()),
+                interrupt: register(SignalKind::interrupt()),
+            }
+        }
+        #[cfg(not(unix))]
+        Caught {}
+    }
+
+    async fn wait(self) {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{Signal, SignalKind, signal};
+            let received = |registered: Option<Signal>, kind| async move {
+                match registered.map_or_else(|| signal(kind), Ok) {
+                    Ok(mut caught) => {
+                        caught.recv().await;
+                    }
+                    // No signal driver (a runtime without one): only `close()` stops it.
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = received(self.terminate, SignalKind::terminate()) => {}
+                () = received(self.interrupt, SignalKind::interrupt()) => {}
+            }
+        }
+        #[cfg(not(unix))]
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut sigterm) => {
-                sigterm.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

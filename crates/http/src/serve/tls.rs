@@ -52,13 +52,15 @@ impl App {
     /// app.serve_tls(listener, config).await?;
     /// # Ok(()) }
     /// ```
-    pub async fn serve_tls(
+    ///
+    /// Ctrl-C and SIGTERM are caught from this call on, as
+    /// [`serve_listener`](Self::serve_listener) says.
+    pub fn serve_tls(
         &self,
         listener: TcpListener,
         config: ServerConfig,
-    ) -> Result<(), Error> {
+    ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
         self.serve_tls_until(listener, config, shutdown_signal())
-            .await
     }
 
     /// Like [`serve_tls`](Self::serve_tls), until `signal` resolves or `close()` is called,

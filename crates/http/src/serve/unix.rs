@@ -28,8 +28,14 @@ impl App {
     /// app.serve_unix(listener).await
     /// # }
     /// ```
-    pub async fn serve_unix(&self, listener: UnixListener) -> Result<(), Error> {
-        self.serve_unix_until(listener, shutdown_signal()).await
+    ///
+    /// Ctrl-C and SIGTERM are caught from this call on, as
+    /// [`serve_listener`](Self::serve_listener) says.
+    pub fn serve_unix(
+        &self,
+        listener: UnixListener,
+    ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
+        self.serve_unix_until(listener, shutdown_signal())
     }
 
     /// Like [`serve_unix`](Self::serve_unix), until `signal` resolves or `close()` is
