@@ -684,6 +684,16 @@ pub mod guide {
         pub mod gt0020 {}
         #[doc = include_str!("../docs/errors/GT0021.md")]
         pub mod gt0021 {}
+        #[doc = include_str!("../docs/errors/GT0101.md")]
+        pub mod gt0101 {}
+        #[doc = include_str!("../docs/errors/GT0102.md")]
+        pub mod gt0102 {}
+        #[doc = include_str!("../docs/errors/GT0103.md")]
+        pub mod gt0103 {}
+        #[doc = include_str!("../docs/errors/GT0104.md")]
+        pub mod gt0104 {}
+        #[doc = include_str!("../docs/errors/GT0105.md")]
+        pub mod gt0105 {}
     }
 }
 

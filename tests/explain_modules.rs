@@ -625,7 +625,7 @@ fn an_unknown_module_is_an_error_with_the_closest_path() {
     assert_eq!(err.modules, ["billing", "shop", "shop::orders"]);
     assert_eq!(
         err.to_string(),
-        "no module `shop::ordrs`; did you mean `shop::orders`? modules: billing, shop, shop::orders"
+        "error[GT0104]: no module `shop::ordrs`; did you mean `shop::orders`? modules: billing, shop, shop::orders"
     );
     assert_eq!(format!("{err:?}"), err.to_string());
 
@@ -633,7 +633,7 @@ fn an_unknown_module_is_an_error_with_the_closest_path() {
     assert_eq!(far.suggestion, None);
     assert_eq!(
         far.to_string(),
-        "no module `inventory` modules: billing, shop, shop::orders"
+        "error[GT0104]: no module `inventory`; modules: billing, shop, shop::orders"
     );
 
     let none = Container::builder().value("a", 1_u8).build().unwrap();
@@ -641,7 +641,7 @@ fn an_unknown_module_is_an_error_with_the_closest_path() {
     assert!(err.modules.is_empty());
     assert_eq!(
         err.to_string(),
-        "no module `shop`: nothing registers a module (`.module(..)`)"
+        "error[GT0104]: no module `shop`: nothing registers a module (`.module(..)`)"
     );
 }
 

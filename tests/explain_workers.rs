@@ -335,7 +335,7 @@ fn an_unknown_name_gets_the_closest_one() {
     assert_eq!(err.workers, ["orders::relay", "sweeper"]);
     assert_eq!(
         err.to_string(),
-        "no worker `orders::rely`; did you mean `orders::relay`? workers: orders::relay, sweeper"
+        "error[GT0104]: no worker `orders::rely`; did you mean `orders::relay`? workers: orders::relay, sweeper"
     );
     // A module's worker by its own name: the qualified one.
     let err = app.explain_worker("relay").unwrap_err();
@@ -345,13 +345,13 @@ fn an_unknown_name_gets_the_closest_one() {
     assert_eq!(err.suggestion, None);
     assert_eq!(
         format!("{err:?}"),
-        "no worker `billing` workers: orders::relay, sweeper"
+        "error[GT0104]: no worker `billing`; workers: orders::relay, sweeper"
     );
 
     let none = Container::builder().build().unwrap();
     assert_eq!(
         none.explain_worker("relay").unwrap_err().to_string(),
-        "no worker `relay`: nothing registers a worker (`.worker(..)`)"
+        "error[GT0104]: no worker `relay`: nothing registers a worker (`.worker(..)`)"
     );
     assert!(none.explain_workers().is_empty());
 }

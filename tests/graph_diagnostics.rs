@@ -200,3 +200,115 @@ fn an_app_that_discovers_its_declarations_does_not_warn() {
     assert!(app.warnings().is_empty(), "{:?}", app.warnings());
     assert!(app.explain("/todos").is_ok());
 }
+
+/// The page of `code`, as the guide includes it: `docs/errors/<code>.md`, in `src/lib.rs`'s
+/// `guide::errors`, and in the codes' table of `docs/errors/README.md`.
+fn assert_has_a_page(code: &str) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let page = std::fs::read_to_string(format!("{root}/docs/errors/{code}.md"))
+        .unwrap_or_else(|e| panic!("docs/errors/{code}.md: {e}"));
+    assert!(page.starts_with(&format!("# {code}: ")), "{code}'s page");
+    let lib = std::fs::read_to_string(format!("{root}/src/lib.rs")).unwrap();
+    assert!(
+        lib.contains(&format!(
+            "#[doc = include_str!(\"../docs/errors/{code}.md\")]\n        pub mod {} {{}}",
+            code.to_lowercase()
+        )),
+        "src/lib.rs includes {code}'s page"
+    );
+    let readme = std::fs::read_to_string(format!("{root}/docs/errors/README.md")).unwrap();
+    assert!(
+        readme.contains(&format!(
+            "| [{code}](crate::guide::errors::{}) |",
+            code.to_lowercase()
+        )),
+        "docs/errors/README.md lists {code}"
+    );
+}
+
+/// Its `Display` starts with `error[<code>]: `, as a build problem's does.
+fn assert_coded(code: &str, error: &dyn std::error::Error) {
+    let text = error.to_string();
+    assert!(text.starts_with(&format!("error[{code}]: ")), "{text}");
+    assert_has_a_page(code);
+}
+
+#[tokio::test]
+async fn every_error_a_call_on_the_app_can_meet_has_a_code_and_a_page() {
+    let app = App::builder()
+        .value("billingApi", 1_u32)
+        .worker(green_tea::workers::WorkerFn::new("sweeper", |_, _| async {
+            Ok(())
+        }))
+        .module(Module::new("orders").value("db", 2_u32))
+        .provider(
+            green_tea::ProviderFn::new("greeting", |needs| async move {
+                Ok(format!("hello, {}", needs.get::<u32>(1)?))
+            })
+            .needs::<u32>("billingApi"),
+        )
+        .build()
+        .unwrap();
+
+    let unknown = app.get::<u32>("billing_api").await.unwrap_err();
+    assert_eq!(unknown.code(), Some("GT0101"));
+    assert_coded("GT0101", &unknown);
+    let wrong = app.get::<String>("billingApi").await.unwrap_err();
+    assert_eq!(wrong.code(), Some("GT0102"));
+    assert_coded("GT0102", &wrong);
+
+    // A need read past the declared ones: the provider fails (no code of its own), and its
+    // cause is the need's error, with its code.
+    let failed = app.get::<String>("greeting").await.unwrap_err();
+    assert_eq!(failed.code(), None);
+    let ProvideError::Failed {
+        cause: green_tea::error::FailureCause::Error(cause),
+        ..
+    } = &failed
+    else {
+        panic!("{failed}");
+    };
+    let need = cause
+        .downcast_ref::<green_tea::NeedError>()
+        .expect("the need's error");
+    assert_eq!(need.code(), "GT0105");
+    assert_coded("GT0105", need);
+    assert!(
+        failed.to_string().starts_with(
+            "provider `greeting` failed: error[GT0105]: need #1 was asked for, but only 1 needs \
+             are declared"
+        ),
+        "{failed}"
+    );
+
+    let worker = app.explain_worker("sweper").unwrap_err();
+    assert_eq!(worker.code(), "GT0104");
+    assert_coded("GT0104", &worker);
+    let module = app.explain_module("order").unwrap_err();
+    assert_eq!(module.code(), "GT0104");
+    assert_coded("GT0104", &module);
+    let path = app.explain("/orders").unwrap_err();
+    assert_eq!(path.code(), "GT0104");
+    assert_coded("GT0104", &path);
+
+    app.close().await.unwrap();
+    let closed = app.get::<u32>("billingApi").await.unwrap_err();
+    assert_eq!(closed.code(), Some("GT0103"));
+    assert_coded("GT0103", &closed);
+}
+
+#[test]
+fn every_page_of_docs_errors_is_listed_and_included() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/errors");
+    let mut codes: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter_map(|name| name.strip_suffix(".md").map(str::to_owned))
+        .filter(|name| name.starts_with("GT"))
+        .collect();
+    codes.sort();
+    assert!(codes.len() > 25, "{codes:?}");
+    for code in &codes {
+        assert_has_a_page(code);
+    }
+}

@@ -340,7 +340,7 @@ async fn an_unrouted_path_lists_the_closest_template_first() {
     assert_eq!(near.routes, ["/orders", "/health", "/orders/{id}"]);
     assert_eq!(
         near.to_string(),
-        "no route matches `/order`; routes: /orders, /health, /orders/{id}"
+        "error[GT0104]: no route matches `/order`; routes: /orders, /health, /orders/{id}"
     );
 
     let health = app.explain("/helth").expect_err("not routed");

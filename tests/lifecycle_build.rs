@@ -208,7 +208,7 @@ async fn asking_for_an_unknown_key_or_the_wrong_type_is_an_error() {
     assert!(matches!(err, ProvideError::WrongType { .. }));
     assert_eq!(
         err.to_string(),
-        "`billingApi` has type `u32`, but was asked for as `String`"
+        "error[GT0102]: `billingApi` has type `u32`, but was asked for as `String`"
     );
     container.close().await.unwrap();
 }

@@ -431,12 +431,12 @@ pub(crate) fn source_value<'a>(
     }
 }
 
-/// A declaration asked its [`Needs`] for something its descriptor did not declare.
+/// GT0105: a declaration asked its [`Needs`] for something its descriptor did not declare.
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum NeedError {
     /// Asked by position past the end.
-    #[error("need #{index} was asked for, but only {declared} needs are declared")]
+    #[error("error[GT0105]: need #{index} was asked for, but only {declared} needs are declared")]
     NoSuchNeed {
         /// The position asked for.
         index: usize,
@@ -444,13 +444,15 @@ pub enum NeedError {
         declared: usize,
     },
     /// Asked by a key the descriptor does not list.
-    #[error("`{key}` was asked for, but it is not among the declared needs")]
+    #[error("error[GT0105]: `{key}` was asked for, but it is not among the declared needs")]
     NotDeclared {
         /// The key asked for.
         key: Key,
     },
     /// Asked for with a type other than the declared one.
-    #[error("`{key}` is declared as `{declared}` but was asked for as `{requested}`")]
+    #[error(
+        "error[GT0105]: `{key}` is declared as `{declared}` but was asked for as `{requested}`"
+    )]
     WrongType {
         /// The key.
         key: Key,
@@ -461,18 +463,25 @@ pub enum NeedError {
     },
     /// An optional need that nothing provides, read as if it were there: read it with
     /// [`Needs::optional`].
-    #[error("`{key}` is optional and nothing provides it: read it with `optional`")]
+    #[error("error[GT0105]: `{key}` is optional and nothing provides it: read it with `optional`")]
     Absent {
         /// The key, as written (`cache?`).
         key: Key,
     },
     /// The value is not there: its provider is not built (a need read outside the order the
     /// app runs things in).
-    #[error("`{key}` is not available here: its provider has not been built")]
+    #[error("error[GT0105]: `{key}` is not available here: its provider has not been built")]
     Unavailable {
         /// The key.
         key: Key,
     },
+}
+
+impl NeedError {
+    /// The error code, `"GT0105"`, with a page `docs/errors/GT0105.md`.
+    pub fn code(&self) -> &'static str {
+        "GT0105"
+    }
 }
 
 /// As `Display`: an `unwrap()` of a need prints the readable message.
@@ -494,7 +503,7 @@ mod tests {
         };
         assert_eq!(
             format!("{error:?}"),
-            "need #2 was asked for, but only 1 needs are declared"
+            "error[GT0105]: need #2 was asked for, but only 1 needs are declared"
         );
     }
 

@@ -115,7 +115,7 @@ pub struct ExplainApp {
     pub settings: green_tea_core::settings::SettingsReport,
 }
 
-/// `explain` was asked about a path no route serves.
+/// GT0104: `explain` was asked about a path no route serves.
 #[derive(Clone, thiserror::Error)]
 #[error("{}", no_route_text(.path, .routes))]
 #[non_exhaustive]
@@ -133,15 +133,25 @@ impl fmt::Debug for NoRoute {
     }
 }
 
+impl NoRoute {
+    /// The error code, `"GT0104"`, with a page `docs/errors/GT0104.md`.
+    pub fn code(&self) -> &'static str {
+        "GT0104"
+    }
+}
+
 fn no_route_text(path: &str, routes: &[String]) -> String {
     if routes.is_empty() {
         return format!(
-            "no route matches `{path}`: the app has no routes at all (was nothing registered? \
+            "error[GT0104]: no route matches `{path}`: the app has no routes at all (was nothing registered? \
              `discover()` finds declarations only in crates the binary names; see \
              `App::warnings`)"
         );
     }
-    format!("no route matches `{path}`; routes: {}", routes.join(", "))
+    format!(
+        "error[GT0104]: no route matches `{path}`; routes: {}",
+        routes.join(", ")
+    )
 }
 
 impl ExplainPath {

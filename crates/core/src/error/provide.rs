@@ -7,19 +7,23 @@ use crate::key::{Key, TypeInfo};
 use super::{FailureCause, NodeKind};
 
 /// Why a value could not be had from a container.
+///
+/// A mistake in the asking has a code and a page ([`code`](Self::code)): a key nothing
+/// provides (GT0101), a type other than the key's (GT0102), a container that is closed
+/// (GT0103). A build that failed carries the provider's own error, and has none.
 #[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProvideError {
-    /// No provider provides the key.
-    #[error("no provider for `{key}`{}", suggestion_text(.suggestion))]
+    /// GT0101: no provider provides the key.
+    #[error("error[GT0101]: no provider for `{key}`{}", suggestion_text(.suggestion))]
     UnknownKey {
         /// The key asked for.
         key: Key,
         /// The closest existing key.
         suggestion: Option<Key>,
     },
-    /// The key exists with another type.
-    #[error("`{key}` has type `{provided}`, but was asked for as `{requested}`")]
+    /// GT0102: the key exists with another type.
+    #[error("error[GT0102]: `{key}` has type `{provided}`, but was asked for as `{requested}`")]
     WrongType {
         /// The key asked for.
         key: Key,
@@ -46,8 +50,8 @@ pub enum ProvideError {
         /// What went wrong.
         cause: FailureCause,
     },
-    /// The container was closed.
-    #[error("the container is closed")]
+    /// GT0103: the container was closed.
+    #[error("error[GT0103]: the container is closed")]
     Closed,
 }
 
@@ -59,6 +63,17 @@ impl fmt::Debug for ProvideError {
 }
 
 impl ProvideError {
+    /// The error code, such as `"GT0101"`, with a page `docs/errors/<code>.md`; `None` for a
+    /// build that failed, whose cause is the provider's own error.
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            ProvideError::UnknownKey { .. } => Some("GT0101"),
+            ProvideError::WrongType { .. } => Some("GT0102"),
+            ProvideError::Closed => Some("GT0103"),
+            ProvideError::Failed { .. } => None,
+        }
+    }
+
     pub(crate) fn needed_by(mut self, dependent: &str) -> Self {
         if let ProvideError::Failed { needed_by, .. } = &mut self {
             needed_by.push(dependent.to_owned());

@@ -126,7 +126,7 @@ pub struct RequestMember {
     pub finishes: bool,
 }
 
-/// `explain_module` was asked about a path no registered module has.
+/// GT0104: `explain_module` was asked about a path no registered module has.
 #[derive(Clone, thiserror::Error)]
 #[error("{}", unknown_module_text(.path, .suggestion, .modules))]
 #[non_exhaustive]
@@ -146,15 +146,25 @@ impl fmt::Debug for UnknownModule {
     }
 }
 
+impl UnknownModule {
+    /// The error code, `"GT0104"`, with a page `docs/errors/GT0104.md`.
+    pub fn code(&self) -> &'static str {
+        "GT0104"
+    }
+}
+
 fn unknown_module_text(path: &str, suggestion: &Option<String>, modules: &[String]) -> String {
     if modules.is_empty() {
-        return format!("no module `{path}`: nothing registers a module (`.module(..)`)");
+        return format!(
+            "error[GT0104]: no module `{path}`: nothing registers a module (`.module(..)`)"
+        );
     }
-    let mut text = format!("no module `{path}`");
-    if let Some(near) = suggestion {
-        text.push_str(&format!("; did you mean `{near}`?"));
+    let mut text = format!("error[GT0104]: no module `{path}`");
+    match suggestion {
+        Some(near) => text.push_str(&format!("; did you mean `{near}`? ")),
+        None => text.push_str("; "),
     }
-    text.push_str(&format!(" modules: {}", modules.join(", ")));
+    text.push_str(&format!("modules: {}", modules.join(", ")));
     text
 }
 

@@ -96,7 +96,7 @@ pub struct ExplainWorkerNeed {
     pub from: Option<usize>,
 }
 
-/// `explain_worker` was asked about a name no registered worker has.
+/// GT0104: `explain_worker` was asked about a name no registered worker has.
 #[derive(Clone, thiserror::Error)]
 #[error("{}", unknown_worker_text(.name, .suggestion, .workers))]
 #[non_exhaustive]
@@ -116,15 +116,25 @@ impl fmt::Debug for UnknownWorker {
     }
 }
 
+impl UnknownWorker {
+    /// The error code, `"GT0104"`, with a page `docs/errors/GT0104.md`.
+    pub fn code(&self) -> &'static str {
+        "GT0104"
+    }
+}
+
 fn unknown_worker_text(name: &str, suggestion: &Option<String>, workers: &[String]) -> String {
     if workers.is_empty() {
-        return format!("no worker `{name}`: nothing registers a worker (`.worker(..)`)");
+        return format!(
+            "error[GT0104]: no worker `{name}`: nothing registers a worker (`.worker(..)`)"
+        );
     }
-    let mut text = format!("no worker `{name}`");
-    if let Some(near) = suggestion {
-        text.push_str(&format!("; did you mean `{near}`?"));
+    let mut text = format!("error[GT0104]: no worker `{name}`");
+    match suggestion {
+        Some(near) => text.push_str(&format!("; did you mean `{near}`? ")),
+        None => text.push_str("; "),
     }
-    text.push_str(&format!(" workers: {}", workers.join(", ")));
+    text.push_str(&format!("workers: {}", workers.join(", ")));
     text
 }
 
