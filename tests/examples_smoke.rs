@@ -243,6 +243,20 @@ async fn shop_takes_an_order_and_stops_on_sigterm() {
         product["cacheHits"], 1,
         "the order looked it up first: {product}"
     );
+    // Its explain page draws the modules and the relay.
+    let page = get(&client, &format!("http://{}/_green-tea", running.addr))
+        .await
+        .expect("a response");
+    assert_eq!(page.status, 200);
+    let page = page.text();
+    for shown in [
+        "orders::outbox_relay",
+        "payments_eu",
+        "notifications",
+        "POST /orders",
+    ] {
+        assert!(page.contains(shown), "no `{shown}` on the explain page");
+    }
     assert!(running.stop().success());
 }
 

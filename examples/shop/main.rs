@@ -26,6 +26,8 @@
 //!   its region's (the user's, or the order's `region`).
 //! - The products (products.rs) are the app's own keys: `catalog`, and the price cache,
 //!   an optional need (`priceCache?`, there only with `SHOP_CACHE=1`); `GET /products/{id}`.
+//! - `GET /_green-tea`: the explain page, every route's and the relay's chain as a picture,
+//!   each module a box.
 //!
 //! ```sh
 //! cargo run --example shop
@@ -62,6 +64,8 @@ pub(crate) fn shop(cache: bool) -> AppBuilder {
         .critical("database")
         .async_health_check::<Database>("database")
         .health_routes("/healthz", "/readyz")
+        // Every route's and worker's chain as a picture, the modules as boxes.
+        .explain_page("/_green-tea")
         .provider(products::catalog::provider())
         .routes(products::Products::routes())
         .module(users::module())
@@ -119,6 +123,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  curl http://{addr}/orders/events   # what the outbox relay delivered");
     println!("  curl http://{addr}/notifications");
     println!("  curl http://{addr}/payments/eu/stats");
+    println!("  open http://{addr}/_green-tea         # every route's and worker's chain");
     println!("Ctrl-C to stop.\n");
     served.await?;
     Ok(())
