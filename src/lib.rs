@@ -33,9 +33,9 @@
 
 #[doc(inline)]
 pub use green_tea_core::{
-    All, BoxError, BuildError, ByName, CloseError, Container, ContainerBuilder, Descriptor, Key,
-    KeySpec, Location, Module, NeedError, Needs, ProvideError, Provided, Provider, ProviderFn,
-    Resolver, Scope, Spelling, TypeInfo,
+    All, BoxError, BuildError, ByName, CloseError, Container, ContainerBuilder, Descriptor,
+    Discoverable, Key, KeySpec, Location, Module, NeedError, Needs, ProvideError, Provided,
+    Provider, ProviderFn, Resolver, Scope, Spelling, TypeInfo,
 };
 #[doc(inline)]
 pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, ModuleExt, Warning};

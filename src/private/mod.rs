@@ -18,8 +18,8 @@ mod route;
 pub use axum_core::extract::FromRequestParts;
 pub use axum_core::response::{IntoResponse, Response};
 pub use green_tea_core::__private::{
-    BoxError, DeclaredKey, DecoratedType, Descriptor, Discovered, DisposeOutput, GraphValue,
-    Location, MadeByDiscovery, NeedError, Needs, Nested, NestedProbe, NodeKind, NotAGraphValue,
+    BoxError, DeclaredKey, DecoratedType, Descriptor, Discoverable, Discovered, DisposeOutput,
+    GraphValue, Location, NeedError, Needs, Nested, NestedProbe, NodeKind, NotAGraphValue,
     NotNested, Provided, Provider, Registration, SharedProviderState, TypeProbe,
     UnsharedProviderState, ValueIsAny, ValueIsSendSync, ValueIsSync, assert_decorates,
     assert_nested, inventory, provide_ok, provide_result, settings,

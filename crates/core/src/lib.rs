@@ -31,6 +31,7 @@ mod worker;
 #[path = "private/mod.rs"]
 pub mod __private;
 
+pub use __private::Discoverable;
 pub use collection::{All, ByName};
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;

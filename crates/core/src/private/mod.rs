@@ -30,7 +30,7 @@ pub use crate::value::{NeedError, Needs, Provided};
 pub use crate::worker::{Restart, Shutdown, Worker, WorkerFuture, WorkerOptions};
 pub use inventory;
 
-pub use discover::MadeByDiscovery;
+pub use discover::Discoverable;
 pub use futures::{SharedProviderState, UnsharedProviderState};
 pub use nested::{Nested, NestedProbe, NotNested, assert_nested};
 pub use probe::{GraphValue, NotAGraphValue, TypeProbe, ValueIsAny, ValueIsSendSync, ValueIsSync};

@@ -118,7 +118,7 @@ pub(super) fn expand(
         })
     });
     // How `discover()` makes the struct: with its `fn new()`, else with `Default` (which the
-    // struct may lack: then `MadeByDiscovery` says so at the block, and `discover = false`
+    // struct may lack: then `Discoverable` says so at the block, and `discover = false`
     // leaves it out of discovery). The `Provider` impl never needs either.
     let discover = args.as_ref().is_none_or(|a| a.discover);
     let new = method(&item, "new").filter(|new| new.sig.inputs.is_empty());
@@ -197,7 +197,7 @@ pub(super) fn expand(
             None => {
                 let at = Span::call_site().located_at(self_ty.span());
                 let private = root.at(at);
-                quote_spanned!(at=> <#self_ty as #private::MadeByDiscovery>::made())
+                quote_spanned!(at=> <#self_ty as #private::Discoverable>::made())
             }
         };
         provider_emit::registration(root, &name_text, FnKind::Provider, made)
