@@ -145,9 +145,12 @@ fn a_decorator_of_another_modules_key_is_refused_by_hand_too() {
         .unwrap_err();
     let codes: Vec<&str> = err.problems().iter().map(Problem::code).collect();
     assert_eq!(codes, ["GT0010"], "{err}");
+    // The words of `#[decorator]`'s refusal of `decorates = "billing::client"`.
     assert!(
-        err.to_string()
-            .contains("the module it is registered in qualifies it"),
+        err.to_string().contains(
+            "a decorator wraps a key of the module it is registered in, which names it without \
+             a module: register it in `billing` (`Module::decorator`) and decorate `client`"
+        ),
         "{err}"
     );
 }
