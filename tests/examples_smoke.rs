@@ -63,7 +63,7 @@ async fn orders_answers_and_stops_on_sigterm() {
 /// What `orders` prints, on stderr, for a timeout that is not a duration and a mistyped
 /// variable (its settings are strict): one report of both, as docs/settings.md shows it.
 const ORDERS_BAD_SETTINGS: &str = "\
-error[GT0017]: the setting `timeout` of `billingSettings` does not read as `Duration`: not a duration (`2s`, `1m 30s`, `500ms`): expected number at 0
+error[GT0017]: the setting `timeout` of `billingSettings` does not read as `Duration`: not a duration: write a number and a unit, like `2s`, `150ms` or `1m 30s`
   from env BILLING_TIMEOUT: `abc`
 
 error[GT0019]: the variable `BILLING_URLL` is under the settings prefix `BILLING_`, but no field reads it

@@ -612,3 +612,263 @@ async fn from_env_reads_the_process_environment() {
     assert_eq!(package.name, env!("CARGO_PKG_NAME"));
     container.close().await.unwrap();
 }
+
+// Issue 41: what a black-box run found in settings.
+
+/// Settings under `SHOP`, whose file `SHOP_CONFIG` names (settings.md's own example).
+#[derive(Debug)]
+struct ShopPort {
+    port: u16,
+}
+
+impl Settings for ShopPort {
+    const KEY: &'static str = "shopPort";
+    const PREFIX: &'static str = "SHOP";
+
+    fn fields() -> Vec<FieldSpec> {
+        vec![FieldSpec::new("port", "u16").default("8080")]
+    }
+
+    fn read(reader: &mut Reader<'_>) -> Option<Self> {
+        let port = reader.value("port", Some("8080"));
+        Some(ShopPort { port: port? })
+    }
+}
+
+#[tokio::test]
+async fn the_variable_that_names_the_file_is_no_unknown_setting() {
+    let path = std::env::temp_dir().join(format!("gt-settings-shop-{}.toml", std::process::id()));
+    std::fs::write(&path, "[shop]\nport = 9090\n").unwrap();
+    let vars = [("SHOP_CONFIG", path.to_str().unwrap())];
+    // Strict: `SHOP_CONFIG` is under `SHOP_`, but it is the sources' own variable.
+    let app = App::builder()
+        .settings(
+            Sources::from_env_map(vars)
+                .file_from_env("SHOP_CONFIG")
+                .strict(),
+        )
+        .provider(ShopPort::provider())
+        .build()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(app.get::<ShopPort>("shopPort").await.unwrap().port, 9090);
+    app.close().await.unwrap();
+    // Lenient: no warning either.
+    let app = App::builder()
+        .settings(Sources::from_env_map(vars).file_from_env("SHOP_CONFIG"))
+        .provider(ShopPort::provider())
+        .build()
+        .unwrap();
+    assert!(
+        !app.warnings().iter().any(|w| matches!(w, Warning::UnknownSetting(_))),
+        "{:?}",
+        app.warnings()
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_missing_setting_names_a_set_variable_one_edit_away() {
+    // `BILING_URL` is under no settings prefix: no GT0019 would point at it.
+    let err = Container::builder()
+        .settings(Sources::from_env_map([
+            ("BILING_URL", "http://127.0.0.1:3001"),
+            ("BILLING_TOKEN", SECRET),
+        ]))
+        .provider(BillingSettings::provider())
+        .build()
+        .unwrap_err();
+    let [
+        Problem::SettingMissing {
+            variable, similar, ..
+        },
+    ] = err.problems()
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(variable, "BILLING_URL");
+    assert_eq!(similar.as_deref(), Some("BILING_URL"));
+    assert_eq!(
+        err.problems()[0].to_string(),
+        "error[GT0016]: the setting `url` of `billingSettings` is not set\n  \
+         set the variable BILLING_URL, or [billing] url in the settings file\n  \
+         help: did you mean to set `BILLING_URL`? `BILING_URL` is set"
+    );
+    // Nothing close: the message is as before.
+    let err = Container::builder()
+        .settings(Sources::from_env_map([
+            ("BILLING_TOKEN", SECRET),
+            ("PATH", "/bin"),
+        ]))
+        .provider(BillingSettings::provider())
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.problems(),
+            [Problem::SettingMissing { similar: None, .. }]
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("help: a field with a default, or an `Option`, may be left unset")
+    );
+}
+
+#[test]
+fn a_variable_another_field_reads_is_not_offered_for_a_missing_one() {
+    // `SHOP_PORT` is one edit from `SHOP_PORTS`, but it is `port`'s own.
+    #[derive(Debug)]
+    struct Ports;
+    impl Settings for Ports {
+        const KEY: &'static str = "ports";
+        const PREFIX: &'static str = "SHOP";
+        fn fields() -> Vec<FieldSpec> {
+            vec![FieldSpec::new("ports", "Vec<u16>")]
+        }
+        fn read(reader: &mut Reader<'_>) -> Option<Self> {
+            reader.value::<Vec<u16>>("ports", None).map(|_| Ports)
+        }
+    }
+    let err = Container::builder()
+        .settings(Sources::from_env_map([("SHOP_PORT", "80")]))
+        .provider(ShopPort::provider())
+        .provider(Ports::provider())
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.problems(),
+            [Problem::SettingMissing { similar: None, .. }]
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_second_settings_call_is_refused_with_the_way_tests_give_values() {
+    let production = || {
+        App::builder()
+            .settings(Sources::from_env_map(billing_env(&[])))
+            .provider(BillingSettings::provider())
+    };
+    // A test wrapping the production builder would replace its sources silently.
+    let err = production()
+        .settings(Sources::from_env_map([("BILLING_URL", "http://fake")]))
+        .build()
+        .unwrap_err();
+    let [
+        Problem::SourcesTwice {
+            first,
+            second,
+            settings,
+        },
+    ] = err.problems()
+    else {
+        panic!("{err}")
+    };
+    assert_eq!((first.file(), second.file()), (file!(), file!()));
+    assert!(first.line() < second.line(), "{first} before {second}");
+    assert_eq!(
+        settings.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+        ["billingSettings"]
+    );
+    let text = err.problems()[0].to_string();
+    assert!(
+        text.starts_with("error[GT0022]: the settings sources are given twice"),
+        "{text}"
+    );
+    assert!(
+        text.contains("help: to give a test's values, override the settings type instead: `.override_value(\"billingSettings\", ..)`"),
+        "{text}"
+    );
+    // A container's builder refuses it too, with or without a settings type.
+    let err = Container::builder()
+        .settings(Sources::from_env_map([("A", "1")]))
+        .settings(Sources::from_env_map([("A", "2")]))
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(err.problems(), [Problem::SourcesTwice { .. }]),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_duration_that_does_not_read_says_what_one_looks_like() {
+    let err = Container::builder()
+        .settings(Sources::from_env_map(billing_env(&[(
+            "BILLING_TIMEOUT",
+            "abc",
+        )])))
+        .provider(BillingSettings::provider())
+        .build()
+        .unwrap_err();
+    let [Problem::SettingInvalid { reason, .. }] = err.problems() else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        reason,
+        "not a duration: write a number and a unit, like `2s`, `150ms` or `1m 30s`"
+    );
+    assert!(!err.to_string().contains("expected number"), "{err}");
+}
+
+/// `breaker_threshold` beside the nested `breaker.threshold`: both `BILLING_BREAKER_THRESHOLD`.
+struct ClashingSettings;
+
+impl Settings for ClashingSettings {
+    const KEY: &'static str = "clashing";
+    const PREFIX: &'static str = "BILLING";
+
+    fn fields() -> Vec<FieldSpec> {
+        vec![
+            FieldSpec::new("breaker", "BreakerSettings").nested(BreakerSettings::fields),
+            FieldSpec::new("breaker_threshold", "u32").default("5"),
+        ]
+    }
+
+    fn read(reader: &mut Reader<'_>) -> Option<Self> {
+        let breaker = reader.nested::<BreakerSettings>("breaker");
+        let threshold = reader.value::<u32>("breaker_threshold", Some("5"));
+        breaker.zip(threshold).map(|_| ClashingSettings)
+    }
+}
+
+#[test]
+fn two_fields_that_read_one_variable_are_refused_naming_both() {
+    let err = Container::builder()
+        .settings(Sources::from_env_map([("BILLING_BREAKER_THRESHOLD", "4")]))
+        .provider(ClashingSettings::provider())
+        .build()
+        .unwrap_err();
+    let [
+        Problem::SettingsFieldsClash {
+            settings,
+            location,
+            variable,
+            fields,
+        },
+    ] = err.problems()
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(settings.as_str(), "clashing");
+    assert_eq!(location.file(), file!(), "where it was registered");
+    assert_eq!(variable, "BILLING_BREAKER_THRESHOLD");
+    assert_eq!(
+        fields,
+        &[
+            "breaker.threshold".to_owned(),
+            "breaker_threshold".to_owned()
+        ]
+    );
+    let text = err.problems()[0].to_string();
+    assert!(
+        text.starts_with(&format!(
+            "error[GT0022]: the fields `breaker.threshold` and `breaker_threshold` of `clashing` \
+             ({location}) both read the variable BILLING_BREAKER_THRESHOLD\n  help: rename one"
+        )),
+        "{text}"
+    );
+}

@@ -51,8 +51,11 @@ pub struct ContainerBuilder {
     pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
     /// The registered modules, parents before their sub-modules.
     pub(crate) scopes: Vec<ModuleScope>,
-    /// Where settings are read from (`None`: the process's environment).
-    sources: Option<Sources>,
+    /// Where settings are read from (`None`: the process's environment), and where
+    /// `.settings(..)` gave them.
+    sources: Option<(Sources, Location)>,
+    /// Where a second `.settings(..)` was called, if one was: a problem at `build()`.
+    sources_again: Option<Location>,
     /// What reading the settings found, once read (at the start of `build()`).
     pub(crate) settings: Option<read::Outcome>,
     /// The workers, in registration order.
@@ -129,6 +132,7 @@ impl ContainerBuilder {
             module_discovery: Vec::new(),
             scopes: Vec::new(),
             sources: None,
+            sources_again: None,
             settings: None,
             workers: Vec::new(),
             worker_stop_timeout: Self::DEFAULT_WORKER_STOP_TIMEOUT,
@@ -136,9 +140,12 @@ impl ContainerBuilder {
         }
     }
 
-    /// Where the settings types' values are read from at `build()`; the last call wins.
-    /// Without it, [`Sources::from_env`]: the process's environment, no file. `build()` reads
-    /// the sources once, and only if a settings type is registered.
+    /// Where the settings types' values are read from at `build()`. Without it,
+    /// [`Sources::from_env`]: the process's environment, no file. `build()` reads the sources
+    /// once, and only if a settings type is registered. A second call is a problem at
+    /// `build()` (GT0022), not a silent replacement: a test that
+    /// wraps the production builder overrides the settings type instead
+    /// (`.override_value("billingSettings", ..)`).
     ///
     /// ```
     /// use green_tea::Container;
@@ -150,8 +157,14 @@ impl ContainerBuilder {
     ///     .unwrap();
     /// # drop(container);
     /// ```
+    #[track_caller]
     pub fn settings(mut self, sources: Sources) -> Self {
-        self.sources = Some(sources);
+        let at = Location::caller();
+        match self.sources {
+            None => self.sources = Some((sources, at)),
+            // The first stays: the second is refused at `build()`, which names both.
+            Some(_) => self.sources_again = self.sources_again.or(Some(at)),
+        }
         self
     }
 
@@ -671,6 +684,7 @@ impl ContainerBuilder {
         others: impl Iterator<Item = &'a Descriptor>,
     ) -> Vec<Problem> {
         let mut problems = std::mem::take(&mut self.module_problems);
+        problems.extend(self.sources_twice());
         self.read_settings();
         if let Some(outcome) = &mut self.settings {
             problems.append(&mut outcome.problems);
@@ -792,12 +806,37 @@ impl ContainerBuilder {
                     prefix,
                     overridden: e.kind != NodeKind::Override && overridden.contains(&key),
                     key,
+                    location: e.registered.descriptor.location,
                 })
             })
             .collect();
         let from_env = Sources::from_env();
-        let outcome = read::read_all(self.sources.as_ref().unwrap_or(&from_env), &to_read);
+        let sources = self.sources.as_ref().map_or(&from_env, |(s, _)| s);
+        let outcome = read::read_all(sources, &to_read);
         self.settings = Some(outcome);
+    }
+
+    /// GT0022 if `.settings(..)` was called twice, naming the settings keys a test overrides
+    /// instead.
+    fn sources_twice(&self) -> Option<Problem> {
+        let (second, (_, first)) = (self.sources_again?, self.sources.as_ref()?);
+        let settings = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == NodeKind::Settings)
+            .filter_map(|e| {
+                let key = e.registered.provider.settings_hook()?.key();
+                Some(match e.module {
+                    Some(m) => crate::graph::qualified_key(&self.scopes[m as usize].path, key),
+                    None => Key::from(key.to_owned()),
+                })
+            })
+            .collect();
+        Some(Problem::SourcesTwice {
+            first: *first,
+            second,
+            settings,
+        })
     }
 
     /// Reads the settings now and takes the unknown settings that are warnings, for the

@@ -291,6 +291,9 @@ pub enum Problem {
         variable: String,
         /// The file key that would set it (`[billing.breaker] threshold`).
         file_key: String,
+        /// A variable that is set, one edit from `variable` (or the same in another case), and
+        /// that no field reads: most likely the one meant (`BILING_URL`).
+        similar: Option<String>,
     },
     /// GT0017: a setting's value that does not read as its type: text that does not parse, a
     /// number out of range, a duration without a unit, an empty or whitespace-only value (a
@@ -352,6 +355,37 @@ pub enum Problem {
         /// What the step provides, in order.
         provides: Vec<KeySpec>,
     },
+    /// GT0022: a settings type without a prefix (one only a module's name gives a prefix to)
+    /// registered outside a module.
+    SettingsWithoutPrefix {
+        /// Its key (`paymentSettings`).
+        settings: Key,
+        /// Where it was declared.
+        location: Location,
+    },
+    /// GT0022: two fields of one settings type that read one variable (`breaker_threshold`
+    /// beside the nested `breaker.threshold`).
+    SettingsFieldsClash {
+        /// The settings type's key.
+        settings: Key,
+        /// Where it was declared.
+        location: Location,
+        /// The variable both read (`BILLING_BREAKER_THRESHOLD`).
+        variable: String,
+        /// The two fields, dotted, in the order they are declared (a nested one by its first
+        /// field).
+        fields: [String; 2],
+    },
+    /// GT0022: the builder's `.settings(..)` called twice: the second call would replace the
+    /// first's sources.
+    SourcesTwice {
+        /// Where the first call is.
+        first: Location,
+        /// Where the second call is.
+        second: Location,
+        /// The settings types registered, whose values a test gives with an override instead.
+        settings: Vec<Key>,
+    },
     /// GT0007: a route names a step that does not exist.
     UnknownStep {
         /// The step name as the route wrote it.
@@ -392,6 +426,9 @@ impl Problem {
             Problem::UnknownSetting { .. } => "GT0019",
             Problem::WorkerShape { .. } => "GT0020",
             Problem::FinishingValue { .. } => "GT0021",
+            Problem::SettingsWithoutPrefix { .. }
+            | Problem::SettingsFieldsClash { .. }
+            | Problem::SourcesTwice { .. } => "GT0022",
         }
     }
 
@@ -443,6 +480,13 @@ impl Problem {
             } => (settings.to_string(), field.clone()),
             Problem::SettingRejected { settings, reason } => (settings.to_string(), reason.clone()),
             Problem::UnknownSetting { name, source, .. } => (name.clone(), source.to_string()),
+            Problem::SettingsWithoutPrefix { settings, .. } => {
+                (settings.to_string(), String::new())
+            }
+            Problem::SettingsFieldsClash {
+                settings, variable, ..
+            } => (settings.to_string(), variable.clone()),
+            Problem::SourcesTwice { second, .. } => (String::new(), second.to_string()),
             Problem::OrderCycle { key, ring } => (
                 key.to_string(),
                 ring.first().map(|o| o.name.clone()).unwrap_or_default(),

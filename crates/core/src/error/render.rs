@@ -355,12 +355,23 @@ impl fmt::Display for Problem {
                 field,
                 variable,
                 file_key,
-            } => write!(
-                f,
-                "error[{code}]: the setting `{field}` of `{settings}` is not set\n  \
-                 set the variable {variable}, or {file_key} in the settings file\n  \
-                 help: a field with a default, or an `Option`, may be left unset"
-            ),
+                similar,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: the setting `{field}` of `{settings}` is not set\n  \
+                     set the variable {variable}, or {file_key} in the settings file\n  "
+                )?;
+                match similar {
+                    Some(similar) => write!(
+                        f,
+                        "help: did you mean to set `{variable}`? `{similar}` is set"
+                    ),
+                    None => f.write_str(
+                        "help: a field with a default, or an `Option`, may be left unset",
+                    ),
+                }
+            }
             Problem::SettingInvalid {
                 field,
                 source,
@@ -436,6 +447,54 @@ impl fmt::Display for Problem {
                     f,
                     "\n  help: `Finishing::value::<T>(index)` names the step's provided values by \
                      position, from 0, in the order its descriptor declares them"
+                )
+            }
+            Problem::SettingsWithoutPrefix { settings, location } => write!(
+                f,
+                "error[{code}]: the settings `{settings}` ({location}) have no prefix, and are \
+                 registered outside a module, whose name would give them one\n  \
+                 help: give the type a prefix, like `#[settings(prefix = \"{}\")]`, or register \
+                 it in a module (`Module::provider`), which reads it under the module's name",
+                crate::settings::suggested_prefix(settings.as_str())
+            ),
+            Problem::SettingsFieldsClash {
+                settings,
+                location,
+                variable,
+                fields: [first, second],
+            } => write!(
+                f,
+                "error[{code}]: the fields `{first}` and `{second}` of `{settings}` ({location}) \
+                 both read the variable {variable}\n  \
+                 help: rename one (`#[settings(rename = \"...\")]`): a nested field's variable \
+                 joins its path with `_`, so the two cannot be told apart"
+            ),
+            Problem::SourcesTwice {
+                first,
+                second,
+                settings,
+            } => {
+                write!(
+                    f,
+                    "error[{code}]: the settings sources are given twice: `.settings(..)` at \
+                     {first}, and again at {second}, which would replace the first\n  \
+                     help: give the builder one `Sources`\n  help: to give a test's values, "
+                )?;
+                if settings.is_empty() {
+                    return f.write_str(
+                        "override each settings type's key instead: `.override_value(key, value)` \
+                         (an overridden settings type is not read)",
+                    );
+                }
+                let overrides: Vec<String> = settings
+                    .iter()
+                    .map(|key| format!("`.override_value(\"{key}\", ..)`"))
+                    .collect();
+                write!(
+                    f,
+                    "override the settings type instead: {} (an overridden settings type is not \
+                     read)",
+                    overrides.join(", ")
                 )
             }
             Problem::UnknownStep {

@@ -185,9 +185,12 @@ impl<'a> ValueDeserializer<'a> {
         if text.parse::<f64>().is_ok() {
             return Err(needs_a_unit());
         }
-        humantime::parse_duration(text).map_err(|e| DeError {
-            message: format!("not a duration (`2s`, `1m 30s`, `500ms`): {e}"),
-            content_free: false,
+        // humantime's own words ("expected number at 0") describe its parser, not the value:
+        // say what a duration looks like instead.
+        humantime::parse_duration(text).map_err(|_| {
+            DeError::new(
+                "not a duration: write a number and a unit, like `2s`, `150ms` or `1m 30s`",
+            )
         })
     }
 }

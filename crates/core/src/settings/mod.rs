@@ -6,7 +6,8 @@
 //! reads one field at a time through the text deserializer (`de.rs`); [`Secret`] (`secret.rs`);
 //! [`Sources`] and the snapshot `build()` takes of them (`sources.rs`, the file in `file.rs`);
 //! [`SettingsProvider`] and the read hook the builder calls (`provider.rs`); the pass that reads
-//! every settings provider and looks for unknown variables (`read.rs`, `unknown.rs`).
+//! every settings provider and looks for unknown variables (`read.rs`, `unknown.rs`), over the
+//! variable names the fields read (`variables.rs`).
 
 mod de;
 mod file;
@@ -20,6 +21,7 @@ mod sources;
 #[cfg(test)]
 mod tests;
 mod unknown;
+mod variables;
 
 pub use bytesize::ByteSize;
 pub use provider::{SettingsHook, SettingsProvider};
@@ -91,7 +93,8 @@ pub trait Settings: Sized + Send + Sync + 'static {
     /// The key it provides (`billingSettings`); `""` for a type that is only nested in another.
     const KEY: &'static str;
     /// Its prefix (`BILLING`): its variables are `BILLING_<FIELD>`, its file table `[billing]`;
-    /// `""` for a type that is only nested in another.
+    /// `""` for a type that is only nested in another, or that only modules register (a
+    /// module's name is its prefix there; at the app's root it is a build problem, GT0022).
     const PREFIX: &'static str;
 
     /// Its fields, for the unknown-variable check, `explain` and the docs.
@@ -213,4 +216,30 @@ pub(crate) fn module_prefix(path: &str) -> String {
         }));
     }
     prefix
+}
+
+/// A prefix for a settings type that has none, from its key, for the message that asks for
+/// one: `PAYMENT` for `paymentSettings`, `SHOP_CART` for `shopCart`.
+pub(crate) fn suggested_prefix(key: &str) -> String {
+    let stem = key
+        .strip_suffix("Settings")
+        .filter(|s| !s.is_empty())
+        .unwrap_or(key);
+    let mut prefix = String::with_capacity(stem.len() + 2);
+    for c in stem.chars() {
+        if c.is_ascii_uppercase() && !prefix.is_empty() && !prefix.ends_with('_') {
+            prefix.push('_');
+        }
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => prefix.push(c.to_ascii_uppercase()),
+            _ if !prefix.is_empty() && !prefix.ends_with('_') => prefix.push('_'),
+            _ => {}
+        }
+    }
+    let prefix = prefix.trim_end_matches('_');
+    if prefix.is_empty() {
+        "APP".to_owned()
+    } else {
+        prefix.to_owned()
+    }
 }

@@ -4,10 +4,11 @@
 use super::file::SettingsFile;
 use super::reader::{Reader, Snapshot};
 use super::sources::{FileError, Loaded};
-use super::unknown::{Claim, unknown};
+use super::unknown::{Claim, known_variables, unknown};
+use super::variables::{clash, flattened};
 use super::{SettingSource, SettingsHook, Sources, UnknownSetting};
 use crate::error::Problem;
-use crate::key::Key;
+use crate::key::{Key, Location};
 
 /// A settings provider for the pass: its hook, its key as the graph names it
 /// (`billing::billingSettings` in a module), and whether an override replaces it.
@@ -18,6 +19,8 @@ pub(crate) struct ToRead<'h> {
     /// (`billing_eu` reads `BILLING_EU_...`).
     pub(crate) prefix: String,
     pub(crate) overridden: bool,
+    /// Where it was declared, for a problem with its shape.
+    pub(crate) location: Location,
 }
 
 /// What the pass found: problems for `build()`, and unknown settings that are warnings (with
@@ -82,22 +85,6 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
             }
         },
     };
-    let snapshot = Snapshot {
-        env: &loaded.env,
-        file,
-        file_failed,
-    };
-    for provider in providers.iter().filter(|p| !p.overridden) {
-        let hook = provider.hook;
-        let mut reader = Reader::new(
-            &snapshot,
-            provider.key.clone(),
-            &provider.prefix,
-            hook.fields(),
-        );
-        hook.read(&mut reader);
-        outcome.problems.append(&mut reader.problems);
-    }
     let claims: Vec<Claim<'_>> = providers
         .iter()
         .map(|p| Claim {
@@ -105,6 +92,34 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
             fields: p.hook.fields(),
         })
         .collect();
+    let mut known = known_variables(&claims);
+    known.extend(loaded.own.iter().cloned());
+    let snapshot = Snapshot {
+        env: &loaded.env,
+        file,
+        file_failed,
+        known,
+    };
+    for (provider, claim) in providers.iter().zip(&claims) {
+        // A shape that cannot be read is its one problem, overridden or not: the same
+        // registration fails where no test overrides it.
+        if let Some(problem) = shape_problem(provider, claim) {
+            outcome.problems.push(problem);
+            continue;
+        }
+        if provider.overridden {
+            continue;
+        }
+        let hook = provider.hook;
+        let mut reader = Reader::new(
+            &snapshot,
+            provider.key.clone(),
+            &provider.prefix,
+            claim.fields.clone(),
+        );
+        hook.read(&mut reader);
+        outcome.problems.append(&mut reader.problems);
+    }
     let unknown = unknown(&snapshot, &claims);
     if loaded.strict {
         outcome
@@ -114,6 +129,24 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
         outcome.warnings = unknown;
     }
     outcome
+}
+
+/// GT0022 when `provider` cannot be read as registered: no prefix (none of its type's, none of
+/// a module's), or two fields that read one variable.
+fn shape_problem(provider: &ToRead<'_>, claim: &Claim<'_>) -> Option<Problem> {
+    if provider.prefix.is_empty() {
+        return Some(Problem::SettingsWithoutPrefix {
+            settings: provider.key.clone(),
+            location: provider.location,
+        });
+    }
+    let (variable, fields) = clash(&flattened(&provider.prefix, &claim.fields))?;
+    Some(Problem::SettingsFieldsClash {
+        settings: provider.key.clone(),
+        location: provider.location,
+        variable,
+        fields,
+    })
 }
 
 fn whole_file(name: &str) -> SettingSource {

@@ -1,7 +1,7 @@
 //! `Reader`: reads one field at a time from the snapshot of the sources (the environment over
 //! the file over the default), records every problem, and what `explain` shows of each value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 
 use serde::de::DeserializeOwned;
@@ -9,6 +9,7 @@ use toml::de::DeValue;
 
 use super::de::{DeError, Raw, from_raw};
 use super::file::{SettingsFile, TableAt};
+use super::variables::one_edit_away;
 use super::{
     ExplainSetting, FieldSpec, Secret, SettingSource, Settings, table_name, variable_name,
 };
@@ -22,6 +23,20 @@ pub(crate) struct Snapshot<'t> {
     /// A file was named but could not be read or parsed: a setting missing otherwise may be
     /// in it, so only the file's problem is reported.
     pub(crate) file_failed: bool,
+    /// Every variable a field reads, and those the sources read themselves (the one that
+    /// names the file): never unknown, never offered for a missing setting.
+    pub(crate) known: BTreeSet<String>,
+}
+
+impl Snapshot<'_> {
+    /// A set variable that no field reads, one edit from `variable`: the one most likely set
+    /// for it by mistake (`BILING_URL` for `BILLING_URL`), the first by name if several are.
+    fn set_for(&self, variable: &str) -> Option<String> {
+        self.env
+            .keys()
+            .find(|name| !self.known.contains(*name) && one_edit_away(variable, name))
+            .cloned()
+    }
 }
 
 /// Reads the fields of one settings type: [`Settings::read`] calls one method per field.
@@ -227,8 +242,9 @@ impl<'a> Reader<'a> {
                     self.problems.push(Problem::SettingMissing {
                         settings: self.settings.clone(),
                         field: self.dotted(field),
-                        variable,
                         file_key: format!("[{}] {field}", table_name(self.prefix, &self.path)),
+                        similar: self.snapshot.set_for(&variable),
+                        variable,
                     });
                 }
                 return None;

@@ -183,6 +183,15 @@ impl Sources {
             env,
             file,
             strict: self.strict,
+            own: self.own_variables(),
+        }
+    }
+
+    /// The variables the sources read themselves (`file_from_env`'s): never settings.
+    fn own_variables(&self) -> Vec<String> {
+        match &self.file {
+            Some(FileSource::FromEnv(variable)) => vec![variable.clone()],
+            _ => Vec::new(),
         }
     }
 }
@@ -205,6 +214,8 @@ pub(crate) struct Loaded {
     pub(crate) env: BTreeMap<String, Result<String, OsString>>,
     pub(crate) file: Option<FileText>,
     pub(crate) strict: bool,
+    /// The variables the sources read themselves: the one that names the file.
+    pub(crate) own: Vec<String>,
 }
 
 /// The file's text, or why there is none.

@@ -306,6 +306,7 @@ fn read_as<T: Settings>(sources: Sources) -> Read<T> {
             key: Key::from_static(T::KEY),
             prefix: T::PREFIX.to_owned(),
             overridden: false,
+            location: crate::key::Location::caller(),
         }],
     );
     Read {

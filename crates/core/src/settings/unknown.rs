@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use super::file::TableAt;
 use super::reader::Snapshot;
-use super::{FieldSpec, SettingSource, UnknownSetting, variable_name};
+use super::variables::flattened;
+use super::{FieldSpec, SettingSource, UnknownSetting};
 use crate::graph::closest;
 
 /// A settings type's claim: its prefix and its fields.
@@ -15,47 +16,33 @@ pub(crate) struct Claim<'p> {
     pub(crate) fields: Vec<FieldSpec>,
 }
 
-/// Every variable name the fields read, nested ones flattened.
-fn variables(
-    prefix: &str,
-    path: &mut Vec<&'static str>,
-    fields: &[FieldSpec],
-    out: &mut BTreeSet<String>,
-) {
-    for field in fields {
-        path.push(field.name);
-        match field.nested {
-            Some(nested) => variables(prefix, path, &nested(), out),
-            None => {
-                out.insert(variable_name(prefix, path));
-            }
-        }
-        path.pop();
-    }
+/// Every variable name the claims' fields read, nested ones flattened.
+pub(crate) fn known_variables(claims: &[Claim<'_>]) -> BTreeSet<String> {
+    claims
+        .iter()
+        .filter(|c| !c.prefix.is_empty())
+        .flat_map(|c| flattened(c.prefix, &c.fields))
+        .map(|(variable, _)| variable)
+        .collect()
 }
 
 /// Every unknown variable and file key, sorted (variables first, by name; then file keys).
+/// A variable the snapshot knows (a field's, or one the sources read themselves, such as the
+/// one that names the file) is never unknown.
 pub(crate) fn unknown(snapshot: &Snapshot<'_>, claims: &[Claim<'_>]) -> Vec<UnknownSetting> {
     let prefixes: BTreeSet<&str> = claims
         .iter()
         .map(|c| c.prefix)
         .filter(|p| !p.is_empty())
         .collect();
-    let mut every_known = BTreeSet::new();
-    for claim in claims {
-        variables(
-            claim.prefix,
-            &mut Vec::new(),
-            &claim.fields,
-            &mut every_known,
-        );
-    }
     let mut found = Vec::new();
     for &prefix in &prefixes {
-        let mut known = BTreeSet::new();
-        for claim in claims.iter().filter(|c| c.prefix == prefix) {
-            variables(prefix, &mut Vec::new(), &claim.fields, &mut known);
-        }
+        let known: BTreeSet<String> = claims
+            .iter()
+            .filter(|c| c.prefix == prefix)
+            .flat_map(|c| flattened(prefix, &c.fields))
+            .map(|(variable, _)| variable)
+            .collect();
         let under = format!("{prefix}_");
         let longer: Vec<String> = prefixes
             .iter()
@@ -64,7 +51,7 @@ pub(crate) fn unknown(snapshot: &Snapshot<'_>, claims: &[Claim<'_>]) -> Vec<Unkn
             .collect();
         for name in snapshot.env.keys() {
             if !name.starts_with(&under)
-                || every_known.contains(name)
+                || snapshot.known.contains(name)
                 || longer.iter().any(|q| name.starts_with(q.as_str()))
             {
                 continue;

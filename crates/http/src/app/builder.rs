@@ -180,11 +180,12 @@ impl AppBuilder {
         self
     }
 
-    /// Where the settings types' values are read from at `build()` (the last call wins;
-    /// without one, the process's environment); see [`ContainerBuilder::settings`]. An
-    /// unknown variable under a settings prefix is one of the app's
-    /// [`warnings`](crate::App::warnings) ([`Warning::UnknownSetting`](crate::Warning)), or a
-    /// problem with `Sources::strict()`.
+    /// Where the settings types' values are read from at `build()` (without it, the process's
+    /// environment; a second call is a problem at `build()`); see
+    /// [`ContainerBuilder::settings`]. An unknown variable under a settings prefix is one of
+    /// the app's [`warnings`](crate::App::warnings)
+    /// ([`Warning::UnknownSetting`](crate::Warning)), or a problem with `Sources::strict()`.
+    #[track_caller]
     pub fn settings(mut self, sources: green_tea_core::settings::Sources) -> Self {
         self.container = self.container.settings(sources);
         self
