@@ -577,8 +577,9 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   `::`) and the prefix of its variables, UPPER_SNAKE_CASE without the trailing `_`
 ///   (`BILLING`: `BILLING_URL`, and the file's table `[billing]`). Both, for a settings type
 ///   that is a provider (`.provider(BillingSettings::provider())`, or found by
-///   `discover()`); neither, for a type that is only nested in another, which reads under its
-///   field's name.
+///   `discover()`); `provides` alone for one that only modules register, which reads under the
+///   module's name (registered at the app's root, it is a build problem, GT0022); neither, for
+///   a type that is only nested in another, which reads under its field's name.
 /// - `validate` (optional): the path of a `fn(&Self) -> Result<(), String>` (a fn, or an
 ///   associated fn like `Self::check`) that checks the values together once every field was
 ///   read; an `Err` is a build problem (GT0018).

@@ -187,6 +187,7 @@ fn a_missing_nested_field_names_its_variable_and_file_key() {
             field,
             variable,
             file_key,
+            ..
         },
     ] = &problems[..]
     else {

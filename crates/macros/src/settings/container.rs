@@ -1,6 +1,7 @@
-//! The struct's `#[settings(...)]`: `provides = "key"` and `prefix = "BILLING"` (both, for a
-//! type that provides a key, or neither, for one only nested in another), `validate = path`
-//! and `discover = false`.
+//! The struct's `#[settings(...)]`: `provides = "key"` and `prefix = "BILLING"` (`provides`
+//! for a type that provides a key, with a prefix unless only modules register it, whose names
+//! give it one; neither for one only nested in another), `validate = path` and
+//! `discover = false`.
 
 use syn::{Attribute, Expr, LitStr, Path};
 
@@ -32,7 +33,7 @@ pub(super) const KNOWN: Known = Known {
 
 /// What the struct's attributes say, validated.
 pub(super) struct Container {
-    /// `provides` and `prefix`, for a type that provides a key; `None` for a nested-only one.
+    /// `provides` (and `prefix`), for a type that provides a key; `None` for a nested-only one.
     pub(super) provided: Option<Provided>,
     /// `validate = path`.
     pub(super) validate: Option<Path>,
@@ -40,10 +41,11 @@ pub(super) struct Container {
     pub(super) discover: bool,
 }
 
-/// The key a settings type provides and the prefix of its variables.
+/// The key a settings type provides and the prefix of its variables: `None` for a type only
+/// modules register (`build()` refuses it at the root, GT0022).
 pub(super) struct Provided {
     pub(super) key: LitStr,
-    pub(super) prefix: LitStr,
+    pub(super) prefix: Option<LitStr>,
 }
 
 /// Reads every `#[settings(...)]` of the struct, recording each problem in `errors`.
@@ -95,17 +97,13 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
     // One of the pair written wrong (or misspelled) was reported already: not missing too.
     let written = |name| attrs.written.contains(&name);
     let provided = match (provides, prefix) {
-        (Some((_, key)), Some((_, prefix))) => Some(Provided { key, prefix }),
+        (Some((_, key)), Some((_, prefix))) => Some(Provided {
+            key,
+            prefix: Some(prefix),
+        }),
         (Some(_), None) | (None, Some(_)) if written("provides") && written("prefix") => None,
-        (Some((path, _)), None) => {
-            errors.spanned(
-                path,
-                "`provides` without `prefix`: a settings type that provides a key reads its \
-                 variables under a prefix; add one, like `prefix = \"BILLING\"` (or drop \
-                 `provides` for a type only nested in another)",
-            );
-            None
-        }
+        // No prefix: a module's path gives it one; `build()` refuses it at the root.
+        (Some((_, key)), None) => Some(Provided { key, prefix: None }),
         (None, Some((path, _))) => {
             errors.spanned(
                 path,
@@ -121,8 +119,8 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
                 && !written("prefix")
             {
                 errors.spanned(
-            path,
-            "`discover` is for a settings type that provides a key (`provides` and `prefix`): \
+                    path,
+                    "`discover` is for a settings type that provides a key (`provides`): \
                      one only nested in another is read with it, and never discovered on its \
                      own",
                 );

@@ -5,7 +5,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, Path, Type};
+use syn::{Ident, LitStr, Path, Type};
 
 use super::container::Container;
 use super::field::{Read, SettingsField};
@@ -22,7 +22,14 @@ pub(super) fn expand(
 ) -> TokenStream {
     let settings = quote!(#root::settings);
     let (key, prefix) = match &container.provided {
-        Some(provided) => (provided.key.value(), provided.prefix.value()),
+        Some(provided) => (
+            provided.key.value(),
+            provided
+                .prefix
+                .as_ref()
+                .map(LitStr::value)
+                .unwrap_or_default(),
+        ),
         None => (String::new(), String::new()),
     };
     let specs = fields.iter().map(|field| spec(root, &settings, field));

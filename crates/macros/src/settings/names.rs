@@ -8,8 +8,8 @@ pub(super) fn check_prefix(prefix: &str) -> Result<(), String> {
     if prefix.is_empty() {
         return Err(
             "a prefix cannot be empty: name the variables' prefix, like \
-                    `prefix = \"BILLING\"` (a type only nested in another takes neither \
-                    `provides` nor `prefix`)"
+                    `prefix = \"BILLING\"`, or leave `prefix` out for a type that only \
+                    modules register (their names give it one)"
                 .to_owned(),
         );
     }
