@@ -11,8 +11,6 @@ mod postgres;
 #[path = "support/database.rs"]
 mod database;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -24,8 +22,8 @@ use green_tea_core::settings::{Settings, Sources};
 use green_tea_core::workers::{Backoff, WorkerState};
 use green_tea_http::{App, HttpError, Json, RequestContext, Route};
 use green_tea_recipes::database::{
-    DatabasePool, DatabaseSettings, Migration, OutboxEvent, OutboxRelay, OutboxSink, Transaction,
-    TransactionStep, http_error, sqlx,
+    DatabasePool, DatabaseSettings, Migration, OutboxEvent, OutboxRelay, OutboxSettings,
+    OutboxSink, SharedSink, Transaction, TransactionStep, http_error, sqlx,
 };
 use http::{Request, StatusCode};
 use http_body_util::Full;
@@ -42,14 +40,9 @@ impl Recorder {
 }
 
 impl OutboxSink for Recorder {
-    fn deliver<'a>(
-        &'a self,
-        event: &'a OutboxEvent,
-    ) -> Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>> {
-        Box::pin(async move {
-            self.0.lock().unwrap().push(event.id);
-            Ok(())
-        })
+    async fn deliver(&self, event: &OutboxEvent) -> Result<(), BoxError> {
+        self.0.lock().unwrap().push(event.id);
+        Ok(())
     }
 }
 
@@ -66,25 +59,24 @@ fn schema() -> green_tea_recipes::database::Migrations {
 }
 
 /// `POST /notes` writes the note and its `note.created` event in the request's transaction;
-/// the relay delivers the events to `recorder`, polling every 10 ms.
+/// the relay delivers the events to `recorder`, polling every 10 ms (`OUTBOX_INTERVAL`).
 fn evented_app(db: &TestDatabase, env: &[(&str, &str)], recorder: &Arc<Recorder>) -> App {
-    let mut vars = vec![("DATABASE_URL".to_owned(), db.url.clone())];
+    let mut vars = vec![
+        ("DATABASE_URL".to_owned(), db.url.clone()),
+        ("OUTBOX_INTERVAL".to_owned(), "10ms".to_owned()),
+    ];
     vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    let sink: Arc<dyn OutboxSink> = Arc::clone(recorder) as Arc<dyn OutboxSink>;
     App::builder()
         .settings(Sources::from_env_map(vars))
         .provider(DatabaseSettings::provider())
         .provider(DatabasePool::new(schema()))
+        .provider(OutboxSettings::provider())
         .step(TransactionStep::new())
-        .value("outboxSink", sink)
-        .worker(
-            OutboxRelay::new()
-                .every(Duration::from_millis(10))
-                .backoff(Backoff::new(
-                    Duration::from_millis(50),
-                    Duration::from_millis(400),
-                )),
-        )
+        .value("outboxSink", SharedSink::from_arc(Arc::clone(recorder)))
+        .worker(OutboxRelay::new().backoff(Backoff::new(
+            Duration::from_millis(50),
+            Duration::from_millis(400),
+        )))
         .route(
             Route::post("/notes", |mut request: RequestContext| async move {
                 let tx = request.need::<Transaction>(0)?;
@@ -313,4 +305,200 @@ async fn postgres_stopped_the_relay_backs_off_and_delivers_again_once_it_is_back
     assert!(health.workers[0].failures >= 1);
     assert!(health.workers[0].last_error.is_some());
     served.app.close().await.unwrap();
+}
+
+/// The outbox with `count` events in it before the relay starts (a migration writes them).
+fn seeded(count: usize) -> green_tea_recipes::database::Migrations {
+    let values: Vec<String> = (0..count).map(|n| format!("('seeded', '{n}')")).collect();
+    schema().with(Migration::new(
+        4,
+        "seeded events",
+        format!(
+            "INSERT INTO outbox (topic, payload) VALUES {}",
+            values.join(", ")
+        ),
+    ))
+}
+
+/// A relay on `db` with `sink`, its settings from `env`, and nothing else.
+fn relay_app(db: &TestDatabase, env: &[(&str, &str)], sink: SharedSink, relay: OutboxRelay) -> App {
+    let mut vars = vec![("DATABASE_URL".to_owned(), db.url.clone())];
+    vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    App::builder()
+        .settings(Sources::from_env_map(vars))
+        .provider(DatabaseSettings::provider())
+        .provider(DatabasePool::new(seeded(5)))
+        .provider(OutboxSettings::provider())
+        .value("outboxSink", sink)
+        .worker(relay)
+        .health_routes("/healthz", "/readyz")
+        .build()
+        .expect("the relay's app builds")
+}
+
+/// A sink that, at each delivery, counts the events not yet marked delivered: a round's
+/// events all see the same count, so the counts show the rounds.
+struct Counting {
+    url: String,
+    pool: tokio::sync::OnceCell<sqlx::AnyPool>,
+    seen: Mutex<Vec<(i64, i64)>>,
+}
+
+impl OutboxSink for Counting {
+    async fn deliver(&self, event: &OutboxEvent) -> Result<(), BoxError> {
+        let pool = self
+            .pool
+            .get_or_try_init(|| async {
+                sqlx::any::install_default_drivers();
+                sqlx::AnyPool::connect(&self.url).await
+            })
+            .await?;
+        let undelivered: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL")
+                .fetch_one(pool)
+                .await?;
+        self.seen.lock().unwrap().push((event.id, undelivered));
+        Ok(())
+    }
+}
+
+on_both!(the_relay_takes_as_many_events_a_round_as_outbox_batch_says);
+
+async fn the_relay_takes_as_many_events_a_round_as_outbox_batch_says(db: TestDatabase) {
+    let sink = Arc::new(Counting {
+        url: db.url.clone(),
+        pool: tokio::sync::OnceCell::new(),
+        seen: Mutex::new(Vec::new()),
+    });
+    let app = relay_app(
+        &db,
+        &[("OUTBOX_BATCH", "2")],
+        SharedSink::from_arc(Arc::clone(&sink)),
+        OutboxRelay::new(),
+    );
+    app.start().await.unwrap();
+    within("five deliveries", async {
+        while sink.seen.lock().unwrap().len() < 5 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    app.close().await.unwrap();
+    if let Some(pool) = sink.pool.get() {
+        pool.close().await;
+    }
+    // Rounds of two, two and one: each marks its events before the next one looks.
+    let seen = sink.seen.lock().unwrap().clone();
+    assert_eq!(seen, [(1, 5), (2, 5), (3, 3), (4, 3), (5, 1)]);
+}
+
+/// A sink that refuses every event.
+struct Refusing;
+
+impl OutboxSink for Refusing {
+    async fn deliver(&self, event: &OutboxEvent) -> Result<(), BoxError> {
+        Err(format!("the broker refused event {}", event.id).into())
+    }
+}
+
+/// The relay's run fails on the sink's error and waits an hour to restart: the app is not
+/// ready while it waits when the relay is critical, and is ready when it is not.
+async fn ready_while_the_relay_waits_to_restart(critical: bool) -> bool {
+    let db = TestDatabase::sqlite();
+    let hour = Duration::from_secs(3600);
+    let relay = OutboxRelay::new().backoff(Backoff::new(hour, hour));
+    let relay = if critical { relay.critical() } else { relay };
+    let app = relay_app(&db, &[], SharedSink::new(Refusing), relay);
+    app.start().await.unwrap();
+    let health = within("the relay to fail", async {
+        loop {
+            let health = app.health().await;
+            if health.workers[0].state == WorkerState::Restarting {
+                break health;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let relay = &health.workers[0];
+    assert_eq!(relay.critical, critical);
+    assert_eq!(
+        relay.last_error.as_deref(),
+        Some("the broker refused event 1"),
+        "{relay:?}"
+    );
+    // Still failing at the shutdown: whatever close() says of it is the workers' rule.
+    let _ = app.close().await;
+    health.ready
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_critical_relay_waiting_to_restart_makes_the_app_not_ready() {
+    assert!(!ready_while_the_relay_waits_to_restart(true).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_not_marked_critical_waiting_to_restart_leaves_the_app_ready() {
+    assert!(ready_while_the_relay_waits_to_restart(false).await);
+}
+
+/// The relay's settings are read at build() with the rest: in the one report, each value's
+/// source named, and a zero interval or batch refused there, both at once.
+#[tokio::test]
+async fn the_relays_settings_are_reported_with_the_rest_and_zeros_refused_at_build() {
+    let db = TestDatabase::sqlite();
+    let app = relay_app(
+        &db,
+        &[("OUTBOX_INTERVAL", "1s")],
+        SharedSink::new(Refusing),
+        OutboxRelay::new(),
+    );
+    let report = app.settings_report().to_string();
+    assert!(report.contains("databaseSettings"), "{report}");
+    assert!(report.contains("outboxSettings"), "{report}");
+    assert!(report.contains("(env OUTBOX_INTERVAL)"), "{report}");
+    assert!(report.contains("batch = 100 (default)"), "{report}");
+    assert_eq!(
+        app.get::<OutboxSettings>("outboxSettings")
+            .await
+            .unwrap()
+            .interval,
+        Duration::from_secs(1)
+    );
+    app.close().await.unwrap();
+
+    let error = App::builder()
+        .settings(Sources::from_env_map([
+            ("OUTBOX_INTERVAL", "0s"),
+            ("OUTBOX_BATCH", "0"),
+        ]))
+        .provider(OutboxSettings::provider())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("GT0018"), "{error}");
+    assert!(error.contains("`interval` is zero"), "{error}");
+    // One check per type stops at its first refusal: the batch's is the next build's.
+    let error = App::builder()
+        .settings(Sources::from_env_map([("OUTBOX_BATCH", "0")]))
+        .provider(OutboxSettings::provider())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("`batch` is zero"), "{error}");
+}
+
+/// A relay without its settings registered is refused at build(), naming the key it needs.
+#[test]
+fn a_relay_without_its_settings_is_refused_at_build() {
+    let error = App::builder()
+        .value("database", 0_u8)
+        .value("outboxSink", SharedSink::new(Refusing))
+        .worker(OutboxRelay::new())
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("GT0001"), "{error}");
+    assert!(error.contains("`outboxSettings`"), "{error}");
+    assert!(error.contains("worker `outbox_relay`"), "{error}");
 }

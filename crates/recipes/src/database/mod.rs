@@ -11,9 +11,11 @@
 //!   needs it; its finish hook commits or rolls back with the request's outcome, before the
 //!   response head is sent.
 //! - [`OutboxRelay`], a worker, delivers the events requests wrote to an outbox table in their
-//!   transactions to an [`OutboxSink`] (`outboxSink`), at least once, in id order within an
-//!   instance's round (not across instances), restarting with a backoff when the database or
-//!   the sink fails.
+//!   transactions to an [`OutboxSink`] (`outboxSink`, a [`SharedSink`]), at least once, in id
+//!   order within an instance's round (not across instances), restarting with a backoff when
+//!   the database or the sink fails; [`OutboxSettings`] (`outboxSettings`, the `OUTBOX_*`
+//!   variables) is how long it waits when there is nothing to deliver and how many events a
+//!   round takes.
 //!
 //! The pool is sqlx's `Any`: the driver is picked at run time from the URL, so one build serves
 //! SQLite in development and PostgreSQL in production from `DATABASE_URL` alone. The price is
@@ -35,7 +37,9 @@ mod transaction;
 
 pub use error::{DatabaseError, http_error, is_unavailable};
 pub use migrations::{Migration, Migrations};
-pub use outbox::{OutboxEvent, OutboxRelay, OutboxSink, OutboxTableError};
+pub use outbox::{
+    OutboxEvent, OutboxRelay, OutboxSettings, OutboxSink, OutboxTableError, SharedSink,
+};
 pub use pool::{Backend, Database, DatabasePool};
 pub use settings::{DatabaseSettings, Synchronous};
 pub use transaction::{Transaction, TransactionStep};

@@ -2,16 +2,22 @@
 //! outbox table in its own transaction, and marks each delivered. The transactional outbox
 //! pattern: the order and its event are committed together or not at all, and the relay
 //! delivers every committed event at least once, whatever crashed in between.
+//!
+//! The relay here; where it delivers in `sink.rs`; what its runs read from settings in
+//! `settings.rs`.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
+mod settings;
+mod sink;
+
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use green_tea_core::workers::{Backoff, Restart, Shutdown, Worker, WorkerFuture, WorkerOptions};
-use green_tea_core::{BoxError, Descriptor, Key, Needs};
+use green_tea_core::{BoxError, Descriptor, Key, Needs, Settings};
 
 use super::pool::{Backend, Database};
+
+pub use settings::OutboxSettings;
+pub use sink::{OutboxSink, SharedSink};
 
 /// One event of the outbox, as the relay hands it on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,29 +30,18 @@ pub struct OutboxEvent {
     pub payload: String,
 }
 
-/// Where the relay delivers: a broker's producer, a webhook, a fake in tests. The app provides
-/// one under the relay's sink key (`outboxSink`), as an `Arc<dyn OutboxSink>`.
+/// The outbox relay worker. Needs `database` (a [`Database`]), `outboxSink` (a
+/// [`SharedSink`]) and `outboxSettings` (its [`OutboxSettings`]), or the keys
+/// [`with_keys`](Self::with_keys) names for the first two.
 ///
-/// An error leaves the event undelivered: the relay's run fails and is restarted after its
-/// backoff, and the event is delivered again then (at least once: a sink that must not see an
-/// event twice keeps the ids it has seen).
-pub trait OutboxSink: Send + Sync + 'static {
-    /// Delivers `event`.
-    fn deliver<'a>(
-        &'a self,
-        event: &'a OutboxEvent,
-    ) -> Pin<Box<dyn Future<Output = Result<(), BoxError>> + Send + 'a>>;
-}
-
-/// The outbox relay worker. Needs `database` (a [`Database`]) and `outboxSink` (an
-/// `Arc<dyn OutboxSink>`), or the keys [`with_keys`](Self::with_keys) names.
-///
-/// Each round it takes the undelivered events of the lowest ids (up to [`batch`](Self::batch)),
-/// delivers them in id order and marks each delivered (`delivered_at`, Unix milliseconds);
-/// with nothing to deliver it waits [`every`](Self::every), or its shutdown. A delivery that
-/// fails ends the round (the events before it are marked) and fails the run, as a database
-/// that is down does: the worker is restarted after a backoff of 100 ms doubling to 5 s
-/// ([`Restart::OnFailure`]) and delivers the rest then. On PostgreSQL a round is one
+/// Each round it takes the undelivered events of the lowest ids (up to the settings'
+/// `batch`, `OUTBOX_BATCH`), delivers them in id order and marks each delivered
+/// (`delivered_at`, Unix milliseconds); with nothing to deliver it waits the settings'
+/// `interval` (`OUTBOX_INTERVAL`), or its shutdown. A delivery that fails ends the round (the
+/// events before it are marked) and fails the run, as a database that is down does: the
+/// worker is restarted after a backoff of 100 ms doubling to 5 s ([`Restart::OnFailure`],
+/// [`backoff`](Self::backoff)) and delivers the rest then. It is not
+/// [`critical`](Self::critical) unless marked so. On PostgreSQL a round is one
 /// transaction whose rows are taken `FOR UPDATE SKIP LOCKED`, so two instances' relays never
 /// take the same event at once. On SQLite, where a write transaction holds the database's one
 /// write lock (and every request's first write would wait on the deliveries), the rows
@@ -72,15 +67,14 @@ pub struct OutboxRelay {
     database: Key,
     sink: Key,
     table: String,
-    batch: u32,
-    every: Duration,
     backoff: Backoff,
+    critical: bool,
     location: green_tea_core::Location,
 }
 
 impl OutboxRelay {
-    /// The relay `outbox_relay`, on `database` and `outboxSink`, of the table `outbox`, 100
-    /// events a round, polling every 200 ms when there is nothing to deliver.
+    /// The relay `outbox_relay`, on `database` and `outboxSink`, of the table `outbox`, with
+    /// its `outboxSettings`; restarted after a failure, not critical.
     #[track_caller]
     pub fn new() -> Self {
         OutboxRelay {
@@ -88,9 +82,8 @@ impl OutboxRelay {
             database: Key::from("database"),
             sink: Key::from("outboxSink"),
             table: "outbox".to_owned(),
-            batch: 100,
-            every: Duration::from_millis(200),
             backoff: Backoff::new(Duration::from_millis(100), Duration::from_secs(5)),
+            critical: false,
             location: green_tea_core::Location::caller(),
         }
     }
@@ -127,21 +120,24 @@ impl OutboxRelay {
         Ok(self)
     }
 
-    /// At most `batch` events a round (at least 1).
-    pub fn batch(mut self, batch: u32) -> Self {
-        self.batch = batch.max(1);
-        self
-    }
-
-    /// How long it waits when there is nothing to deliver.
-    pub fn every(mut self, every: Duration) -> Self {
-        self.every = every;
-        self
-    }
-
     /// The backoff between failed runs.
     pub fn backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
+        self
+    }
+
+    /// Critical: the app is not ready while the relay is not running (failed, or waiting to
+    /// restart after a failure), as [`WorkerOptions::critical`] makes any worker. For an app
+    /// whose requests must not pile up events no one delivers.
+    ///
+    /// ```
+    /// use green_tea_core::workers::Worker;
+    /// use green_tea_recipes::database::OutboxRelay;
+    /// assert!(!OutboxRelay::new().options().critical);
+    /// assert!(OutboxRelay::new().critical().options().critical);
+    /// ```
+    pub fn critical(mut self) -> Self {
+        self.critical = true;
         self
     }
 }
@@ -169,26 +165,33 @@ impl Worker for OutboxRelay {
         Descriptor::new(self.name)
             .at(self.location)
             .needs::<Database>(self.database.clone())
-            .needs::<Arc<dyn OutboxSink>>(self.sink.clone())
+            .needs::<SharedSink>(self.sink.clone())
+            .needs::<OutboxSettings>(OutboxSettings::KEY)
     }
 
     fn options(&self) -> WorkerOptions {
-        WorkerOptions::default().restart(Restart::OnFailure(self.backoff))
+        let options = WorkerOptions::default().restart(Restart::OnFailure(self.backoff));
+        match self.critical {
+            true => options.critical(),
+            false => options,
+        }
     }
 
     fn run(&self, needs: Needs<'static>, shutdown: Shutdown) -> WorkerFuture {
         let relay = self.clone();
         Box::pin(async move {
             let database = needs.get::<Database>(0)?;
-            let sink = needs.get::<Arc<dyn OutboxSink>>(1)?;
+            let sink = needs.get::<SharedSink>(1)?;
+            let settings = needs.get::<OutboxSettings>(2)?;
             loop {
                 if shutdown.is_requested() {
                     return Ok(());
                 }
-                let delivered = relay.round(&database, &**sink).await?;
+                let delivered = relay.round(&database, &sink, settings.batch).await?;
                 if delivered == 0 {
+                    tracing::trace!(interval = ?settings.interval, "outbox empty: waiting");
                     tokio::select! {
-                        () = tokio::time::sleep(relay.every) => {}
+                        () = tokio::time::sleep(settings.interval) => {}
                         () = shutdown.requested() => return Ok(()),
                     }
                 }
@@ -201,10 +204,16 @@ impl OutboxRelay {
     /// One round: the undelivered events of the lowest ids, delivered in order and marked.
     /// Returns how many it delivered; a delivery that fails ends the round with its error,
     /// the events before it marked.
-    async fn round(&self, database: &Database, sink: &dyn OutboxSink) -> Result<usize, BoxError> {
+    async fn round(
+        &self,
+        database: &Database,
+        sink: &SharedSink,
+        batch: u32,
+    ) -> Result<usize, BoxError> {
         let select = format!(
             "SELECT id, topic, payload FROM {} WHERE delivered_at IS NULL ORDER BY id LIMIT {}",
-            self.table, self.batch
+            self.table,
+            batch.max(1)
         );
         match database.backend() {
             Backend::Postgres => {
@@ -259,7 +268,7 @@ impl OutboxRelay {
 
 /// Delivers `rows` in order until one fails: the ids delivered, and the failure if any.
 async fn deliver(
-    sink: &dyn OutboxSink,
+    sink: &SharedSink,
     rows: Vec<(i64, String, String)>,
 ) -> (Vec<i64>, Option<BoxError>) {
     let mut delivered = Vec::with_capacity(rows.len());
