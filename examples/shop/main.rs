@@ -51,7 +51,7 @@ mod users;
 use green_tea::prelude::*;
 use green_tea::settings::Sources;
 use green_tea_recipes::database::{
-    Backend, Database, DatabasePool, DatabaseSettings, TransactionStep,
+    Backend, Database, DatabasePool, DatabaseSettings, OutboxSettings, TransactionStep,
 };
 
 /// The whole shop; `cache` adds the price cache. `main` serves it, the tests build it with
@@ -61,6 +61,8 @@ pub(crate) fn shop(cache: bool) -> AppBuilder {
         .provider(DatabaseSettings::provider())
         .provider(DatabasePool::new(orders::migrations()))
         .step(TransactionStep::new())
+        // The orders' outbox relay's: `OUTBOX_INTERVAL`, `OUTBOX_BATCH`.
+        .provider(OutboxSettings::provider())
         .critical("database")
         .async_health_check::<Database>("database")
         .health_routes("/healthz", "/readyz")

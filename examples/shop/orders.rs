@@ -13,8 +13,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use green_tea::prelude::*;
 use green_tea_recipes::database::{
-    Database, Migration, Migrations, OutboxEvent, OutboxRelay, OutboxSink, Transaction, http_error,
-    sqlx,
+    Database, Migration, Migrations, OutboxEvent, OutboxRelay, OutboxSink, SharedSink, Transaction,
+    http_error, sqlx,
 };
 use serde::{Deserialize, Serialize};
 use shop_notifications::{Contact, Notifier};
@@ -61,24 +61,18 @@ pub(crate) struct Published {
 }
 
 impl OutboxSink for Broker {
-    fn deliver<'a>(
-        &'a self,
-        event: &'a OutboxEvent,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), BoxError>> + Send + 'a>>
-    {
-        Box::pin(async move {
-            let payload = serde_json::from_str(&event.payload)?;
-            let mut published = self.0.lock().unwrap_or_else(|p| p.into_inner());
-            // At least once: an event delivered again (after a round that failed) is one event.
-            if !published.iter().any(|p| p.id == event.id) {
-                published.push(Published {
-                    id: event.id,
-                    topic: event.topic.clone(),
-                    payload,
-                });
-            }
-            Ok(())
-        })
+    async fn deliver(&self, event: &OutboxEvent) -> Result<(), BoxError> {
+        let payload = serde_json::from_str(&event.payload)?;
+        let mut published = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        // At least once: an event delivered again (after a round that failed) is one event.
+        if !published.iter().any(|p| p.id == event.id) {
+            published.push(Published {
+                id: event.id,
+                topic: event.topic.clone(),
+                payload,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -89,8 +83,8 @@ fn broker() -> Broker {
 
 /// Where the relay delivers: the broker.
 #[provider(provides = "outboxSink", needs = ["broker"])]
-fn outbox_sink(broker: Arc<Broker>) -> Arc<dyn OutboxSink> {
-    broker
+fn outbox_sink(broker: Arc<Broker>) -> SharedSink {
+    SharedSink::from_arc(broker)
 }
 
 #[provider(provides = "http")]
@@ -283,7 +277,8 @@ fn payment_refused(error: PaymentError) -> HttpError {
 pub(crate) fn module() -> Module {
     Module::new("orders")
         .discover_in(&[module_path!()])
-        // Needs the app's `database` and the module's own `outboxSink`.
+        // Needs the app's `database` and `outboxSettings` (`OUTBOX_*`), and the module's own
+        // `outboxSink`.
         .worker(OutboxRelay::new())
         .prefix("/orders")
 }

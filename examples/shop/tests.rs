@@ -401,3 +401,34 @@ async fn the_outbox_relay_delivers_each_orders_event_once() {
     app.close().await.unwrap();
     assert_eq!(app.health().await.workers[0].state.to_string(), "stopped");
 }
+
+/// The relay's interval is a setting of the shop's (`OUTBOX_INTERVAL`), read with the rest
+/// and reported with them; the relay, inside `orders`, needs the root's `outboxSettings`.
+#[tokio::test]
+async fn the_outbox_relays_interval_comes_from_the_shops_settings() {
+    use green_tea_recipes::database::OutboxSettings;
+    let db = Scratch::new();
+    let url = format!("sqlite://{}/shop.db", db.0.display());
+    let app = shop(false)
+        .settings(Sources::from_env_map([
+            ("DATABASE_URL", url.as_str()),
+            ("OUTBOX_INTERVAL", "50ms"),
+        ]))
+        .build()
+        .unwrap();
+    let outbox = app.get::<OutboxSettings>("outboxSettings").await.unwrap();
+    assert_eq!(outbox.interval, Duration::from_millis(50));
+    let report = app.settings_report().to_string();
+    assert!(report.contains("(env OUTBOX_INTERVAL)"), "{report}");
+    let health = app.health().await;
+    assert_eq!(health.workers[0].name, "orders::outbox_relay");
+    assert!(
+        health.workers[0]
+            .needs
+            .iter()
+            .any(|n| n == "outboxSettings"),
+        "{:?}",
+        health.workers[0].needs
+    );
+    app.close().await.unwrap();
+}
