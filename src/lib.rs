@@ -684,6 +684,8 @@ pub mod guide {
         pub mod gt0020 {}
         #[doc = include_str!("../docs/errors/GT0021.md")]
         pub mod gt0021 {}
+        #[doc = include_str!("../docs/errors/GT0022.md")]
+        pub mod gt0022 {}
         #[doc = include_str!("../docs/errors/GT0101.md")]
         pub mod gt0101 {}
         #[doc = include_str!("../docs/errors/GT0102.md")]
