@@ -45,5 +45,7 @@ pub use settings::{DatabaseSettings, Synchronous};
 pub use transaction::{Transaction, TransactionStep};
 
 /// The sqlx this recipe is built on, so that queries use the same version:
-/// `green_tea_recipes::database::sqlx::query(...)`.
+/// `green_tea_recipes::database::sqlx::query(...)`. Not its `FromRow` derive: that needs sqlx
+/// among the application's own dependencies, with `features = ["derive"]` (cargo unifies it
+/// with this one); the guide's "A row type" shows it.
 pub use sqlx;
