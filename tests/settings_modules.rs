@@ -154,8 +154,8 @@ mod discovered {
 
     #[derive(Settings, Debug)]
     #[settings(provides = "cartSettings")]
-    pub struct CartSettings {
-        pub size: u32,
+    pub(crate) struct CartSettings {
+        pub(crate) size: u32,
     }
 }
 
