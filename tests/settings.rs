@@ -659,7 +659,9 @@ async fn the_variable_that_names_the_file_is_no_unknown_setting() {
         .build()
         .unwrap();
     assert!(
-        !app.warnings().iter().any(|w| matches!(w, Warning::UnknownSetting(_))),
+        !app.warnings()
+            .iter()
+            .any(|w| matches!(w, Warning::UnknownSetting(_))),
         "{:?}",
         app.warnings()
     );
