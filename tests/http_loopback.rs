@@ -359,10 +359,16 @@ async fn serving_a_closed_app_returns_at_once() {
     fixture.app.close().await.unwrap();
     let server = Server::start(&fixture.app).await;
     let addr = server.addr;
-    server
-        .finished()
-        .await
-        .expect("serve_until returns the close outcome");
+    // Issue 41, point 1: a closed app is not served; `serve_until` says so at once rather
+    // than accepting and draining in the same breath.
+    let served = server.finished().await;
+    assert!(
+        matches!(
+            served,
+            Err(green_tea::Error::Provide(green_tea::ProvideError::Closed))
+        ),
+        "serve_until on a closed app returns Closed: {served:?}"
+    );
     assert!(
         tokio::net::TcpStream::connect(addr).await.is_err(),
         "nothing listens"
