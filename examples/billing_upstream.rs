@@ -11,10 +11,14 @@
 //! gets 404.
 
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
+use std::io::IsTerminal;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_ansi(colour())
+        .with_target(false)
+        .init();
     let mode = parse_mode(std::env::args().skip(1))?;
     let port: u16 = std::env::var("PORT")
         .ok()
@@ -64,4 +68,10 @@ fn parse_mode(mut args: impl Iterator<Item = String>) -> Result<Mode, String> {
             "unexpected argument `{other}`; usage: billing_upstream [--mode up|down|slow]"
         )),
     }
+}
+
+/// Colour only for a person at a terminal, and never with `NO_COLOR` set
+/// (<https://no-color.org>): a file, a pipe or a log collector gets text without escape codes.
+fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

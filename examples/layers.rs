@@ -7,6 +7,7 @@
 //! ```
 
 use green_tea::prelude::*;
+use std::io::IsTerminal;
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::CorsLayer;
 use tower_http::trace::TraceLayer;
@@ -27,6 +28,7 @@ impl Orders {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
+        .with_ansi(colour())
         .with_max_level(tracing::Level::DEBUG)
         .with_target(false)
         .init();
@@ -44,4 +46,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("listening on http://{addr}");
     served.await?;
     Ok(())
+}
+
+/// Colour only for a person at a terminal, and never with `NO_COLOR` set
+/// (<https://no-color.org>): a file, a pipe or a log collector gets text without escape codes.
+fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

@@ -14,20 +14,23 @@
 //! silently left at its default is the mistake to catch here; where a platform sets variables
 //! under the prefix (Kubernetes does, for a Service named `billing`), leave `.strict()` out and
 //! they are warnings.
-//! With `REDIS_URL` set (one node: `redis://127.0.0.1:6379/` or `redis+unix:///path`; a Redis
-//! Cluster: `redis+cluster://host:port,host:port`, its seeds; behind Sentinel:
+//! With `BREAKER_REDIS_URL` set (one node: `redis://127.0.0.1:6379/` or `redis+unix:///path`;
+//! a Redis Cluster: `redis+cluster://host:port,host:port`, its seeds; behind Sentinel:
 //! `redis+sentinel://host:port,host:port/service`), billing's breaker shares its state with
-//! every instance using the same Redis and `BREAKER_NAME` (`billing`);
-//! `BREAKER_REFRESH_MS` (250) is how often it reads the fleet's state. Without it nothing
-//! changes.
+//! every instance using the same Redis and `BREAKER_NAME` (`billing`); `BREAKER_REFRESH`
+//! (`250ms`) is how often it reads the fleet's state. Without it nothing changes. These are
+//! settings too (`SharingSettings`), in the same report and as strict: `BREAKER_NAM=x` stops it.
+//! Logs go to stdout, coloured only on a terminal and never with `NO_COLOR` set.
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use green_tea::prelude::*;
-use green_tea::settings::Sources;
+use green_tea::settings::{Secret, Sources};
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{
     Billing, BillingApi, BillingClient, BillingSettings, GuardedBilling,
@@ -81,6 +84,40 @@ impl Orders {
     }
 }
 
+/// Where billing's breaker shares its state, read at `build()` beside billing's settings (one
+/// report, strict alike): `BREAKER_REDIS_URL` (unset: the breaker is this process's alone),
+/// `BREAKER_NAME` and `BREAKER_REFRESH`, or `[breaker]` in the settings file.
+#[derive(Settings, Debug)]
+#[settings(
+    provides = "sharingSettings",
+    prefix = "BREAKER",
+    discover = false,
+    validate = SharingSettings::check
+)]
+pub(crate) struct SharingSettings {
+    /// The Redis to share through: one node, a Cluster or Sentinel, as its URL says. A secret:
+    /// a Redis URL often holds a password (the banner shows where, without it).
+    pub(crate) redis_url: Option<Secret<String>>,
+    /// The fleet: every instance with this name and Redis shares one breaker.
+    #[settings(default = "billing")]
+    pub(crate) name: String,
+    /// How often an instance reads the fleet's state.
+    #[settings(default = "250ms")]
+    pub(crate) refresh: Duration,
+}
+
+impl SharingSettings {
+    /// Refused at `build()`: a zero interval would read the fleet's state in a busy loop.
+    fn check(&self) -> Result<(), String> {
+        if self.refresh.is_zero() {
+            return Err(
+                "`refresh` is zero: the fleet's state would be read without a pause".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 /// The orders app, its settings read from `sources`, billing guarded by `breaker` (what the
 /// end-to-end tests build, including this file).
 #[allow(dead_code)]
@@ -95,6 +132,7 @@ fn builder(sources: Sources) -> AppBuilder {
     App::builder()
         .settings(sources)
         .provider(BillingSettings::provider())
+        .provider(SharingSettings::provider())
         .provider(BillingApi::new())
         .step(request_id::step())
         .routes(Orders::routes())
@@ -106,73 +144,39 @@ fn builder(sources: Sources) -> AppBuilder {
         .explain_page("/_green-tea")
 }
 
-/// A provider under another name: `explain` prints it on the provider's line.
-struct Described<P> {
-    inner: P,
-    name: String,
-}
+/// `billing`, made from `billingSettings` as the recipe's `Billing` makes it, its breaker
+/// shared through Redis when `sharingSettings` names one (then asynchronously: `main` builds
+/// it at start-up).
+struct FleetBilling;
 
-impl<P: green_tea::Provider> green_tea::Provider for Described<P> {
-    fn descriptor(&self) -> green_tea::Descriptor {
-        self.inner.descriptor().named(self.name.clone())
-    }
-
-    fn provide(
-        &self,
-        needs: green_tea::Needs<'_>,
-    ) -> impl Future<Output = Result<green_tea::Provided, green_tea::BoxError>> + Send {
-        self.inner.provide(needs)
-    }
-
-    fn dispose(
-        &self,
-        provided: &green_tea::Provided,
-    ) -> impl Future<Output = Result<(), green_tea::BoxError>> + Send {
-        self.inner.dispose(provided)
-    }
-}
-
-/// `billing` with its breaker shared through Redis, made from `billingSettings` as the
-/// recipe's `Billing` makes its local one, but asynchronously (`main` builds it at start-up).
-struct SharedBilling {
-    redis: SharedConfig,
-    name: String,
-}
-
-#[provider(provides = "billing", needs = ["billingApi", "billingSettings"], discover = false)]
-impl SharedBilling {
+#[provider(
+    provides = "billing",
+    needs = ["billingApi", "billingSettings", "sharingSettings"],
+    discover = false
+)]
+impl FleetBilling {
     async fn provide(
         &self,
         billing_api: Arc<BillingClient>,
         settings: &BillingSettings,
+        sharing: &SharingSettings,
     ) -> Result<GuardedBilling, SharedError> {
-        let config = settings.breaker_config().name(&self.name);
-        let breaker = CircuitBreaker::shared(config, self.redis.clone()).await?;
+        let breaker = match &sharing.redis_url {
+            None => settings.breaker(),
+            Some(url) => {
+                let config = settings.breaker_config().name(&sharing.name);
+                let redis = SharedConfig::new(url.expose()).refresh_interval(sharing.refresh);
+                CircuitBreaker::shared(config, redis).await?
+            }
+        };
         Ok(GuardedBilling::new(billing_api, breaker))
     }
 }
 
-/// `billing` shared through Redis when `REDIS_URL` is set, named on its line of `explain`.
-fn shared_billing() -> Result<Option<Described<SharedBilling>>, String> {
-    let Ok(url) = std::env::var("REDIS_URL") else {
-        return Ok(None);
-    };
-    let name = std::env::var("BREAKER_NAME").unwrap_or_else(|_| "billing".to_owned());
-    let mut redis = SharedConfig::new(url);
-    if let Ok(ms) = std::env::var("BREAKER_REFRESH_MS") {
-        let ms: u64 = ms
-            .trim()
-            .parse()
-            .map_err(|_| format!("BREAKER_REFRESH_MS={ms:?} is not a number"))?;
-        redis = redis.refresh_interval(std::time::Duration::from_millis(ms));
-    }
-    Ok(Some(Described {
-        name: format!(
-            "Billing (circuit breaker shared through {})",
-            redis.location()
-        ),
-        inner: SharedBilling { redis, name },
-    }))
+/// Colour only for a person at a terminal, and never with `NO_COLOR` set
+/// (<https://no-color.org>): a file, a pipe or a log collector gets text without escape codes.
+fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// What went wrong is printed as it reads (a `BuildError` is the whole report), never as
@@ -190,7 +194,10 @@ async fn main() -> ExitCode {
 }
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_ansi(colour())
+        .with_target(false)
+        .init();
     // Metrics to Prometheus: installed first, because handles are registered when things are
     // made (the app's at `build()`, the breaker when billing is first needed). Prometheus's
     // names (`_total` counters, `_seconds` from the units `describe()` gives); buckets set, or
@@ -237,14 +244,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         None
     };
 
-    let builder = builder(sources);
-    let shared = shared_billing()?;
-    let is_shared = shared.is_some();
-    let builder = match shared {
-        Some(shared) => builder.provider(shared),
-        None => builder.provider(Billing::new()),
-    };
-    let app = builder
+    let app = builder(sources)
+        .provider(FleetBilling)
         // What Prometheus scrapes: everything recorded so far, as its text format.
         .route(Route::get("/metrics", move |_: RequestContext| {
             metrics_page.run_upkeep();
@@ -266,7 +267,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     // A shared breaker is made now rather than at the first order: a Redis URL it cannot use
     // stops the service here, and its banner says where the fleet's state is.
-    if is_shared {
+    let sharing = app.get::<SharingSettings>("sharingSettings").await?;
+    if sharing.redis_url.is_some() {
         let billing = app.get::<GuardedBilling>("billing").await?;
         if let Some(at) = billing.breaker().shared_at() {
             println!("billing's circuit breaker is shared through {at}");

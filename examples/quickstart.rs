@@ -3,6 +3,7 @@
 //!
 //! Run with `cargo run --example quickstart`.
 
+use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
@@ -101,6 +102,7 @@ static DISPOSED: Mutex<Vec<&str>> = Mutex::new(Vec::new());
 async fn main() -> Result<(), BoxError> {
     // green-tea reports builds and disposes through `tracing`; show them.
     tracing_subscriber::fmt()
+        .with_ansi(colour())
         .with_target(false)
         .without_time()
         .init();
@@ -125,4 +127,10 @@ async fn main() -> Result<(), BoxError> {
     app.close().await?;
     println!("dispose order: {}", DISPOSED.lock().unwrap().join(" -> "));
     Ok(())
+}
+
+/// Colour only for a person at a terminal, and never with `NO_COLOR` set
+/// (<https://no-color.org>): a file, a pipe or a log collector gets text without escape codes.
+fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

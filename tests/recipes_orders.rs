@@ -248,3 +248,89 @@ async fn close_disposes_the_client_and_logs_the_order() {
     );
     assert!(logs.contains("billing client closed"), "{logs}");
 }
+
+/// Issue 41, point 22: where billing's breaker is shared (`BREAKER_REDIS_URL`, `BREAKER_NAME`,
+/// `BREAKER_REFRESH`) is settings like billing's own: in the one report, the URL a secret, and
+/// as strict: a mistyped variable and a bad value stop `build()` in the same report.
+#[test]
+fn the_breakers_sharing_is_read_as_settings_in_the_one_report_and_strictly() {
+    let breaker = || CircuitBreaker::new(Config::new(3, Duration::from_secs(30)).name("billing"));
+    let sources = Sources::from_env_map([
+        ("BILLING_URL", "http://127.0.0.1:3001"),
+        ("BREAKER_REDIS_URL", "redis://:s3cr3t@127.0.0.1:6379/"),
+        ("BREAKER_NAME", "billing-eu"),
+        ("BREAKER_REFRESH", "50ms"),
+    ]);
+    let app = orders::app(sources.strict(), breaker()).unwrap();
+    let report = app.settings_report().to_string();
+    for row in [
+        "sharingSettings",
+        "redis_url = *** (env BREAKER_REDIS_URL)",
+        "name = billing-eu (env BREAKER_NAME)",
+        "refresh = 50ms (env BREAKER_REFRESH)",
+    ] {
+        assert!(report.contains(row), "{row} in\n{report}");
+    }
+    assert!(!report.contains("s3cr3t"), "{report}");
+
+    let defaults = orders::app(
+        Sources::from_env_map([("BILLING_URL", "http://127.0.0.1:3001")]).strict(),
+        breaker(),
+    )
+    .unwrap()
+    .settings_report()
+    .to_string();
+    for row in ["name = billing (default)", "refresh = 250ms (default)"] {
+        assert!(defaults.contains(row), "{row} in\n{defaults}");
+    }
+    assert!(!defaults.contains("redis_url = ***"), "unset: {defaults}");
+
+    let refused = orders::app(
+        Sources::from_env_map([
+            ("BILLING_URL", "http://127.0.0.1:3001"),
+            ("BREAKER_NAM", "billing-eu"),
+            ("BREAKER_REFRESH", "0s"),
+        ])
+        .strict(),
+        breaker(),
+    )
+    .err()
+    .expect("refused")
+    .to_string();
+    for part in [
+        "the variable `BREAKER_NAM` is under the settings prefix `BREAKER_`",
+        "did you mean `BREAKER_NAME`?",
+        "`refresh` is zero",
+    ] {
+        assert!(refused.contains(part), "{part} in\n{refused}");
+    }
+}
+
+/// Issue 41, point 27: `orders`' logs written to a pipe (as to a file or a log collector)
+/// carry no ANSI colour codes: not one ESC byte in what it printed up to an order's line.
+#[cfg(unix)]
+#[tokio::test]
+async fn orders_logs_to_a_pipe_without_colour_codes() {
+    use support::examples::Example;
+
+    let orders = Example::start("orders", &[], &[]);
+    let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+    let request = http::Request::post(format!("{}/orders", orders.base()))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(r#"{"userId":"u1","amount":5}"#)))
+        .unwrap();
+    assert_eq!(client.request(request).await.unwrap().status(), 201);
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !orders.printed("order created") {
+            tokio::time::sleep(Duration::from_millis(10)).await; // the pipe's pace
+        }
+    })
+    .await
+    .expect("the order is logged");
+    assert!(
+        orders.printed(" INFO "),
+        "the level is written as plain text"
+    );
+    assert!(!orders.printed("\u{1b}"), "an escape code in a pipe");
+    assert!(orders.stop().success());
+}
