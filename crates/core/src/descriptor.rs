@@ -68,8 +68,11 @@ impl Descriptor {
                 .strip_prefix("value `")
                 .and_then(|n| n.strip_suffix('`'))
             {
-                Some(key) => Cow::Owned(format!("value `{path}::{key}`")),
-                None => Cow::Owned(format!("{path}::{}", self.name)),
+                Some(key) => Cow::Owned(format!(
+                    "value `{}`",
+                    green_tea_key::qualify(Some(path), key)
+                )),
+                None => Cow::Owned(green_tea_key::join(path, &self.name)),
             },
             None => Cow::Borrowed(&self.name),
         }

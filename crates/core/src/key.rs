@@ -52,8 +52,8 @@ impl Key {
     }
 }
 
-/// What a key's spelling asks of the graph: one value, a need that may be absent, or a
-/// collection (a list, or a map by name) that contributors add to from anywhere.
+/// What a key's spelling asks of the graph (the key language's own type, shared with the
+/// macros, so that a literal the macros accept is one `build()` reads alike).
 ///
 /// ```
 /// use green_tea::{Key, Spelling};
@@ -68,42 +68,7 @@ impl Key {
 /// assert_eq!(Key::from("billing::client").spelling(), Ok(Spelling::One("billing::client")));
 /// assert!(Key::from("billing:client").spelling().is_err()); // `:` alone is not a separator
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Spelling<'a> {
-    /// `cache`: one value, from one provider.
-    One(&'a str),
-    /// `cache?`: a need that is `None` when nothing provides `cache` (needs only).
-    Optional(&'a str),
-    /// `notifiers[]`: a list. Provided, it is one contribution to it; needed, the whole list,
-    /// in registration order.
-    List(&'a str),
-    /// `stores{}`: a map by name, whole (needs only).
-    Map(&'a str),
-    /// `stores{eu}`: the entry `eu` of the map `stores`. Provided, it is a contribution under
-    /// that name; needed, that one entry.
-    Entry {
-        /// The map's name (`stores`).
-        map: &'a str,
-        /// The entry's name (`eu`).
-        name: &'a str,
-    },
-}
-
-/// The bytes that start a look at a key's spelling: the reserved characters, and `:` (of `::`).
-static RESERVED_BYTES: [bool; 256] = {
-    let mut reserved = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        reserved[i] = matches!(i as u8, b'?' | b'[' | b']' | b'{' | b'}' | b':');
-        i += 1;
-    }
-    reserved
-};
-
-/// The characters a key's name may not hold: they spell optional needs (`?`), lists (`[]`)
-/// and maps (`{}`). `::` separates a module from its key.
-pub(crate) const RESERVED: &[char] = &['?', '[', ']', '{', '}'];
+pub use green_tea_key::Spelling;
 
 impl Key {
     /// How the key is spelled, or why the spelling is not one: a name holding a reserved
@@ -111,96 +76,31 @@ impl Key {
     /// part of a module's `::`, or an empty name. A name may say its module: `billing::client`.
     #[inline]
     pub fn spelling(&self) -> Result<Spelling<'_>, String> {
-        let text = self.as_str();
-        if self.is_plain() {
-            return Ok(Spelling::One(text));
-        }
-        self.spelling_of_others()
+        green_tea_key::spelling(self.as_str())
     }
 
-    /// Whether the key is a plain name (`Spelling::One`, well spelled): nearly every key is,
-    /// and one pass over its bytes finds no reserved one.
+    /// Whether the key is a plain name (`Spelling::One`, well spelled, no module): nearly
+    /// every key is, and one pass over its bytes finds no reserved one.
     #[inline]
     pub(crate) fn is_plain(&self) -> bool {
-        let text = self.as_str();
-        !text.is_empty() && text.bytes().all(|b| !RESERVED_BYTES[usize::from(b)])
-    }
-
-    /// [`spelling`](Self::spelling) of a key that holds a reserved character (or is empty).
-    #[cold]
-    fn spelling_of_others(&self) -> Result<Spelling<'_>, String> {
-        let text = self.as_str();
-        let (spelling, name) = if let Some(name) = text.strip_suffix('?') {
-            (Spelling::Optional(name), name)
-        } else if let Some(name) = text.strip_suffix("[]") {
-            (Spelling::List(name), name)
-        } else if let Some(name) = text.strip_suffix("{}") {
-            (Spelling::Map(name), name)
-        } else if let Some(open) = text.strip_suffix('}').and_then(|t| t.find('{')) {
-            let (map, entry) = (&text[..open], &text[open + 1..text.len() - 1]);
-            check_name(entry, "an entry's name")?;
-            (Spelling::Entry { map, name: entry }, map)
-        } else {
-            (Spelling::One(text), text)
-        };
-        check_name(name, "a key's name")?;
-        Ok(spelling)
+        green_tea_key::is_plain(self.as_str())
     }
 
     /// Whether the key may be a collection's or an entry's (it ends in `]` or `}`): the keys
     /// `build()` looks at for collections, found without parsing the others.
     #[inline]
     pub(crate) fn may_be_collection(&self) -> bool {
-        matches!(self.as_str().as_bytes().last(), Some(b']' | b'}'))
+        green_tea_key::may_be_collection(self.as_str())
     }
 
     /// The name the spelling is about: `cache` for `cache?`, `notifiers` for `notifiers[]`,
     /// `stores` for `stores{eu}`; the key itself when it is not well spelled.
     pub fn name(&self) -> &str {
         match self.spelling() {
-            Ok(
-                Spelling::One(name)
-                | Spelling::Optional(name)
-                | Spelling::List(name)
-                | Spelling::Map(name)
-                | Spelling::Entry { map: name, .. },
-            ) => name,
+            Ok(spelling) => spelling.name(),
             Err(_) => self.as_str(),
         }
     }
-}
-
-/// How to decorate `name`, a key of `module`: a decorator wraps a key of the module it is
-/// registered in, which names it without a module (the macros' `key::qualified` says the same
-/// at compile time).
-pub(crate) fn register_decorator_in(module: &str, name: &str) -> String {
-    format!("register it in `{module}` (`Module::decorator`) and decorate `{name}`")
-}
-
-fn check_name(name: &str, what: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err(format!("{what} is empty"));
-    }
-    if name.bytes().all(|b| !RESERVED_BYTES[usize::from(b)]) {
-        return Ok(());
-    }
-    if let Some(c) = name.chars().find(|c| RESERVED.contains(c)) {
-        return Err(format!(
-            "{what} `{name}` holds `{c}`, which is reserved: `?` marks an optional need \
-             (`cache?`), `[]` a list (`notifiers[]`), `{{}}` a map (`stores{{}}`, `stores{{eu}}`)"
-        ));
-    }
-    // `::` separates a module's name from its key (`billing::client`): each part is a name.
-    if name
-        .split("::")
-        .any(|part| part.is_empty() || part.contains(':'))
-    {
-        return Err(format!(
-            "{what} `{name}` holds `:` other than as `::` between a module and a name \
-             (`billing::client`)"
-        ));
-    }
-    Ok(())
 }
 
 impl From<&'static str> for Key {
@@ -305,7 +205,7 @@ impl TypeInfo {
     /// The type name with module paths dropped: `Arc<BillingClient>` rather than
     /// `alloc::sync::Arc<app::billing::BillingClient>`.
     pub fn short_name(&self) -> String {
-        shorten_type_name(self.name)
+        green_tea_key::shorten_type_name(self.name)
     }
 }
 
@@ -327,26 +227,6 @@ impl fmt::Display for TypeInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.short_name())
     }
-}
-
-/// Drops every `path::` prefix inside a type name, keeping generics and punctuation.
-fn shorten_type_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut segment_start = 0;
-    for (i, c) in name.char_indices() {
-        if c.is_alphanumeric() || c == '_' || c == ':' {
-            continue;
-        }
-        push_last_segment(&mut out, &name[segment_start..i]);
-        out.push(c);
-        segment_start = i + c.len_utf8();
-    }
-    push_last_segment(&mut out, &name[segment_start..]);
-    out
-}
-
-fn push_last_segment(out: &mut String, path: &str) {
-    out.push_str(path.rsplit("::").next().unwrap_or(path));
 }
 
 /// One key together with the type it carries: what a provider provides or needs.
@@ -415,26 +295,5 @@ impl Location {
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.file, self.line)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_names_drop_paths_but_keep_generics() {
-        assert_eq!(
-            shorten_type_name("alloc::sync::Arc<app::billing::BillingClient>"),
-            "Arc<BillingClient>"
-        );
-        assert_eq!(
-            shorten_type_name("(u32, alloc::string::String)"),
-            "(u32, String)"
-        );
-        assert_eq!(
-            shorten_type_name("dyn app::Billing + core::marker::Send"),
-            "dyn Billing + Send"
-        );
     }
 }

@@ -197,12 +197,7 @@ pub(crate) struct ModuleScope {
     pub(crate) replaced: bool,
 }
 
-/// `key`'s name inside the module at `path` (`http` for `notifications::http`, `sms::gateway`
-/// for `notifications::sms::gateway`), if the key is that module's or a sub-module's.
-#[inline]
-pub(crate) fn relative_to<'k>(key: &'k str, path: &str) -> Option<&'k str> {
-    key.strip_prefix(path)?.strip_prefix("::")
-}
+pub(crate) use green_tea_key::relative_to;
 
 /// Where a registered module is among a builder's modules: what the layer above (steps,
 /// routes) tags its declarations with.

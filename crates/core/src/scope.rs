@@ -359,9 +359,6 @@ fn plan<S>(
 /// `path`: a plain name qualified (`orders::user`), a collection's contribution as it is.
 pub(crate) fn qualify_provided(descriptor: &mut Descriptor, path: &str) {
     for spec in &mut descriptor.provides {
-        let qualified = crate::module::relative_to(spec.key.as_str(), path).is_some();
-        if !qualified && (spec.key.is_plain() || !spec.key.may_be_collection()) {
-            spec.key = crate::graph::qualified_key(path, spec.key.as_str());
-        }
+        spec.key = crate::graph::qualified_key(Some(path), &spec.key);
     }
 }

@@ -399,3 +399,48 @@ proptest! {
         run(&graph)?;
     }
 }
+
+/// Any text made of a key's characters, the reserved ones included.
+fn key_text() -> impl Strategy<Value = String> {
+    "[a-c:?\\[\\]{}]{0,8}"
+}
+
+/// `build()`'s verdict on a key a value provides, at the root or in a module: a GT0010 (its
+/// report) or none.
+fn build_verdict(key: &str, in_module: bool) -> Result<(), String> {
+    use green_tea_core::Module;
+    let builder = Container::builder();
+    let builder = match in_module {
+        false => builder.value(key.to_owned(), 1_u8),
+        true => builder.module(Module::new("m").value(key.to_owned(), 1_u8)),
+    };
+    match builder.build() {
+        Err(error) if error.problems().iter().any(|p| p.code() == "GT0010") => {
+            Err(error.to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+proptest! {
+    /// `build()` refuses a key a value provides exactly when the key language does
+    /// (`green_tea_key::check_provided`, what the macros call at a literal), with its reason.
+    #[test]
+    fn builds_verdict_on_a_provided_key_is_the_key_languages(key in key_text()) {
+        let language = green_tea_key::check_provided(&key, green_tea_key::Declarer::Value);
+        for in_module in [false, true] {
+            match (&language, build_verdict(&key, in_module)) {
+                (Ok(_), Ok(())) => {}
+                (Err(reason), Err(report)) => prop_assert!(
+                    report.contains(reason.as_str()),
+                    "{key:?} (in a module: {in_module}): {reason} not in\n{report}"
+                ),
+                (language, build) => prop_assert!(
+                    false,
+                    "{key:?} (in a module: {in_module}): the key language says {language:?}, \
+                     build() {build:?}"
+                ),
+            }
+        }
+    }
+}

@@ -127,9 +127,10 @@ where
 /// `CorsLayer` rather than `tower_http::cors::CorsLayer`, `ServeDir` rather than
 /// `tower_http::services::fs::serve_dir::ServeDir<...>`.
 pub(crate) fn short_type_name<T>() -> String {
+    // Without its parameters: a layer's are its inner service's, which explain shows apart.
     let full = std::any::type_name::<T>();
     let base = full.split('<').next().unwrap_or(full);
-    base.rsplit("::").next().unwrap_or(base).to_owned()
+    green_tea_key::short_type_name(base).to_owned()
 }
 
 /// Any service that answers with something `IntoResponse` and never fails, as a [`Layered`].

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, LitStr, PathArguments, ReturnType, Signature, Type, TypePath};
 
 use crate::errors::Errors;
-use crate::key::{self, Spelling};
+use crate::key::{self, Form};
 
 /// How a value reaches a parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -162,11 +162,11 @@ pub(crate) fn shape_mismatch(key: &LitStr, param: &NeedParam, ty: &Type) -> Opti
     let value = &param.ty;
     let value = quote!(#value).to_string().replace(' ', "");
     let message = match (spelling, param.receive) {
-        (Spelling::One | Spelling::Entry, Receive::One(_))
-        | (Spelling::Optional, Receive::Optional(_))
-        | (Spelling::List, Receive::All)
-        | (Spelling::Map, Receive::ByName) => return None,
-        (Spelling::Optional, Receive::One(pass)) => {
+        (Form::One | Form::Entry, Receive::One(_))
+        | (Form::Optional, Receive::Optional(_))
+        | (Form::List, Receive::All)
+        | (Form::Map, Receive::ByName) => return None,
+        (Form::Optional, Receive::One(pass)) => {
             let taken = match pass {
                 Pass::Ref => format!("Option<&{value}>"),
                 Pass::Arc => format!("Option<Arc<{value}>>"),
@@ -176,36 +176,36 @@ pub(crate) fn shape_mismatch(key: &LitStr, param: &NeedParam, ty: &Type) -> Opti
                  nothing provides `{name}`: take `{taken}`"
             )
         }
-        (Spelling::Optional, _) => format!(
+        (Form::Optional, _) => format!(
             "`{text}` is an optional need, so its parameter is `Option<&T>` or \
              `Option<Arc<T>>`, `None` when nothing provides `{name}`"
         ),
-        (Spelling::List, _) => format!(
+        (Form::List, _) => format!(
             "`{text}` is a list, so its parameter is `All<'_, T>`, every contribution in \
              registration order, where `T` is the type of each"
         ),
-        (Spelling::Map, _) => format!(
+        (Form::Map, _) => format!(
             "`{text}` is a whole map, so its parameter is `ByName<'_, T>`, every entry by name, \
              where `T` is the type of each; for one entry, need `{name}{{eu}}` (its name in the \
              braces) as `&T` or `Arc<T>`"
         ),
-        (Spelling::One, Receive::Optional(_)) => format!(
+        (Form::One, Receive::Optional(_)) => format!(
             "this parameter is an `Option`, but `{text}` is not an optional need: need \
              `\"{text}?\"`, `None` when nothing provides it, or take `&T` or `Arc<T>`"
         ),
-        (Spelling::One, Receive::All) => format!(
+        (Form::One, Receive::All) => format!(
             "`All<'_, T>` takes a list, and `{text}` is not one: need `\"{text}[]\"`, every \
              contribution to the list `{text}`, or take `&T` or `Arc<T>`"
         ),
-        (Spelling::One, Receive::ByName) => format!(
+        (Form::One, Receive::ByName) => format!(
             "`ByName<'_, T>` takes a whole map, and `{text}` is not one: need \
              `\"{text}{{}}\"`, every entry of the map `{text}`, or take `&T` or `Arc<T>`"
         ),
-        (Spelling::Entry, Receive::Optional(_)) => format!(
+        (Form::Entry, Receive::Optional(_)) => format!(
             "this parameter is an `Option`, but `{text}` is not an optional need: take `&T` \
              or `Arc<T>`"
         ),
-        (Spelling::Entry, _) => format!(
+        (Form::Entry, _) => format!(
             "`{text}` is one entry of the map `{name}`: take it as `&T` or `Arc<T>`, or need \
              the whole map, `\"{name}{{}}\"`, as `ByName<'_, T>`"
         ),

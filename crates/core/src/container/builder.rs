@@ -512,7 +512,7 @@ impl ContainerBuilder {
     /// Registers `module` (and its sub-modules) inside `parent`, and returns where its scope is.
     pub(crate) fn add_module(&mut self, module: Module, parent: Option<usize>) -> usize {
         let path = match parent {
-            Some(parent) => format!("{}::{}", self.scopes[parent].path, module.name),
+            Some(parent) => green_tea_key::join(&self.scopes[parent].path, &module.name),
             None => module.name,
         };
         if let Some(what) = module.extension.as_ref().and_then(|e| e.needs_an_app()) {
@@ -775,10 +775,7 @@ impl ContainerBuilder {
             self.settings = Some(read::Outcome::default());
             return;
         }
-        let qualified = |e: &Entry, key: &str| match e.module {
-            Some(m) => crate::graph::qualified_key(&self.scopes[m as usize].path, key),
-            None => Key::from(key.to_owned()),
-        };
+        let qualified = |e: &Entry, key: &'static str| self.key_of(e, &Key::from_static(key));
         let overridden: Vec<Key> = self
             .entries
             .iter()
@@ -826,10 +823,7 @@ impl ContainerBuilder {
             .filter(|e| e.kind == NodeKind::Settings)
             .filter_map(|e| {
                 let key = e.registered.provider.settings_hook()?.key();
-                Some(match e.module {
-                    Some(m) => crate::graph::qualified_key(&self.scopes[m as usize].path, key),
-                    None => Key::from(key.to_owned()),
-                })
+                Some(self.key_of(e, &Key::from_static(key)))
             })
             .collect();
         Some(Problem::SourcesTwice {
@@ -849,6 +843,13 @@ impl ContainerBuilder {
             .unwrap_or_default()
     }
 
+    /// `key`, provided by `entry`, as the graph names it: qualified by the path of the module
+    /// it is registered in (the key language's one rule).
+    fn key_of(&self, entry: &Entry, key: &Key) -> Key {
+        let path = entry.module.map(|m| &*self.scopes[m as usize].path);
+        crate::graph::qualified_key(path, key)
+    }
+
     /// The keys decorators decorate, as the graph names them (a module's qualified).
     fn decorated_keys(&self) -> Vec<Key> {
         self.entries
@@ -859,13 +860,7 @@ impl ContainerBuilder {
                     .descriptor
                     .provides
                     .iter()
-                    .map(|s| match e.module {
-                        Some(m) => crate::graph::qualified_key(
-                            &self.scopes[m as usize].path,
-                            s.key.as_str(),
-                        ),
-                        None => s.key.clone(),
-                    })
+                    .map(|s| self.key_of(e, &s.key))
             })
             .collect()
     }

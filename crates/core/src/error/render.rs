@@ -243,13 +243,13 @@ impl fmt::Display for Problem {
                     f,
                     "error[{code}]: {decorator} decorates `{key}`, but nothing provides `{key}`"
                 )?;
-                let name = key.as_str().rsplit("::").next().unwrap_or_default();
+                let (_, name) = green_tea_key::split_last(key.as_str());
                 for module in modules {
                     write!(
                         f,
                         "\n  help: the module `{module}` provides `{name}` (`{module}::{name}`), \
                          and a decorator wraps a key of the module it is registered in: {}",
-                        crate::key::register_decorator_in(module, name)
+                        green_tea_key::register_decorator_in(module, name)
                     )?;
                 }
                 write_suggestion(f, suggestion.as_ref())

@@ -221,7 +221,7 @@ pub fn explain_module_with(
         exports: scope
             .exports
             .iter()
-            .map(|(k, _)| format!("{path}::{k}"))
+            .map(|(k, _)| green_tea_key::join(path, k.as_str()))
             .collect(),
         private: Vec::new(),
         imports: Vec::new(),

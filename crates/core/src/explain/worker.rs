@@ -173,7 +173,9 @@ impl Container {
         let names: Vec<String> = workers.iter().map(WorkerNode::name).collect();
         // A module's worker asked for by its own name (`relay` for `orders::relay`).
         let unqualified = || {
-            let mut same = names.iter().filter(|n| n.rsplit("::").next() == Some(name));
+            let mut same = names
+                .iter()
+                .filter(|n| green_tea_key::split_last(n).1 == name);
             match (same.next(), same.next()) {
                 (Some(only), None) => Some(only),
                 _ => None,

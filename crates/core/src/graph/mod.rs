@@ -634,30 +634,6 @@ pub(crate) fn entry_name(key: &Key) -> &str {
     }
 }
 
-/// Why a key spelled `spelling` cannot be provided by a declaration of `kind`, if it cannot.
-fn cannot_provide(spelling: Spelling<'_>, kind: NodeKind) -> Option<&'static str> {
-    match (spelling, kind) {
-        (Spelling::One(_), _) => None,
-        (Spelling::Optional(_), _) => Some(
-            "`?` marks an optional need, and a provided key is there: provide it without the `?`",
-        ),
-        (Spelling::List(_) | Spelling::Map(_), NodeKind::Collection) => None,
-        (Spelling::Map(_), _) => Some(
-            "`{}` is a whole map, which its entries make: contribute one entry, such as \
-             `stores{eu}`",
-        ),
-        (Spelling::List(_) | Spelling::Entry { .. }, NodeKind::Step) => Some(
-            "a step's values are its request's, and a collection is built once for the app: \
-             only providers and values contribute to collections",
-        ),
-        (Spelling::List(_) | Spelling::Entry { .. }, NodeKind::Decorator) => Some(
-            "a decorator provides the one key it decorates: a list's contribution has no key of \
-             its own to decorate",
-        ),
-        (Spelling::List(_) | Spelling::Entry { .. }, _) => None,
-    }
-}
-
 /// Decides which declaration provides each key: the first one, unless an override replaces it,
 /// then wrapped by the key's decorators, in registration order. An override of another type is
 /// reported once, and the key stays with the declaration it would have replaced, so its
@@ -812,57 +788,15 @@ fn route_keys(
     }
 }
 
-/// How `spec` (a key `decl` provides) is spelled, if it is spelled as its place allows;
-/// otherwise the problem is recorded.
+/// How `spec` (a key `decl` provides) is spelled, if it is spelled as its place allows
+/// (the key language's verdict, the macros' too); otherwise the problem is recorded.
 #[inline]
 fn spelled<'k>(
     decl: &Decl<'_>,
     spec: &'k KeySpec,
     problems: &mut Vec<Problem>,
 ) -> Option<Spelling<'k>> {
-    if spec.key.is_plain() {
-        return Some(Spelling::One(spec.key.as_str()));
-    }
-    spelled_otherwise(decl, spec, problems)
-}
-
-/// [`spelled`] of a key that is not a plain name.
-#[cold]
-fn spelled_otherwise<'k>(
-    decl: &Decl<'_>,
-    spec: &'k KeySpec,
-    problems: &mut Vec<Problem>,
-) -> Option<Spelling<'k>> {
-    let spelling = spec
-        .key
-        .spelling()
-        .and_then(|s| match cannot_provide(s, decl.kind) {
-            Some(reason) => Err(reason.to_owned()),
-            None => Ok(s),
-        })
-        .and_then(|s| {
-            // An override may reach into a module (`notifications::http`); a declaration
-            // provides a name of its own, which its module qualifies.
-            if let (NodeKind::Decorator, Some((module, name))) =
-                (decl.kind, spec.key.as_str().rsplit_once("::"))
-            {
-                return Err(format!(
-                    "a decorator wraps a key of the module it is registered in, which names it \
-                     without a module: {}",
-                    crate::key::register_decorator_in(module, name)
-                ));
-            }
-            if spec.key.as_str().contains("::") && decl.kind != NodeKind::Override {
-                return Err(
-                    "a declaration provides a name of its own, without a module: the module it \
-                     is registered in qualifies it (`http` in `notifications` is \
-                     `notifications::http`)"
-                        .to_owned(),
-                );
-            }
-            Ok(s)
-        });
-    spelling
+    green_tea_key::check_provided(spec.key.as_str(), declarer(decl.kind))
         .map_err(|reason| {
             problems.push(Problem::KeySpelling {
                 key: spec.key.clone(),
@@ -871,6 +805,21 @@ fn spelled_otherwise<'k>(
             })
         })
         .ok()
+}
+
+/// The key language's name for what a declaration of `kind` is, when it provides keys (a
+/// route and a worker only consume).
+fn declarer(kind: NodeKind) -> green_tea_key::Declarer {
+    use green_tea_key::Declarer;
+    match kind {
+        NodeKind::Provider | NodeKind::Route | NodeKind::Worker => Declarer::Provider,
+        NodeKind::Value => Declarer::Value,
+        NodeKind::Override => Declarer::Override,
+        NodeKind::Decorator => Declarer::Decorator,
+        NodeKind::Collection => Declarer::Collection,
+        NodeKind::Settings => Declarer::Settings,
+        NodeKind::Step => Declarer::Step,
+    }
 }
 
 fn is_override(decl: &Decl<'_>) -> bool {
@@ -1009,8 +958,8 @@ fn modules_providing(keys: &KeyTable, key: &Key, name: &str) -> Vec<String> {
         .app
         .keys()
         .filter(|k| *k != key)
-        .filter_map(|k| match k.as_str().rsplit_once("::") {
-            Some((module, own)) if own == name => Some(module.to_owned()),
+        .filter_map(|k| match green_tea_key::split_last(k.as_str()) {
+            (Some(module), own) if own == name => Some(module.to_owned()),
             _ => None,
         })
         .collect();
@@ -1036,12 +985,16 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
         .map(|(id, s)| ((s.module(), &*s.descriptor.name), id))
         .collect();
     let find = |module: Option<u32>, name: &str| -> Option<StepId> {
-        if let Some((path, step)) = name.rsplit_once("::") {
+        if let (Some(path), step) = green_tea_key::split_last(name) {
             // A sub-module's step by its relative path (`sms::auth`), inside-out, then from
             // the root.
             let module = scopes
                 .outward(module)
-                .find_map(|m| scopes.position(&format!("{}::{path}", scopes.0[m].path)))
+                .find_map(|m| {
+                    let mut inner = String::new();
+                    green_tea_key::join_into(&mut inner, &scopes.0[m].path, path);
+                    scopes.position(&inner)
+                })
                 .or_else(|| scopes.position(path))?;
             return by_name.get(&(Some(module), step)).copied();
         }
@@ -1055,7 +1008,7 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
         .steps
         .iter()
         .map(|s| match s.module() {
-            Some(m) => format!("{}::{}", scopes.0[m as usize].path, s.descriptor.name),
+            Some(m) => green_tea_key::join(&scopes.0[m as usize].path, &s.descriptor.name),
             None => s.descriptor.name.to_string(),
         })
         .collect();
@@ -1076,7 +1029,7 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
                             // A namesake in another module first (`staff::auth` for `auth`).
                             suggestion: names
                                 .iter()
-                                .find(|n| n.rsplit("::").next() == Some(name.as_ref()))
+                                .find(|n| green_tea_key::split_last(n).1 == name.as_ref())
                                 .or_else(|| closest(name, names.iter(), |n| n))
                                 .map(|n| n.to_string()),
                         });

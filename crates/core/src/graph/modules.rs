@@ -35,8 +35,12 @@ impl<'a> Scopes<'a> {
         names: &mut QualifiedNames,
     ) -> Key {
         match module {
-            Some(m) => Key::shared(Arc::from(names.of(*self, m as usize, key.as_str()))),
-            None => key.clone(),
+            // The one rule of the key language (`green_tea_key::qualify`): a plain name gets
+            // its module's path; a contribution, an entry or a path is as written.
+            Some(m) if key.is_plain() => {
+                Key::shared(Arc::from(names.of(*self, m as usize, key.as_str())))
+            }
+            _ => key.clone(),
         }
     }
 
@@ -114,7 +118,8 @@ impl<'a> Scopes<'a> {
         if decl.kind != NodeKind::Override {
             return decl.module();
         }
-        let (path, _) = name.rsplit_once("::")?;
+        let (path, _) = green_tea_key::split_last(name);
+        let path = path?;
         self.position(path)
     }
 
@@ -183,7 +188,7 @@ impl Scopes<'_> {
         let mut exports: Vec<Key> = self.0[m as usize]
             .exports
             .iter()
-            .map(|(export, _)| format!("{path}::{export}"))
+            .map(|(export, _)| green_tea_key::join(path, export.as_str()))
             .filter(|qualified| {
                 keys.get_str(qualified).is_some_and(|at| {
                     self.hidden_by(self.owner(decls, at, qualified), consumer, qualified)
@@ -268,24 +273,24 @@ impl Scopes<'_> {
     }
 }
 
-/// The key `path::name`, made in one allocation (this runs for every key of every module).
-pub(crate) fn qualified_key(path: &str, name: &str) -> Key {
+/// `key` as a declaration of the module at `path` provides it (`green_tea_key::qualify`: a
+/// plain name gets the path; at the root, or anything but a plain name, the key as written),
+/// made in one allocation (this runs for every key of every module).
+pub(crate) fn qualified_key(path: Option<&str>, key: &Key) -> Key {
     thread_local! {
         static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    BUFFER.with_borrow_mut(|buffer| {
-        buffer.clear();
-        push_joined(buffer, path, name);
-        Key::shared(Arc::from(buffer.as_str()))
-    })
+    match path {
+        Some(path) if key.is_plain() => BUFFER.with_borrow_mut(|buffer| {
+            buffer.clear();
+            push_joined(buffer, path, key.as_str());
+            Key::shared(Arc::from(buffer.as_str()))
+        }),
+        _ => key.clone(),
+    }
 }
 
-/// Appends `path::name` to `out`, without the formatting machinery.
-fn push_joined(out: &mut String, path: &str, name: &str) {
-    out.push_str(path);
-    out.push_str("::");
-    out.push_str(name);
-}
+use green_tea_key::join_into as push_joined;
 
 /// Qualified names (`orders::name`), written one at a time into one buffer that keeps the
 /// module's `orders::` while names of one module follow each other, as a module's

@@ -4,8 +4,8 @@ use super::{Decl, KeyTable};
 use crate::error::Suggestion;
 use crate::key::Key;
 
-/// Keys that differ only in case and separators (`billing_api`, `billingApi`) are the same
-/// word to a reader, so they match first; otherwise the closest by edit distance, if close.
+/// The closest of `candidates` to the missing key, if one is close (the key language's
+/// [`closest`]).
 pub(crate) fn closest_key<'a>(
     missing: &Key,
     candidates: impl Iterator<Item = &'a Key>,
@@ -13,99 +13,12 @@ pub(crate) fn closest_key<'a>(
     closest(missing.as_str(), candidates, Key::as_str)
 }
 
-/// The closest of `candidates` to `wanted` by name, if one is close: the "did you mean" used
-/// for keys, step names and paths.
-pub fn closest<'a, T: Ord>(
-    wanted: &str,
-    candidates: impl Iterator<Item = &'a T>,
-    name: impl Fn(&T) -> &str,
-) -> Option<&'a T> {
-    let normalized = normalize(wanted);
-    let wanted_lower = wanted.to_lowercase();
-    let mut best: Option<(f64, &T)> = None;
-    for candidate in candidates {
-        let candidate_lower = name(candidate).to_lowercase();
-        let score = if normalize(name(candidate)) == normalized {
-            2.0
-        } else if !differ_closely(&wanted_lower, &candidate_lower) {
-            0.0
-        } else {
-            strsim::normalized_damerau_levenshtein(&wanted_lower, &candidate_lower)
-        };
-        let better = match best {
-            None => true,
-            Some((s, k)) => score > s || (score == s && candidate < k),
-        };
-        if score >= 0.7 && better {
-            best = Some((score, candidate));
-        }
-    }
-    best.map(|(_, k)| k)
-}
-
-/// Whether two names that share a dotted prefix (`notifications.`) are close in what follows
-/// it: a shared prefix makes any two keys of one area look alike (`notifications.settings`
-/// and `notifications.email`), so past it they may differ by a slip only (a letter or two,
-/// about a third of the rest at most). Names without a shared prefix are compared whole.
-fn differ_closely(wanted: &str, candidate: &str) -> bool {
-    let shared = wanted
-        .char_indices()
-        .zip(candidate.chars())
-        .take_while(|((_, a), b)| a == b)
-        .filter(|((_, a), _)| *a == '.')
-        .map(|((at, _), _)| at + 1)
-        .last();
-    let Some(shared) = shared else {
-        return true;
-    };
-    let (wanted, candidate) = (&wanted[shared..], &candidate[shared..]);
-    let longest = wanted.chars().count().max(candidate.chars().count());
-    strsim::damerau_levenshtein(wanted, candidate) <= (longest / 3).max(1)
-}
-
-fn normalize(key: &str) -> String {
-    key.chars()
-        .filter(|c| !matches!(c, '_' | '-' | '.' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
+pub use green_tea_key::closest;
 
 pub(super) fn suggestion(key: &Key, keys: &KeyTable, decls: &[Decl<'_>]) -> Suggestion {
     let at = keys.get(key).expect("a suggestion is a key of the table");
     Suggestion {
         key: key.clone(),
         location: decls[at.node.index()].descriptor.location,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::closest;
-
-    fn suggest<'a>(wanted: &str, keys: &'a [&'a str]) -> Option<&'a str> {
-        closest(wanted, keys.iter(), |k| k).copied()
-    }
-
-    #[test]
-    fn a_shared_dotted_prefix_alone_is_not_close() {
-        let keys = ["notifications.email", "notifications.sms", "orders.db"];
-        assert_eq!(suggest("notifications.settings", &keys), None);
-        assert_eq!(
-            suggest("notifications.emial", &keys),
-            Some("notifications.email")
-        );
-        assert_eq!(
-            suggest("notification.email", &keys),
-            Some("notifications.email")
-        );
-        assert_eq!(suggest("orders.dv", &keys), Some("orders.db"));
-    }
-
-    #[test]
-    fn case_and_separators_match_first() {
-        assert_eq!(
-            suggest("billing_api", &["billingApi", "billing"]),
-            Some("billingApi")
-        );
     }
 }

@@ -142,7 +142,7 @@ pub(super) fn place(picture: &Picture, top: f64) -> Placed {
 
     // Room on the left for the boxes of the deepest modules.
     let depth = (1..tree.groups())
-        .map(|g| tree.path(g).split("::").count())
+        .map(|g| green_tea_key::segments(tree.path(g)).count())
         .max()
         .unwrap_or(0);
     let mut xs = Vec::with_capacity(columns);

@@ -20,7 +20,7 @@ impl ModuleTree {
     pub(crate) fn of<'a>(modules: impl IntoIterator<Item = &'a str>) -> Self {
         let mut segments: Vec<Vec<&str>> = Vec::new();
         for module in modules {
-            let parts: Vec<&str> = module.split("::").collect();
+            let parts: Vec<&str> = green_tea_key::segments(module).collect();
             for end in 1..=parts.len() {
                 segments.push(parts[..end].to_vec());
             }
@@ -39,7 +39,10 @@ impl ModuleTree {
             })
             .collect();
         ModuleTree {
-            paths: segments.iter().map(|s| s.join("::")).collect(),
+            paths: segments
+                .iter()
+                .map(|s| s.join(green_tea_key::SEP))
+                .collect(),
             parent,
         }
     }

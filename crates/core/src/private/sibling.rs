@@ -235,9 +235,7 @@ pub fn health_key_problem(
             let path = e.module.map(|m| &*builder.scopes[m as usize].path);
             e.registered.descriptor.provides.iter().map(move |s| {
                 let mut spec = s.clone();
-                if let Some(path) = path.filter(|_| s.key.is_plain()) {
-                    spec.key = crate::graph::qualified_key(path, s.key.as_str());
-                }
+                spec.key = crate::graph::qualified_key(path, &s.key);
                 (spec, location)
             })
         })

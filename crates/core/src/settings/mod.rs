@@ -206,7 +206,7 @@ pub(crate) fn table_name(prefix: &str, path: &[&str]) -> String {
 /// twice reads two sets of variables.
 pub(crate) fn module_prefix(path: &str) -> String {
     let mut prefix = String::with_capacity(path.len());
-    for part in path.split("::") {
+    for part in green_tea_key::segments(path) {
         if !prefix.is_empty() {
             prefix.push('_');
         }

@@ -70,11 +70,7 @@ impl<T: Settings> SettingsProvider<T> {
 
 /// `BillingSettings` for `app::billing::BillingSettings`: the type's name without its path.
 fn type_name<T>() -> &'static str {
-    let name = std::any::type_name::<T>();
-    match name.find('<') {
-        Some(_) => name,
-        None => name.rsplit("::").next().unwrap_or(name),
-    }
+    green_tea_key::short_type_name(std::any::type_name::<T>())
 }
 
 impl<T: Settings> Provider for SettingsProvider<T> {

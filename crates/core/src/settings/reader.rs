@@ -351,9 +351,5 @@ impl<'a> Reader<'a> {
 /// `Duration` for `core::time::Duration`: the last segment of a plain path, which is
 /// `'static`; a generic type keeps its full name.
 fn short_type_name<T>() -> &'static str {
-    let name = std::any::type_name::<T>();
-    if name.contains('<') {
-        return name;
-    }
-    name.rsplit("::").next().unwrap_or(name)
+    green_tea_key::short_type_name(std::any::type_name::<T>())
 }

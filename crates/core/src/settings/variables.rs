@@ -43,11 +43,7 @@ pub(crate) fn clash(flattened: &[(String, String)]) -> Option<(String, [String; 
     None
 }
 
-/// Whether `set` is one edit from `wanted` (a character added, dropped, changed, or two
-/// neighbours swapped), or the same name in another case: a variable set by mistake for it.
-pub(crate) fn one_edit_away(wanted: &str, set: &str) -> bool {
-    wanted != set && strsim::damerau_levenshtein(&wanted.to_uppercase(), &set.to_uppercase()) <= 1
-}
+pub(crate) use green_tea_key::one_edit_away;
 
 #[cfg(test)]
 mod tests {

@@ -97,7 +97,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                 }) if !key.value().is_empty() => {
                     key::check_provided(
                         std::slice::from_ref(key),
-                        key::ProvidedBy::Decorator,
+                        green_tea_key::Declarer::Decorator,
                         &mut errors,
                     );
                     decorates = Some(key.clone());

@@ -100,7 +100,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     if keys.is_empty() {
                         errors.spanned(&pair.value, "`provides` needs at least one key");
                     }
-                    key::check_provided(&keys, key::ProvidedBy::Provider, &mut errors);
+                    key::check_provided(&keys, green_tea_key::Declarer::Provider, &mut errors);
                     provides = Some(keys);
                 }
             }
@@ -154,9 +154,9 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     if let (Some((value, _)), Some(provides)) = (&after, &provides)
         && let Ok(spellings) = provides
             .iter()
-            .map(|key| key::spelling(&key.value()))
+            .map(|key| key::spelling(&key.value()).map(|s| s.form()))
             .collect::<Result<Vec<_>, _>>()
-        && !spellings.contains(&key::Spelling::List)
+        && !spellings.contains(&key::Form::List)
     {
         errors.spanned(
             args::unwrap_expr(value),

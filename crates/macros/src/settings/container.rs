@@ -10,7 +10,8 @@ use super::names;
 use super::parse::{self, Attr};
 use crate::args::{Known, unwrap_expr};
 use crate::errors::Errors;
-use crate::key::{self, ProvidedBy};
+use crate::key;
+use green_tea_key::Declarer;
 
 /// The arguments the struct's attribute takes.
 pub(super) const KNOWN: Known = Known {
@@ -59,7 +60,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
         match name {
             "provides" => {
                 if let Some(key) = parse::string(&meta, name, "\"billingSettings\"", errors) {
-                    key::check_provided(std::slice::from_ref(&key), ProvidedBy::Settings, errors);
+                    key::check_provided(std::slice::from_ref(&key), Declarer::Settings, errors);
                     provides = Some((meta.path().clone(), key));
                 }
             }

@@ -88,7 +88,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         let keys = errors.take(args::names(&pair.value, name, &KEYS));
         let keys = keys.unwrap_or_default();
         if name == "provides" {
-            key::check_provided(&keys, key::ProvidedBy::Step, &mut errors);
+            key::check_provided(&keys, green_tea_key::Declarer::Step, &mut errors);
             provides = keys;
         } else {
             key::check_needed(&keys, &mut errors);

@@ -133,11 +133,7 @@ impl std::fmt::Debug for SharedSink {
 
 /// `Broker` for `shop::orders::Broker`; a generic type's name whole.
 fn short_type_name<T>() -> &'static str {
-    let name = std::any::type_name::<T>();
-    match name.find('<') {
-        Some(_) => name,
-        None => name.rsplit("::").next().unwrap_or(name),
-    }
+    green_tea_key::short_type_name(std::any::type_name::<T>())
 }
 
 #[cfg(test)]

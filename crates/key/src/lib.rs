@@ -1,0 +1,32 @@
+//! green-tea's key language, in one place: how a key is spelled (`cache`, `cache?`,
+//! `notifiers[]`, `stores{}`, `stores{eu}`), how a module's path qualifies it
+//! (`notifications::http`), what each kind of declaration may provide, and which existing
+//! key a missing one probably meant.
+//!
+//! `green-tea-core` checks a graph with it at `build()`, and the macros check a key literal
+//! with it at compile time, so the two verdicts are one code's. It depends on no green-tea
+//! crate and on no proc-macro crate; users meet it through `green_tea::Spelling` and the
+//! error messages, never by name.
+//!
+//! ```
+//! use green_tea_key::{Declarer, Spelling, qualify, relative_to, spelling};
+//!
+//! assert_eq!(spelling("stores{eu}"), Ok(Spelling::Entry { map: "stores", name: "eu" }));
+//! assert_eq!(qualify(Some("notifications"), "http"), "notifications::http");
+//! assert_eq!(relative_to("notifications::http", "notifications"), Some("http"));
+//! assert!(green_tea_key::check_provided("cache?", Declarer::Provider).is_err());
+//! ```
+
+mod declare;
+mod path;
+mod spelling;
+mod suggest;
+mod type_name;
+
+pub use declare::{Declarer, cannot_provide, check_provided, register_decorator_in};
+pub use path::{
+    SEP, is_within, join, join_into, qualify, qualify_into, relative_to, segments, split_last,
+};
+pub use spelling::{Form, RESERVED, Spelling, is_plain, may_be_collection, spelling};
+pub use suggest::{closest, one_edit_away};
+pub use type_name::{short_type_name, shorten_type_name};
