@@ -110,9 +110,9 @@ async fn a_worker_restarted_on_failure_runs_again_after_its_backoff() {
     let importer = &health.workers[0];
     assert_eq!(importer.state, WorkerState::Running);
     assert_eq!((importer.restarts, importer.failures), (2, 2));
-    // It recovered, but its failures are still reported on close.
-    let error = app.close().await.unwrap_err();
-    assert!(error.to_string().contains("the feed is gone"), "{error}");
+    // It recovered: its failures are in health (above) and the logs, and close() is clean
+    // (issue 41, point 26: an orchestrator reads a failed close as a failed stop).
+    app.close().await.unwrap();
 }
 
 /// A critical worker that runs, one that fails, and one that is not critical.
