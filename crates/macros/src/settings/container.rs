@@ -5,32 +5,13 @@
 
 use syn::{Attribute, Expr, LitStr, Path};
 
-use super::field;
+use super::known;
 use super::names;
 use super::parse::{self, Attr};
-use crate::args::{Known, unwrap_expr};
+use crate::args::unwrap_expr;
 use crate::errors::Errors;
 use crate::key;
 use green_tea_key::Declarer;
-
-/// The arguments the struct's attribute takes.
-pub(super) const KNOWN: Known = Known {
-    names: &["provides", "prefix", "validate", "discover"],
-    synonyms: &[
-        ("provide", "provides"),
-        ("key", "provides"),
-        ("name", "provides"),
-        ("env_prefix", "prefix"),
-        ("env", "prefix"),
-        ("validator", "validate"),
-        ("check", "validate"),
-        ("validate_with", "validate"),
-        ("discoverable", "discover"),
-        ("discovery", "discover"),
-        ("inventory", "discover"),
-        ("register", "discover"),
-    ],
-};
 
 /// What the struct's attributes say, validated.
 pub(super) struct Container {
@@ -55,7 +36,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut prefix: Option<(Path, LitStr)> = None;
     let mut validate = None;
     let mut discover: Option<(Path, bool)> = None;
-    let attrs = parse::attrs(attrs, &KNOWN, &field::KNOWN, "a field", errors);
+    let attrs = parse::attrs(attrs, &known::CONTAINER, &known::FIELD, "a field", errors);
     for Attr { name, meta } in attrs.found {
         match name {
             "provides" => {

@@ -5,31 +5,11 @@
 use syn::ext::IdentExt;
 use syn::{Expr, ExprLit, Field, Lit, LitStr, Path, Type};
 
-use super::container;
+use super::known;
 use super::names;
 use super::parse::{self, Attr};
-use crate::args::Known;
 use crate::errors::Errors;
 use crate::types::{single_type_arg, unwrap_group};
-
-/// The arguments a field's attribute takes.
-pub(super) const KNOWN: Known = Known {
-    names: &["default", "secret", "nested", "rename"],
-    synonyms: &[
-        ("default_value", "default"),
-        ("defaults", "default"),
-        ("sensitive", "secret"),
-        ("redact", "secret"),
-        ("redacted", "secret"),
-        ("hidden", "secret"),
-        ("flatten", "nested"),
-        ("nest", "nested"),
-        ("group", "nested"),
-        ("name", "rename"),
-        ("alias", "rename"),
-        ("env", "rename"),
-    ],
-};
 
 /// How a field is read.
 pub(super) enum Read<'a> {
@@ -83,8 +63,8 @@ pub(super) fn parse<'a>(field: &'a Field, errors: &mut Errors) -> Option<Setting
     let mut rename: Option<LitStr> = None;
     let attrs = parse::attrs(
         &field.attrs,
-        &KNOWN,
-        &container::KNOWN,
+        &known::FIELD,
+        &known::CONTAINER,
         "the struct, beside `#[derive(Settings)]`",
         errors,
     );

@@ -5,6 +5,7 @@
 mod container;
 mod emit;
 mod field;
+mod known;
 mod names;
 mod parse;
 
