@@ -90,7 +90,7 @@ pub(crate) fn shop(cache: bool) -> AppBuilder {
     }
 }
 
-#[allow(dead_code)] // tests/examples_shop.rs includes this file for its tests
+#[allow(dead_code)] // tests/examples/shop.rs includes this file for its tests
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();

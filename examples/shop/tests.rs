@@ -1,4 +1,4 @@
-//! The shop's own tests, in process (tests/examples_shop.rs runs them, and drives the example
+//! The shop's own tests, in process (tests/examples/shop.rs runs them, and drives the example
 //! itself over HTTP). Each test's shop has a database of its own: a SQLite file in a fresh
 //! directory, deleted with the test's `Scratch`.
 

@@ -1,13 +1,13 @@
 //! The circuit breaker against its reference model over fuzzer-chosen configurations and
 //! interleavings of calls, results, drops, holds and clock moves: the property of
-//! crates/recipes/tests/breaker_arbitrary.rs, `check`.
+//! crates/recipes/tests/breaker/arbitrary.rs, `check`.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
-#[path = "../../crates/recipes/tests/breaker_arbitrary.rs"]
+#[path = "../../crates/recipes/tests/breaker/arbitrary.rs"]
 mod breaker_arbitrary;
 
 fuzz_target!(|data: &[u8]| {

@@ -15,6 +15,10 @@ use std::time::Duration;
 use green_tea::{BoxError, Descriptor, Needs, Provided, Provider};
 use tokio::sync::Notify;
 
+/// This file as `Location`s of the providers declared here read: an area's binary includes it
+/// by a relative path (`tests/graph/../support/mod.rs`).
+pub const FILE: &str = file!();
+
 /// A shared, ordered record of events such as `"provide base"` and `"dispose top"`.
 #[derive(Clone, Default)]
 pub struct Log(Arc<Mutex<Vec<String>>>);

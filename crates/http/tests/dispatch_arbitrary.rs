@@ -8,7 +8,7 @@
 //! half-closing after its bytes or staying silent, on a paused clock so that the server's
 //! timeouts pass in no time. `App::serve` cannot take an in-memory stream, so this drives the
 //! connection itself, with two stand-ins: the server tells HTTP/1 from HTTP/2 by peeking at the
-//! socket (`serve/protocol.rs`, tested there and over loopback in tests/http_hostile.rs), here
+//! socket (`serve/protocol.rs`, tested there and over loopback in tests/http/hostile.rs), here
 //! the harness reads the first bytes and hands them back; and the server ends idle connections with its own
 //! sweeper (`serve/connections.rs`), here hyper's HTTP/1 head-read timer and a first-request
 //! deadline end them at the same timeout.

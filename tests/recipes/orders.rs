@@ -1,0 +1,335 @@
+//! The orders example end to end over loopback, against a real fake billing service.
+
+#[allow(dead_code, clippy::module_inception)] // the example, under its own name
+#[path = "../../examples/orders.rs"]
+mod orders;
+use crate::support;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use green_tea::App;
+use green_tea::settings::Sources;
+use green_tea_recipes::billing::fake::{FakeBilling, Mode};
+use green_tea_recipes::billing::{BillingClient, BillingSettings, BreakerSettings, GuardedBilling};
+use green_tea_recipes::circuit_breaker::{BreakerState, CircuitBreaker, Config, ManualClock};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use support::logs::Logs;
+
+type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+
+struct Running {
+    app: App,
+    base: String,
+    fake: FakeBilling,
+    clock: ManualClock,
+    client: HttpClient,
+    server: tokio::task::JoinHandle<Result<(), green_tea::Error>>,
+}
+
+async fn start() -> Running {
+    let fake = FakeBilling::start(
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        Mode::Up,
+    )
+    .await
+    .unwrap();
+    // The settings from a map, never the process's environment; the breaker of its own, over
+    // a clock the test moves.
+    let sources = Sources::from_env_map([("BILLING_URL", fake.url()), ("BILLING_TIMEOUT", "5s")]);
+    let clock = ManualClock::new();
+    let breaker = CircuitBreaker::new(
+        Config::new(3, Duration::from_secs(30))
+            .clock(clock.clone())
+            .name("billing"),
+    );
+    let app = orders::app(sources.strict(), breaker).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn({
+        let app = app.clone();
+        async move { app.serve_until(listener, std::future::pending()).await }
+    });
+    Running {
+        app,
+        base,
+        fake,
+        clock,
+        client: Client::builder(TokioExecutor::new()).build_http(),
+        server,
+    }
+}
+
+impl Running {
+    async fn order(&self, user: &str) -> (u16, Option<String>, String) {
+        let body = format!(r#"{{"userId":"{user}","amount":5}}"#);
+        let request = http::Request::post(format!("{}/orders", self.base))
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        let response = self.client.request(request).await.unwrap();
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let text = String::from_utf8(
+            response
+                .into_body()
+                .collect()
+                .await
+                .unwrap()
+                .to_bytes()
+                .to_vec(),
+        )
+        .unwrap();
+        (status, retry_after, text)
+    }
+
+    async fn breaker_state(&self) -> BreakerState {
+        self.app
+            .get::<GuardedBilling>("billing")
+            .await
+            .unwrap()
+            .breaker()
+            .state()
+    }
+}
+
+#[tokio::test]
+async fn the_breaker_opens_fails_fast_and_recovers_through_one_trial() {
+    let running = start().await;
+    assert_eq!(
+        running.order("u1").await,
+        (201, None, r#"{"ok":true}"#.to_owned())
+    );
+    assert_eq!(running.fake.hits(), 1);
+
+    running.fake.set_mode(Mode::Down);
+    for _ in 0..3 {
+        // Billing was called and failed: the same outage to the client, but no Retry-After,
+        // since the breaker has not opened (yet).
+        let (status, retry_after, body) = running.order("u1").await;
+        assert_eq!(
+            (status, retry_after, body.as_str()),
+            (503, None, r#"{"error":"billing is unavailable"}"#)
+        );
+    }
+    assert_eq!(running.fake.hits(), 4);
+    assert_eq!(running.breaker_state().await, BreakerState::Open);
+
+    for _ in 0..5 {
+        let (status, retry_after, body) = running.order("u1").await;
+        assert_eq!(
+            (status, body.as_str()),
+            (503, r#"{"error":"billing is unavailable"}"#)
+        );
+        assert_eq!(retry_after.as_deref(), Some("30"));
+    }
+    assert_eq!(running.fake.hits(), 4, "open: billing was not contacted");
+
+    running.fake.set_mode(Mode::Up);
+    running.clock.advance(Duration::from_secs(30)); // the window elapsed
+    assert_eq!(running.order("u1").await.0, 201, "the trial");
+    assert_eq!(running.fake.hits(), 5, "exactly one trial reached billing");
+    assert_eq!(running.breaker_state().await, BreakerState::Closed);
+    assert_eq!(running.order("u2").await.0, 201);
+
+    running.app.close().await.unwrap();
+    running.server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn an_upstream_404_does_not_trip_the_breaker() {
+    let running = start().await;
+    for _ in 0..5 {
+        let (status, _, body) = running.order("unknown").await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("billing answered 404"), "{body}");
+    }
+    assert_eq!(running.fake.hits(), 5);
+    assert_eq!(running.breaker_state().await, BreakerState::Closed);
+    assert_eq!(running.order("u1").await.0, 201);
+    running.app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn billing_reads_its_settings_from_the_sources_given() {
+    let running = start().await;
+    let settings = running
+        .app
+        .get::<BillingSettings>("billingSettings")
+        .await
+        .unwrap();
+    let expected = BillingSettings {
+        url: running.fake.url().to_owned(),
+        timeout: Duration::from_secs(5),
+        breaker: BreakerSettings {
+            threshold: 3,
+            reset: Duration::from_secs(30),
+        },
+    };
+    assert_eq!(*settings, expected);
+    let explain = running
+        .app
+        .container()
+        .explain_key("billingSettings")
+        .unwrap()
+        .to_string();
+    for row in [
+        "timeout = 5s (env BILLING_TIMEOUT)",
+        "breaker.threshold = 3 (default)",
+        "breaker.reset = 30s (default)",
+    ] {
+        assert!(explain.contains(row), "{row} in\n{explain}");
+    }
+    running.app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn health_never_builds_billing() {
+    let running = start().await;
+    let response = running
+        .client
+        .request(
+            http::Request::get(format!("{}/orders/health", running.base))
+                .body(Full::default())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let explain = running.app.explain("/orders").unwrap();
+    assert!(
+        explain.routes[0].providers.nodes.iter().all(|n| !n.built),
+        "{explain}"
+    );
+    assert_eq!(running.fake.hits(), 0);
+    running.app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn close_disposes_the_client_and_logs_the_order() {
+    let (out, _guard) = Logs::start();
+
+    let running = start().await;
+    assert_eq!(running.order("u1").await.0, 201);
+    let client = running
+        .app
+        .get::<BillingClient>("billingApi")
+        .await
+        .unwrap();
+    running.app.close().await.unwrap();
+    running.server.await.unwrap().unwrap();
+    assert!(client.is_closed());
+
+    let logs = out.text();
+    let disposed: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("disposed"))
+        .map(|l| {
+            if l.contains("provider=BillingApi") {
+                "billingApi"
+            } else if l.contains("provider=BillingSettings") {
+                "billingSettings"
+            } else if l.contains("provider=Billing") {
+                "billing"
+            } else {
+                "?"
+            }
+        })
+        .collect();
+    assert_eq!(
+        disposed,
+        ["billing", "billingApi", "billingSettings"],
+        "{logs}"
+    );
+    assert!(logs.contains("billing client closed"), "{logs}");
+}
+
+/// Issue 41, point 22: where billing's breaker is shared (`BREAKER_REDIS_URL`, `BREAKER_NAME`,
+/// `BREAKER_REFRESH`) is settings like billing's own: in the one report, the URL a secret, and
+/// as strict: a mistyped variable and a bad value stop `build()` in the same report.
+#[test]
+fn the_breakers_sharing_is_read_as_settings_in_the_one_report_and_strictly() {
+    let breaker = || CircuitBreaker::new(Config::new(3, Duration::from_secs(30)).name("billing"));
+    let sources = Sources::from_env_map([
+        ("BILLING_URL", "http://127.0.0.1:3001"),
+        ("BREAKER_REDIS_URL", "redis://:s3cr3t@127.0.0.1:6379/"),
+        ("BREAKER_NAME", "billing-eu"),
+        ("BREAKER_REFRESH", "50ms"),
+    ]);
+    let app = orders::app(sources.strict(), breaker()).unwrap();
+    let report = app.settings_report().to_string();
+    for row in [
+        "sharingSettings",
+        "redis_url = *** (env BREAKER_REDIS_URL)",
+        "name = billing-eu (env BREAKER_NAME)",
+        "refresh = 50ms (env BREAKER_REFRESH)",
+    ] {
+        assert!(report.contains(row), "{row} in\n{report}");
+    }
+    assert!(!report.contains("s3cr3t"), "{report}");
+
+    let defaults = orders::app(
+        Sources::from_env_map([("BILLING_URL", "http://127.0.0.1:3001")]).strict(),
+        breaker(),
+    )
+    .unwrap()
+    .settings_report()
+    .to_string();
+    for row in ["name = billing (default)", "refresh = 250ms (default)"] {
+        assert!(defaults.contains(row), "{row} in\n{defaults}");
+    }
+    assert!(!defaults.contains("redis_url = ***"), "unset: {defaults}");
+
+    let refused = orders::app(
+        Sources::from_env_map([
+            ("BILLING_URL", "http://127.0.0.1:3001"),
+            ("BREAKER_NAM", "billing-eu"),
+            ("BREAKER_REFRESH", "0s"),
+        ])
+        .strict(),
+        breaker(),
+    )
+    .expect_err("refused")
+    .to_string();
+    for part in [
+        "the variable `BREAKER_NAM` is under the settings prefix `BREAKER_`",
+        "did you mean `BREAKER_NAME`?",
+        "`refresh` is zero",
+    ] {
+        assert!(refused.contains(part), "{part} in\n{refused}");
+    }
+}
+
+/// Issue 41, point 27: `orders`' logs written to a pipe (as to a file or a log collector)
+/// carry no ANSI colour codes: not one ESC byte in what it printed up to an order's line.
+#[cfg(unix)]
+#[tokio::test]
+async fn orders_logs_to_a_pipe_without_colour_codes() {
+    use support::examples::Example;
+
+    let orders = Example::start("orders", &[], &[]);
+    let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+    let request = http::Request::post(format!("{}/orders", orders.base()))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(r#"{"userId":"u1","amount":5}"#)))
+        .unwrap();
+    assert_eq!(client.request(request).await.unwrap().status(), 201);
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !orders.printed("order created") {
+            tokio::time::sleep(Duration::from_millis(10)).await; // the pipe's pace
+        }
+    })
+    .await
+    .expect("the order is logged");
+    assert!(
+        orders.printed(" INFO "),
+        "the level is written as plain text"
+    );
+    assert!(!orders.printed("\u{1b}"), "an escape code in a pipe");
+    assert!(orders.stop().success());
+}
