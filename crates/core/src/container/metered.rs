@@ -57,6 +57,9 @@ fn module_label(descriptor: &Descriptor, path: &str) -> SharedString {
 
 impl ProviderMetrics {
     /// Registers the provider's gauge with the recorder installed now, at 0 (not built).
+    /// Inlined into `build()`'s loop over providers: out of line, its key's drop went out of
+    /// line too, 0.23M instructions a 10k build.
+    #[inline]
     pub(crate) fn register(descriptor: &Descriptor) -> Self {
         let built = gauge!(PROVIDER_BUILT, "provider" => label(descriptor));
         built.set(0.0);

@@ -796,6 +796,21 @@ fn spelled<'k>(
     spec: &'k KeySpec,
     problems: &mut Vec<Problem>,
 ) -> Option<Spelling<'k>> {
+    // Nearly every key is a plain name, which every declaration may provide: one pass over
+    // its bytes, inline; the key language's whole verdict only for the others.
+    if spec.key.is_plain() {
+        return Some(Spelling::One(spec.key.as_str()));
+    }
+    spelled_otherwise(decl, spec, problems)
+}
+
+/// [`spelled`] of a key that is not a plain name.
+#[cold]
+fn spelled_otherwise<'k>(
+    decl: &Decl<'_>,
+    spec: &'k KeySpec,
+    problems: &mut Vec<Problem>,
+) -> Option<Spelling<'k>> {
     green_tea_key::check_provided(spec.key.as_str(), declarer(decl.kind))
         .map_err(|reason| {
             problems.push(Problem::KeySpelling {
