@@ -7,7 +7,7 @@ use std::pin::Pin;
 
 use sqlx::migrate::{MigrationSource, MigrationType};
 
-use super::pool::Backend;
+use super::backend::Backend;
 
 /// One migration: a version (applied in increasing order, once), a description, and its SQL
 /// for each database. Several statements may be given, separated by `;`.

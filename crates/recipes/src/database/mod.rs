@@ -28,6 +28,7 @@
 //! compile-time checked `query!` needs a live database or a prepared cache at build time, which
 //! this recipe does not ask of a plain `cargo build`.
 
+mod backend;
 mod error;
 mod migrations;
 mod outbox;
@@ -35,12 +36,13 @@ mod pool;
 mod settings;
 mod transaction;
 
+pub use backend::Backend;
 pub use error::{DatabaseError, http_error, is_unavailable};
 pub use migrations::{Migration, Migrations};
 pub use outbox::{
     OutboxEvent, OutboxRelay, OutboxSettings, OutboxSink, OutboxTableError, SharedSink,
 };
-pub use pool::{Backend, Database, DatabasePool};
+pub use pool::{Database, DatabasePool};
 pub use settings::{DatabaseSettings, Synchronous};
 pub use transaction::{Transaction, TransactionStep};
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use green_tea_core::Settings;
 use green_tea_core::settings::Secret;
 
-use super::pool::Backend;
+use super::backend::Backend;
 
 /// The database's settings: `DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
 /// `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT` and `DATABASE_SYNCHRONOUS` (or `url`,

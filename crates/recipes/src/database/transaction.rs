@@ -11,8 +11,9 @@ use http::request::Parts;
 use sqlx::{Any, AnyConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
+use super::backend::Backend;
 use super::error::http_error;
-use super::pool::{Backend, Database};
+use super::pool::Database;
 
 /// One request's transaction: what the `tx` key holds.
 ///

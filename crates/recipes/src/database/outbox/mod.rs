@@ -14,7 +14,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use green_tea_core::workers::{Backoff, Restart, Shutdown, Worker, WorkerFuture, WorkerOptions};
 use green_tea_core::{BoxError, Descriptor, Key, Needs, Settings};
 
-use super::pool::{Backend, Database};
+use super::backend::Backend;
+use super::pool::Database;
 
 pub use settings::OutboxSettings;
 pub use sink::{OutboxSink, SharedSink};
