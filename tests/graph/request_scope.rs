@@ -6,7 +6,7 @@ use crate::support;
 use green_tea::error::Problem;
 use green_tea::{Container, Descriptor};
 use green_tea_core::__private::sibling::Source;
-use green_tea_core::__private::sibling::{self, RequestScope};
+use green_tea_core::__private::sibling::{self, RequestDecls};
 use support::{Log, Probe, Service};
 
 struct User;
@@ -14,7 +14,7 @@ struct User;
 #[tokio::test]
 async fn steps_and_routes_are_wired_to_providers_and_to_each_other() {
     let log = Log::default();
-    let mut scope = RequestScope::new();
+    let mut scope = RequestDecls::new();
     let create = scope.add_route(
         Descriptor::new("POST /orders -> create")
             .needs::<User>("user")
@@ -72,7 +72,7 @@ async fn steps_and_routes_are_wired_to_providers_and_to_each_other() {
 #[test]
 fn a_provider_needing_a_step_value_is_a_scope_violation() {
     let log = Log::default();
-    let mut scope = RequestScope::<(), ()>::new();
+    let mut scope = RequestDecls::<(), ()>::new();
     scope.add_step(Descriptor::new("auth").provides::<Service>("user"), ());
     let builder = Container::builder().provider(Probe::new("audit", &["user"], &log));
     let Err(err) = sibling::build_scope(builder, scope) else {
@@ -99,7 +99,7 @@ fn a_provider_needing_a_step_value_is_a_scope_violation() {
 
 #[test]
 fn a_route_needing_a_missing_key_is_reported_with_the_route() {
-    let mut scope = RequestScope::<(), ()>::new();
+    let mut scope = RequestDecls::<(), ()>::new();
     scope.add_route(
         Descriptor::new("POST /orders -> create").needs::<u32>("biling"),
         Vec::new(),
@@ -119,7 +119,7 @@ fn a_route_needing_a_missing_key_is_reported_with_the_route() {
 
 #[tokio::test]
 async fn app_values_resolve_by_id() {
-    let mut scope = RequestScope::new();
+    let mut scope = RequestDecls::new();
     let route = scope.add_route(
         Descriptor::new("GET /port").needs::<u16>("port"),
         Vec::new(),

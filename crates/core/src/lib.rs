@@ -22,7 +22,7 @@ mod probe;
 mod provider;
 mod provider_fn;
 mod registry;
-mod scope;
+mod request_decls;
 pub mod settings;
 mod value;
 mod worker;

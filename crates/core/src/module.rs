@@ -183,7 +183,7 @@ impl Module {
 
 /// A registered module, as the graph sees it: its path from the app's root and its exports.
 #[derive(Clone, Debug)]
-pub(crate) struct ModuleScope {
+pub(crate) struct RegisteredModule {
     /// `notifications`, or `shop::notifications` for a sub-module.
     pub(crate) path: std::sync::Arc<str>,
     /// Where the module was made.

@@ -14,34 +14,34 @@ use crate::module::ModuleIndex;
 
 /// The steps and routes of an app, each with what the layer above needs to run it (`S` for a
 /// step, `R` for a route).
-pub struct RequestScope<S, R> {
+pub struct RequestDecls<S, R> {
     steps: IdVec<StepId, (Descriptor, S)>,
     /// The module each step was registered in, if any.
     step_modules: IdVec<StepId, Option<ModuleIndex>>,
-    routes: IdVec<RouteId, ScopedRoute<R>>,
+    routes: IdVec<RouteId, DeclaredRoute<R>>,
 }
 
-impl<S, R> std::fmt::Debug for RequestScope<S, R> {
+impl<S, R> std::fmt::Debug for RequestDecls<S, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let steps: Vec<&str> = self.steps.iter().map(|(d, _)| &*d.name).collect();
         let routes: Vec<&str> = self.routes.iter().map(|r| &*r.descriptor.name).collect();
-        f.debug_struct("RequestScope")
+        f.debug_struct("RequestDecls")
             .field("steps", &steps)
             .field("routes", &routes)
             .finish_non_exhaustive()
     }
 }
 
-struct ScopedRoute<R> {
+struct DeclaredRoute<R> {
     descriptor: Descriptor,
     module: Option<ModuleIndex>,
     guards: Vec<Cow<'static, str>>,
     payload: R,
 }
 
-impl<S, R> Default for RequestScope<S, R> {
+impl<S, R> Default for RequestDecls<S, R> {
     fn default() -> Self {
-        RequestScope {
+        RequestDecls {
             steps: IdVec::new(),
             step_modules: IdVec::new(),
             routes: IdVec::new(),
@@ -49,10 +49,10 @@ impl<S, R> Default for RequestScope<S, R> {
     }
 }
 
-impl<S, R> RequestScope<S, R> {
+impl<S, R> RequestDecls<S, R> {
     /// Nothing yet.
     pub fn new() -> Self {
-        RequestScope::default()
+        RequestDecls::default()
     }
 
     /// Adds a step; its name is how routes name it as a guard.
@@ -91,7 +91,7 @@ impl<S, R> RequestScope<S, R> {
         route: R,
         module: Option<ModuleIndex>,
     ) -> RouteId {
-        self.routes.push(ScopedRoute {
+        self.routes.push(DeclaredRoute {
             descriptor,
             module,
             guards,
@@ -190,7 +190,7 @@ impl ContainerBuilder {
     /// nothing.
     pub(crate) fn build_scope<S, R>(
         mut self,
-        mut scope: RequestScope<S, R>,
+        mut scope: RequestDecls<S, R>,
     ) -> Result<Wired<S, R>, BuildError> {
         // Each step and route knows its module's path, for what errors and explain name.
         for ((descriptor, _), module) in scope.steps.iter_mut().zip(scope.step_modules.iter()) {

@@ -10,7 +10,7 @@ use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
-use crate::module::{Module, ModuleScope, relative_to};
+use crate::module::{Module, RegisteredModule, relative_to};
 use crate::provider::{Found, Provider, Registered, ValueProvider, discovered, in_modules, linked};
 use crate::settings::read::{self, ToRead};
 use crate::settings::{Sources, UnknownSetting};
@@ -50,7 +50,7 @@ pub struct ContainerBuilder {
     /// many declarations it found there (the layer above adds its own).
     pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
     /// The registered modules, parents before their sub-modules.
-    pub(crate) scopes: Vec<ModuleScope>,
+    pub(crate) scopes: Vec<RegisteredModule>,
     /// Where settings are read from (`None`: the process's environment), and where
     /// `.settings(..)` gave them.
     sources: Option<(Sources, Location)>,
@@ -547,7 +547,7 @@ impl ContainerBuilder {
             }
         }
         let at = self.scopes.len();
-        self.scopes.push(ModuleScope {
+        self.scopes.push(RegisteredModule {
             path: path.into(),
             location: module.location,
             exports: module.exports,

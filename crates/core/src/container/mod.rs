@@ -72,7 +72,7 @@ pub(crate) struct Inner {
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) dispose_timeout: Duration,
     /// The registered modules, parents before their sub-modules.
-    pub(crate) modules: Box<[crate::module::ModuleScope]>,
+    pub(crate) modules: Box<[crate::module::RegisteredModule]>,
     /// The workers, in registration order.
     pub(crate) workers: crate::worker::Workers,
 }

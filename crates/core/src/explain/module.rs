@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::container::Container;
 use crate::error::NodeKind;
 use crate::graph::closest;
-use crate::module::{ModuleScope, relative_to};
+use crate::module::{RegisteredModule, relative_to};
 
 /// One module: see [`Container::explain_module`]. `Display` is the text form; it is also
 /// `serde::Serialize` (JSON). Every key in it is qualified (`shop::orders::db`).
@@ -170,7 +170,7 @@ fn unknown_module_text(path: &str, suggestion: &Option<String>, modules: &[Strin
 
 /// The registered module whose key `key` is (`shop::orders` for `shop::orders::db`): the
 /// longest path that starts it. `None` for the app's root keys and its collections.
-pub(crate) fn module_of_key(modules: &[ModuleScope], key: &str) -> Option<usize> {
+pub(crate) fn module_of_key(modules: &[RegisteredModule], key: &str) -> Option<usize> {
     modules
         .iter()
         .enumerate()
@@ -296,7 +296,7 @@ impl ExplainModule {
     /// Adds `member` (of the module at `at`) and the keys it `needs`.
     fn add(
         &mut self,
-        modules: &[ModuleScope],
+        modules: &[RegisteredModule],
         at: usize,
         member: ExplainMember,
         needs: impl Iterator<Item = String>,

@@ -19,12 +19,12 @@ use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem, Suggestion};
 use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
 use crate::key::{Key, KeySpec, Spelling};
-use crate::module::ModuleScope;
+use crate::module::RegisteredModule;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
 pub(crate) use modules::qualified_key;
-use modules::{Lookup, QualifiedNames, Scopes};
+use modules::{Lookup, ModuleTable, QualifiedNames};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -116,7 +116,7 @@ pub(crate) struct Input<'a> {
     pub(crate) steps: IdVec<StepId, Decl<'a>>,
     pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
     /// The modules declarations were registered in.
-    pub(crate) scopes: &'a [ModuleScope],
+    pub(crate) scopes: &'a [RegisteredModule],
 }
 
 /// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
@@ -189,7 +189,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let decl = |node: NodeId| &decls[node.index()];
 
     let mut problems = Vec::new();
-    let scopes = Scopes(input.scopes);
+    let scopes = ModuleTable(input.scopes);
     // For the names of keys and needs in modules (`orders::name`).
     let mut names = QualifiedNames::default();
     let routing = route_keys(&layout, &decls, scopes, &mut names, &mut problems);
@@ -642,7 +642,7 @@ pub(crate) fn entry_name(key: &Key) -> &str {
 fn route_keys(
     layout: &Numbering,
     decls: &[Decl<'_>],
-    scopes: Scopes<'_>,
+    scopes: ModuleTable<'_>,
     names: &mut QualifiedNames,
     problems: &mut Vec<Problem>,
 ) -> Routing {
@@ -847,7 +847,7 @@ fn is_override(decl: &Decl<'_>) -> bool {
 fn decorate(
     keys: &mut KeyTable,
     decls: &[Decl<'_>],
-    scopes: Scopes<'_>,
+    scopes: ModuleTable<'_>,
     names: &mut QualifiedNames,
     decorators: impl Iterator<Item = NodeId>,
     qualified: &mut Vec<(AppValue, Key)>,
@@ -993,7 +993,7 @@ fn value_ref(node: NodeId, index: usize) -> ValueRef {
 fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<RouteId, Box<[StepId]>> {
     // A step is named by its module and its name; a guard resolves inside-out from its
     // route's module, like a need, or names another module's step as `module::name`.
-    let scopes = Scopes(input.scopes);
+    let scopes = ModuleTable(input.scopes);
     let by_name: HashMap<(Option<u32>, &str), StepId> = input
         .steps
         .iter_enumerated()
@@ -1064,7 +1064,7 @@ fn report_missing(
     mut missing: Vec<(NodeId, Key)>,
     decls: &[Decl<'_>],
     keys: &KeyTable,
-    scopes: Scopes<'_>,
+    scopes: ModuleTable<'_>,
     needs: &Rows<ValueRef>,
     graph: &Adjacency,
     problems: &mut Vec<Problem>,

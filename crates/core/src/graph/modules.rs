@@ -8,11 +8,11 @@ use std::sync::Arc;
 use super::{Decl, KeyTable, ValueRef};
 use crate::error::{NodeKind, Problem};
 use crate::key::Key;
-use crate::module::{ModuleScope, relative_to};
+use crate::module::{RegisteredModule, relative_to};
 
 /// The modules of one graph.
 #[derive(Clone, Copy)]
-pub(crate) struct Scopes<'a>(pub(crate) &'a [ModuleScope]);
+pub(crate) struct ModuleTable<'a>(pub(crate) &'a [RegisteredModule]);
 
 /// What a need's name resolved to.
 pub(crate) enum Lookup {
@@ -25,7 +25,7 @@ pub(crate) enum Lookup {
     Missing,
 }
 
-impl<'a> Scopes<'a> {
+impl<'a> ModuleTable<'a> {
     /// `key` as the declaration providing it in `module` means it: the module's path before it,
     /// written in `names`.
     pub(crate) fn qualify(
@@ -144,7 +144,7 @@ impl<'a> Scopes<'a> {
     }
 }
 
-impl Scopes<'_> {
+impl ModuleTable<'_> {
     /// The keys a consumer in `consumer` can need, each as it would spell it (its own and
     /// enclosing modules' keys by their plain names, another module's exports qualified), with
     /// what provides it: the candidates of a "did you mean".
@@ -210,7 +210,7 @@ impl Scopes<'_> {
         names: &mut QualifiedNames,
         problems: &mut Vec<Problem>,
     ) {
-        let shape = |scope: &ModuleScope, location, reason: String| Problem::ModuleShape {
+        let shape = |scope: &RegisteredModule, location, reason: String| Problem::ModuleShape {
             module: scope.path.to_string(),
             location,
             reason,
@@ -306,7 +306,7 @@ pub(crate) struct QualifiedNames {
 impl QualifiedNames {
     /// `name` in the module at `module`: `path::name`.
     #[inline(always)] // for each need in a module, as small as its work
-    pub(crate) fn of(&mut self, scopes: Scopes<'_>, module: usize, name: &str) -> &str {
+    pub(crate) fn of(&mut self, scopes: ModuleTable<'_>, module: usize, name: &str) -> &str {
         let path = &scopes.0[module].path;
         if self.module == Some(module) {
             self.buffer.truncate(path.len() + 2);

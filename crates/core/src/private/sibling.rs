@@ -17,14 +17,16 @@ pub use crate::graph::closest;
 pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use crate::module::{ModuleExtension, ModuleIndex};
 pub use crate::provider::in_modules;
-pub use crate::scope::{PlannedStep, RequestScope, RoutePlan, Wired, WiredRoute, WiredStep};
+pub use crate::request_decls::{
+    PlannedStep, RequestDecls, RoutePlan, Wired, WiredRoute, WiredStep,
+};
 pub use crate::value::AnyValue;
 
 /// Checks the providers of `builder` together with the steps and routes of `scope`, and
 /// compiles each route's plan.
 pub fn build_scope<S, R>(
     builder: ContainerBuilder,
-    scope: RequestScope<S, R>,
+    scope: RequestDecls<S, R>,
 ) -> Result<Wired<S, R>, BuildError> {
     builder.build_scope(scope)
 }

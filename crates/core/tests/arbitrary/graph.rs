@@ -15,7 +15,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use green_tea_core::__private::sibling::{self, AnyValue, RequestScope, Source, Wired};
+use green_tea_core::__private::sibling::{self, AnyValue, RequestDecls, Source, Wired};
 use green_tea_core::{
     BoxError, BuildError, Container, ContainerBuilder, Descriptor, Needs, ProvideError, Provided,
     Provider, ProviderFn,
@@ -378,7 +378,7 @@ impl<'a> Layout<'a> {
         Layout { decls, app: count }
     }
 
-    fn builder(&self, log: &Log) -> (ContainerBuilder, RequestScope<usize, usize>) {
+    fn builder(&self, log: &Log) -> (ContainerBuilder, RequestDecls<usize, usize>) {
         let mut builder = Container::builder();
         for (id, d) in self.decls[..self.app].iter().enumerate() {
             let name = NAMES[d.name];
@@ -411,7 +411,7 @@ impl<'a> Layout<'a> {
                 Kind::Step | Kind::Route => unreachable!("app-scoped declarations only"),
             };
         }
-        let mut scope = RequestScope::new();
+        let mut scope = RequestDecls::new();
         for (offset, d) in self.decls[self.app..].iter().enumerate() {
             let decl = self.app + offset;
             let descriptor = d.provides.iter().fold(

@@ -15,7 +15,7 @@ use green_tea_core::__private::sibling::{self, ModuleIndex};
 use green_tea_core::{ContainerBuilder, HealthCheck, Key, Location, Provider, TypeInfo};
 
 use super::built_in::{BuiltIn, HealthPaths};
-use super::compile::Mount;
+use super::mount::Mount;
 use crate::health::{CheckSetting, HealthSettings};
 use crate::layer::{self as layers, ApplyLayer, Layered};
 use crate::limits::Limits;

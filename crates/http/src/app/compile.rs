@@ -7,20 +7,21 @@ use std::sync::{Arc, Weak};
 
 use http::HeaderValue;
 
-use green_tea_core::__private::sibling::{self, IdVec, RequestScope, RouteId, StepId};
-use green_tea_core::{BuildError, Descriptor, KeySpec, Location, NodeKind, Origin, Problem};
+use green_tea_core::__private::sibling::{self, IdVec, RequestDecls, RouteId, StepId};
+use green_tea_core::{BuildError, Descriptor, KeySpec, NodeKind, Origin, Problem};
 
 use super::built_in::BuiltIn;
 use super::{App, AppInner, CompiledRoute, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
 use crate::finish::Finishing;
-use crate::layer::{self as layers, Dispatch, Layered, LayeredEntry};
-use crate::route::{Mounted, Route, any_method};
+use crate::layer::{self as layers, Dispatch, LayeredEntry};
+use crate::route::{Route, any_method};
 use crate::runtime::{CompiledStep, Entry, RouteRun, Runtime};
 use crate::step::Step;
 use crate::warning::Warning;
 
 use super::builder::AppBuilder;
+use super::mount::Mount;
 
 impl AppBuilder {
     /// Checks everything at once (the graph with its steps and routes, unknown guard steps,
@@ -36,7 +37,7 @@ impl AppBuilder {
             tracing::warn!("{warning}");
         }
         let mut problems = self.health.problems(&self.container);
-        let mut scope = RequestScope::new();
+        let mut scope = RequestDecls::new();
         let descriptors: Vec<Descriptor> = self.steps.iter().map(|s| s.step.descriptor()).collect();
         // Each step's finishing, asked once and checked against what it provides, by id.
         let mut finishing: IdVec<StepId, Finishing> = IdVec::new();
@@ -306,42 +307,6 @@ fn mount_problems(mounts: &[Mount], routes: &[Route], problems: &mut Vec<Problem
                 });
             }
         }
-    }
-}
-
-/// A tower service mounted under a prefix (without its trailing `/`).
-pub(super) struct Mount {
-    pub(super) prefix: String,
-    pub(super) location: Location,
-    pub(super) name: String,
-    pub(super) service: Layered,
-}
-
-impl Mount {
-    /// The routes it answers: for every method, the prefix itself, the prefix with a trailing
-    /// `/` (what a browser asks for a directory; matchit's `{*rest}` needs at least one
-    /// character after it) and everything under it. Both of the first two reach the service
-    /// as `/`, as under axum's `nest_service`.
-    fn routes(&self) -> impl Iterator<Item = Route> + '_ {
-        let at = |path: String| {
-            Route::any(
-                path,
-                Mounted {
-                    prefix: self.prefix.clone(),
-                    service: self.service.clone(),
-                },
-            )
-            .named(self.name.clone())
-            .at(self.location)
-        };
-        [
-            self.prefix.clone(),
-            format!("{}/", self.prefix),
-            format!("{}/{{*rest}}", self.prefix),
-        ]
-        .into_iter()
-        .filter(|path| !path.is_empty()) // a mount at `/` is an error of its own
-        .map(at)
     }
 }
 

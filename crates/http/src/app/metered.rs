@@ -21,7 +21,7 @@ use green_tea_core::metric::{
     HTTP_SERVER_ACTIVE_REQUESTS, HTTP_SERVER_REQUEST_DURATION, UNMATCHED_ROUTE,
 };
 
-use super::built_in::{BuiltIn, BuiltInRoute};
+use super::built_in::paths::{BuiltIn, BuiltInRoute};
 
 /// The methods the conventions name; any other is labelled [`OTHER_METHOD`].
 const METHODS: [Method; 9] = [

@@ -13,6 +13,7 @@ mod metered;
 #[cfg(not(feature = "metrics"))]
 #[path = "unmetered.rs"]
 mod metered;
+mod mount;
 mod probes;
 mod workers;
 

@@ -14,7 +14,7 @@ pub(crate) enum Matched {
     Route(RouteId),
     Path(u32),
     Unmatched,
-    BuiltIn(super::built_in::BuiltInRoute),
+    BuiltIn(super::built_in::paths::BuiltInRoute),
 }
 
 /// Never made.
