@@ -6,6 +6,7 @@
 //! this crate alone, and declare them with [`provider`](macro@provider). Applications use the `green-tea`
 //! facade, which re-exports what they write.
 
+mod async_check;
 mod collection;
 mod container;
 mod descriptor;
@@ -18,7 +19,6 @@ mod key;
 pub mod metric;
 mod module;
 mod picture;
-mod probe;
 mod provider;
 mod provider_fn;
 mod registry;
@@ -32,6 +32,7 @@ mod worker;
 pub mod __private;
 
 pub use __private::Discoverable;
+pub use async_check::{AsyncHealthCheck, CheckTiming};
 pub use collection::{All, ByName};
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;
@@ -49,7 +50,6 @@ pub use health::{
 };
 pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
-pub use probe::{AsyncHealthCheck, CheckTiming};
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{NeedError, Needs, Provided};

@@ -190,7 +190,7 @@ pub(crate) struct RegisteredModule {
     pub(crate) location: Location,
     /// Its exports, relative to it (`notifier`, or a sub-module's `sms::gateway`).
     pub(crate) exports: Vec<(Key, Location)>,
-    /// Its parent's position among the scopes, if it is a sub-module.
+    /// Its parent's position among the registered modules, if it is a sub-module.
     pub(crate) parent: Option<usize>,
     /// Replaced by a test's `override_module`: it holds nothing any more, and the graph
     /// passes over it.

@@ -194,12 +194,12 @@ impl ContainerBuilder {
     ) -> Result<Wired<S, R>, BuildError> {
         // Each step and route knows its module's path, for what errors and explain name.
         for ((descriptor, _), module) in scope.steps.iter_mut().zip(scope.step_modules.iter()) {
-            descriptor.module = module.map(|m| Arc::clone(&self.scopes[m.0 as usize].path));
+            descriptor.module = module.map(|m| Arc::clone(&self.module_table[m.0 as usize].path));
         }
         for route in scope.routes.iter_mut() {
             route.descriptor.module = route
                 .module
-                .map(|m| Arc::clone(&self.scopes[m.0 as usize].path));
+                .map(|m| Arc::clone(&self.module_table[m.0 as usize].path));
         }
         let workers = self.take_workers();
         let mut problems = self.prepare(
@@ -236,7 +236,7 @@ impl ContainerBuilder {
                 // Workers are consumers too, of the app's scope: after the routes.
                 .chain(worker_decls(&workers))
                 .collect(),
-            scopes: &self.scopes,
+            module_table: &self.module_table,
         };
         let analysis = graph::analyze(&input);
         drop(input);
@@ -255,7 +255,7 @@ impl ContainerBuilder {
             "request scope checked"
         );
         let path = |module: Option<ModuleIndex>| {
-            module.map(|m| Arc::clone(&self.scopes[m.0 as usize].path))
+            module.map(|m| Arc::clone(&self.module_table[m.0 as usize].path))
         };
         let step_modules: Vec<Option<Arc<str>>> =
             scope.step_modules.iter().map(|&m| path(m)).collect();

@@ -1,8 +1,8 @@
 //! `App::health()`: the graph's state (each provider built, failed or never needed), the
 //! health checks of providers' values (the async ones' timeout, cache and single flight in
-//! `probe`), each module's health, and whether the app is live and ready; as data.
+//! `async_check`), each module's health, and whether the app is live and ready; as data.
 
-mod probe;
+mod async_check;
 
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ use green_tea_core::{
     TypeInfo,
 };
 
-pub(crate) use probe::{Asked, CompiledProbe, ProbeSetting, ask as ask_async};
+pub(crate) use async_check::{Asked, AsyncCheckSetting, CompiledAsyncCheck, ask as ask_async};
 
 /// The app's health now; see [`App::health`](crate::App::health).
 #[derive(Clone, Debug, Serialize)]
@@ -79,10 +79,10 @@ pub(crate) struct HealthSettings {
     pub(crate) critical: Vec<(Key, Location)>,
     pub(crate) checks: Vec<CheckSetting>,
     /// The async checks, each with the timing it was registered with.
-    pub(crate) probes: Vec<ProbeSetting>,
+    pub(crate) async_checks: Vec<AsyncCheckSetting>,
     /// What an async check's timing leaves unset (`AppBuilder::health_check_timeout`,
     /// `health_check_cache`); unset here, `CheckTiming`'s defaults.
-    pub(crate) probe_timing: CheckTiming,
+    pub(crate) async_check_timing: CheckTiming,
 }
 
 pub(crate) struct CheckSetting {
@@ -99,7 +99,7 @@ pub(crate) struct CompiledHealth {
     pub(crate) checks: Vec<CompiledCheck>,
     /// The async checks, each with its cache; empty in most apps, whose health is then
     /// made without awaiting anything.
-    pub(crate) probes: Vec<CompiledProbe>,
+    pub(crate) async_checks: Vec<CompiledAsyncCheck>,
 }
 
 /// A health check, resolved: its key, its value, how to ask it, and the module whose key it
@@ -147,7 +147,7 @@ impl HealthSettings {
                 c.location,
             )
         });
-        let probes = self.probes.iter().filter_map(|p| {
+        let async_checks = self.async_checks.iter().filter_map(|p| {
             sibling::health_key_problem(
                 builder,
                 &p.key,
@@ -160,24 +160,24 @@ impl HealthSettings {
                 p.location,
             )
         });
-        critical.chain(checks).chain(probes).collect()
+        critical.chain(checks).chain(async_checks).collect()
     }
 
     /// Resolved against `container` (after the checks passed).
     pub(crate) fn compile(self, container: &Container) -> CompiledHealth {
-        let defaults = self.probe_timing;
+        let defaults = self.async_check_timing;
         let module_of = |key: &Key| {
             sibling::module_of_key(container, key.as_str())
                 .and_then(|m| sibling::module_paths(container).position(|p| *p == m))
         };
         CompiledHealth {
-            probes: self
-                .probes
+            async_checks: self
+                .async_checks
                 .into_iter()
                 .filter_map(|p| {
                     let at = sibling::locate(container, p.key.as_str())?;
                     let module = module_of(&p.key);
-                    Some(CompiledProbe::new(p, at, module, defaults))
+                    Some(CompiledAsyncCheck::new(p, at, module, defaults))
                 })
                 .collect(),
             critical: self.critical.into_iter().map(|(key, _)| key).collect(),

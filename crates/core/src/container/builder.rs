@@ -50,7 +50,7 @@ pub struct ContainerBuilder {
     /// many declarations it found there (the layer above adds its own).
     pub(crate) module_discovery: Vec<(usize, Vec<String>, usize)>,
     /// The registered modules, parents before their sub-modules.
-    pub(crate) scopes: Vec<RegisteredModule>,
+    pub(crate) module_table: Vec<RegisteredModule>,
     /// Where settings are read from (`None`: the process's environment), and where
     /// `.settings(..)` gave them.
     sources: Option<(Sources, Location)>,
@@ -76,7 +76,7 @@ struct WorkerOverride {
 /// A worker as registered, with the module it was registered in.
 pub(crate) struct WorkerEntry {
     pub(crate) registered: RegisteredWorker,
-    /// Its module's position in `scopes`, if any.
+    /// Its module's position in `module_table`, if any.
     pub(crate) module: Option<u32>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
@@ -99,7 +99,7 @@ impl std::fmt::Debug for ContainerBuilder {
 pub(crate) struct Entry {
     pub(crate) registered: Registered,
     pub(crate) kind: NodeKind,
-    /// The module it was registered in (its position in `scopes`), if any.
+    /// The module it was registered in (its position in `module_table`), if any.
     pub(crate) module: Option<u32>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
@@ -130,7 +130,7 @@ impl ContainerBuilder {
             replacing: Vec::new(),
             original_exports: Vec::new(),
             module_discovery: Vec::new(),
-            scopes: Vec::new(),
+            module_table: Vec::new(),
             sources: None,
             sources_again: None,
             settings: None,
@@ -269,12 +269,12 @@ impl ContainerBuilder {
     /// `build()`.
     pub(crate) fn replace_module(&mut self, name: &str, location: Location) -> Vec<usize> {
         let Some(at) = self
-            .scopes
+            .module_table
             .iter()
             .position(|s| !s.replaced && s.parent.is_none() && &*s.path == name)
         else {
             let names = self
-                .scopes
+                .module_table
                 .iter()
                 .filter(|s| !s.replaced && s.parent.is_none())
                 .map(|s| s.path.to_string())
@@ -295,18 +295,18 @@ impl ContainerBuilder {
         };
         // The module and its sub-modules: each comes after its parent.
         let mut gone = vec![at];
-        for (i, scope) in self.scopes.iter().enumerate().skip(at + 1) {
+        for (i, scope) in self.module_table.iter().enumerate().skip(at + 1) {
             if scope.parent.is_some_and(|p| gone.contains(&p)) {
                 gone.push(i);
             }
         }
-        let exports = self.scopes[at]
+        let exports = self.module_table[at]
             .exports
             .iter()
             .map(|(k, _)| k.clone())
             .collect();
         for &i in &gone {
-            let scope = &mut self.scopes[i];
+            let scope = &mut self.module_table[i];
             scope.replaced = true;
             scope.exports.clear();
         }
@@ -426,7 +426,7 @@ impl ContainerBuilder {
         for worker in &mut workers {
             worker.registered.descriptor.module = worker
                 .module
-                .map(|m| Arc::clone(&self.scopes[m as usize].path));
+                .map(|m| Arc::clone(&self.module_table[m as usize].path));
         }
         if workers.is_empty() && self.worker_overrides.is_empty() {
             return workers;
@@ -512,7 +512,7 @@ impl ContainerBuilder {
     /// Registers `module` (and its sub-modules) inside `parent`, and returns where its scope is.
     pub(crate) fn add_module(&mut self, module: Module, parent: Option<usize>) -> usize {
         let path = match parent {
-            Some(parent) => green_tea_key::join(&self.scopes[parent].path, &module.name),
+            Some(parent) => green_tea_key::join(&self.module_table[parent].path, &module.name),
             None => module.name,
         };
         if let Some(what) = module.extension.as_ref().and_then(|e| e.needs_an_app()) {
@@ -546,8 +546,8 @@ impl ContainerBuilder {
                 });
             }
         }
-        let at = self.scopes.len();
-        self.scopes.push(RegisteredModule {
+        let at = self.module_table.len();
+        self.module_table.push(RegisteredModule {
             path: path.into(),
             location: module.location,
             exports: module.exports,
@@ -555,7 +555,7 @@ impl ContainerBuilder {
             replaced: false,
         });
         let index = u32::try_from(at).expect("fewer than 2^32 modules");
-        let path_of_entries: Arc<str> = Arc::clone(&self.scopes[at].path);
+        let path_of_entries: Arc<str> = Arc::clone(&self.module_table[at].path);
         for (mut registered, kind) in module.entries {
             registered.descriptor.module = Some(Arc::clone(&path_of_entries));
             self.entries.push(Entry {
@@ -591,7 +591,7 @@ impl ContainerBuilder {
         match found {
             Found::Declaration(mut registered, kind) => {
                 registered.descriptor.module =
-                    module.map(|m| Arc::clone(&self.scopes[m as usize].path));
+                    module.map(|m| Arc::clone(&self.module_table[m as usize].path));
                 self.entries.push(Entry {
                     registered,
                     kind,
@@ -615,14 +615,17 @@ impl ContainerBuilder {
         // One library's code belongs to one module: another module (made elsewhere) claiming
         // the same Rust modules would get a second copy of each declaration. One module
         // registered twice is the exception, and the point.
-        let location = self.scopes[at].location;
+        let location = self.module_table[at].location;
         for (other, by) in &self.claimed {
             let overlaps = claimed
                 .iter()
                 .any(|p| in_modules(p, &[other]) || in_modules(other, &[p]));
-            if overlaps && !self.scopes[*by].replaced && self.scopes[*by].location != location {
+            if overlaps
+                && !self.module_table[*by].replaced
+                && self.module_table[*by].location != location
+            {
                 self.module_problems.push(Problem::ModuleShape {
-                    module: self.scopes[at].path.to_string(),
+                    module: self.module_table[at].path.to_string(),
                     location,
                     reason: format!(
                         "discovers in {}, which the module `{}` ({}) discovers in already: each \
@@ -632,8 +635,8 @@ impl ContainerBuilder {
                             .map(|p| format!("`{p}`"))
                             .collect::<Vec<_>>()
                             .join(", "),
-                        self.scopes[*by].path,
-                        self.scopes[*by].location,
+                        self.module_table[*by].path,
+                        self.module_table[*by].location,
                     ),
                 });
             }
@@ -665,7 +668,7 @@ impl ContainerBuilder {
             providers: self.provider_decls(),
             steps: IdVec::new(),
             routes: worker_decls(&workers).collect(),
-            scopes: &self.scopes,
+            module_table: &self.module_table,
         };
         let analysis = graph::analyze(&input);
         drop(input);
@@ -695,7 +698,7 @@ impl ContainerBuilder {
         }
         for (at, paths, found) in std::mem::take(&mut self.module_discovery) {
             if found == 0 {
-                let scope = &self.scopes[at];
+                let scope = &self.module_table[at];
                 problems.push(Problem::ModuleShape {
                     module: scope.path.to_string(),
                     location: scope.location,
@@ -715,10 +718,10 @@ impl ContainerBuilder {
         }
         for (key, location) in std::mem::take(&mut self.undecorated) {
             // A module's decorator decorates its module's key: `payments_eu::payments`.
-            let scopes = &self.scopes;
+            let module_table = &self.module_table;
             let decorates = |e: &Entry| {
                 let wanted = match e.module {
-                    Some(m) => relative_to(key.as_str(), &scopes[m as usize].path),
+                    Some(m) => relative_to(key.as_str(), &module_table[m as usize].path),
                     None => Some(key.as_str()),
                 };
                 e.kind == NodeKind::Decorator
@@ -795,7 +798,7 @@ impl ContainerBuilder {
                 let hook = e.registered.provider.settings_hook()?;
                 let key = qualified(e, hook.key());
                 let prefix = match e.module {
-                    Some(m) => crate::settings::module_prefix(&self.scopes[m as usize].path),
+                    Some(m) => crate::settings::module_prefix(&self.module_table[m as usize].path),
                     None => hook.prefix().to_owned(),
                 };
                 Some(ToRead {
@@ -846,7 +849,7 @@ impl ContainerBuilder {
     /// `key`, provided by `entry`, as the graph names it: qualified by the path of the module
     /// it is registered in (the key language's one rule).
     fn key_of(&self, entry: &Entry, key: &Key) -> Key {
-        let path = entry.module.map(|m| &*self.scopes[m as usize].path);
+        let path = entry.module.map(|m| &*self.module_table[m as usize].path);
         crate::graph::qualified_key(path, key)
     }
 
@@ -938,7 +941,7 @@ impl ContainerBuilder {
                 closed: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
-                modules: self.scopes.into(),
+                modules: self.module_table.into(),
                 workers: Workers::new(workers, self.worker_stop_timeout),
             }),
         }

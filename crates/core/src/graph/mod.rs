@@ -54,13 +54,13 @@ impl std::fmt::Display for Scope {
 pub(crate) struct Decl<'a> {
     pub(crate) kind: NodeKind,
     pub(crate) descriptor: &'a Descriptor,
-    /// The module it was registered in, if any: its position in [`Input::scopes`], plus one
+    /// The module it was registered in, if any: its position in [`Input::module_table`], plus one
     /// (so that a declaration stays 16 bytes; read it with [`Decl::module`]).
     pub(crate) in_module: Option<std::num::NonZeroU32>,
 }
 
 impl Decl<'_> {
-    /// The module it was registered in (its position in [`Input::scopes`]), if any.
+    /// The module it was registered in (its position in [`Input::module_table`]), if any.
     #[inline]
     pub(crate) fn module(&self) -> Option<u32> {
         self.in_module.map(|m| m.get() - 1)
@@ -116,7 +116,7 @@ pub(crate) struct Input<'a> {
     pub(crate) steps: IdVec<StepId, Decl<'a>>,
     pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
     /// The modules declarations were registered in.
-    pub(crate) scopes: &'a [RegisteredModule],
+    pub(crate) module_table: &'a [RegisteredModule],
 }
 
 /// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
@@ -189,12 +189,12 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let decl = |node: NodeId| &decls[node.index()];
 
     let mut problems = Vec::new();
-    let scopes = ModuleTable(input.scopes);
+    let module_table = ModuleTable(input.module_table);
     // For the names of keys and needs in modules (`orders::name`).
     let mut names = QualifiedNames::default();
-    let routing = route_keys(&layout, &decls, scopes, &mut names, &mut problems);
+    let routing = route_keys(&layout, &decls, module_table, &mut names, &mut problems);
     let keys = &routing.keys;
-    scopes.check(keys, &decls, &mut names, &mut problems);
+    module_table.check(keys, &decls, &mut names, &mut problems);
     let route_guards = resolve_guards(input, &mut problems);
 
     // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
@@ -264,7 +264,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
             // (`orders::name`): looked up here first, and through `resolve` if it is not.
             let own = match consumer_decl.module() {
                 Some(m) if plain && decorates.is_none() => {
-                    keys.get_str(names.of(scopes, m as usize, need.key.as_str()))
+                    keys.get_str(names.of(module_table, m as usize, need.key.as_str()))
                 }
                 _ => None,
             };
@@ -296,13 +296,19 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                         Spelling::Optional(name) => (name, true),
                         _ => (need.key.as_str(), false),
                     };
-                    match scopes.resolve(keys, &decls, consumer_decl.module(), name, &mut names) {
+                    match module_table.resolve(
+                        keys,
+                        &decls,
+                        consumer_decl.module(),
+                        name,
+                        &mut names,
+                    ) {
                         Lookup::Found(at) => Some(at),
                         Lookup::Private { at, module } => {
                             let (base, decorators) = undecorated(&routing, at);
                             problems.push(Problem::PrivateKey {
                                 key: need.key.clone(),
-                                exports: scopes.exports_seen(
+                                exports: module_table.exports_seen(
                                     keys,
                                     &decls,
                                     &module,
@@ -375,7 +381,15 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let graph = Adjacency::new(decls.len(), &edges);
     drop(edges);
 
-    report_missing(missing, &decls, keys, scopes, &needs, &graph, &mut problems);
+    report_missing(
+        missing,
+        &decls,
+        keys,
+        module_table,
+        &needs,
+        &graph,
+        &mut problems,
+    );
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
@@ -642,7 +656,7 @@ pub(crate) fn entry_name(key: &Key) -> &str {
 fn route_keys(
     layout: &Numbering,
     decls: &[Decl<'_>],
-    scopes: ModuleTable<'_>,
+    module_table: ModuleTable<'_>,
     names: &mut QualifiedNames,
     problems: &mut Vec<Problem>,
 ) -> Routing {
@@ -656,7 +670,7 @@ fn route_keys(
     let mut lists: KeyMap<Vec<ValueRef>> = KeyMap::default();
     let mut entries: KeyMap<Vec<Key>> = KeyMap::default();
     // Room for every key of a module's declaration, counted rather than grown into.
-    let in_modules = match scopes.0.is_empty() {
+    let in_modules = match module_table.0.is_empty() {
         true => 0,
         false => decls
             .iter()
@@ -691,7 +705,7 @@ fn route_keys(
             let qualified;
             let key = match (spelling, decl.in_module) {
                 (Spelling::One(_), Some(_)) => {
-                    qualified = scopes.qualify(decl.module(), &spec.key, names);
+                    qualified = module_table.qualify(decl.module(), &spec.key, names);
                     if let Declared::Provider(provider) = layout.declared(node) {
                         let at = AppValue {
                             provider,
@@ -773,7 +787,7 @@ fn route_keys(
     let decorated = decorate(
         &mut keys,
         decls,
-        scopes,
+        module_table,
         names,
         nodes().filter(of_kind(NodeKind::Decorator)),
         &mut qualified_keys,
@@ -847,7 +861,7 @@ fn is_override(decl: &Decl<'_>) -> bool {
 fn decorate(
     keys: &mut KeyTable,
     decls: &[Decl<'_>],
-    scopes: ModuleTable<'_>,
+    module_table: ModuleTable<'_>,
     names: &mut QualifiedNames,
     decorators: impl Iterator<Item = NodeId>,
     qualified: &mut Vec<(AppValue, Key)>,
@@ -882,7 +896,7 @@ fn decorate(
             )));
             continue;
         }
-        let key = scopes.qualify(decl.module(), &spec.key, names);
+        let key = module_table.qualify(decl.module(), &spec.key, names);
         if let (Some(_), Declared::Provider(provider)) =
             (decl.in_module, keys.layout.declared(node))
         {
@@ -993,7 +1007,7 @@ fn value_ref(node: NodeId, index: usize) -> ValueRef {
 fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<RouteId, Box<[StepId]>> {
     // A step is named by its module and its name; a guard resolves inside-out from its
     // route's module, like a need, or names another module's step as `module::name`.
-    let scopes = ModuleTable(input.scopes);
+    let module_table = ModuleTable(input.module_table);
     let by_name: HashMap<(Option<u32>, &str), StepId> = input
         .steps
         .iter_enumerated()
@@ -1003,17 +1017,17 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
         if let (Some(path), step) = green_tea_key::split_last(name) {
             // A sub-module's step by its relative path (`sms::auth`), inside-out, then from
             // the root.
-            let module = scopes
+            let module = module_table
                 .outward(module)
                 .find_map(|m| {
                     let mut inner = String::new();
-                    green_tea_key::join_into(&mut inner, &scopes.0[m].path, path);
-                    scopes.position(&inner)
+                    green_tea_key::join_into(&mut inner, &module_table.0[m].path, path);
+                    module_table.position(&inner)
                 })
-                .or_else(|| scopes.position(path))?;
+                .or_else(|| module_table.position(path))?;
             return by_name.get(&(Some(module), step)).copied();
         }
-        scopes
+        module_table
             .outward(module)
             .map(|m| Some(m as u32))
             .chain([None])
@@ -1023,7 +1037,7 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
         .steps
         .iter()
         .map(|s| match s.module() {
-            Some(m) => green_tea_key::join(&scopes.0[m as usize].path, &s.descriptor.name),
+            Some(m) => green_tea_key::join(&module_table.0[m as usize].path, &s.descriptor.name),
             None => s.descriptor.name.to_string(),
         })
         .collect();
@@ -1064,7 +1078,7 @@ fn report_missing(
     mut missing: Vec<(NodeId, Key)>,
     decls: &[Decl<'_>],
     keys: &KeyTable,
-    scopes: ModuleTable<'_>,
+    module_table: ModuleTable<'_>,
     needs: &Rows<ValueRef>,
     graph: &Adjacency,
     problems: &mut Vec<Problem>,
@@ -1096,12 +1110,12 @@ fn report_missing(
             continue;
         }
         problems.push(Problem::MissingKey {
-            suggestion: match scopes.0.is_empty() {
+            suggestion: match module_table.0.is_empty() {
                 true => closest_key(&key, keys.keys()).map(|k| suggest::suggestion(k, keys, decls)),
                 // Only what the (first) consumer can see, as it would spell it.
                 false => {
                     let consumer = decls[group[0].0.index()].module();
-                    let visible = scopes.visible(keys, decls, consumer);
+                    let visible = module_table.visible(keys, decls, consumer);
                     closest_key(&key, visible.iter().map(|(k, _)| k)).map(|k| {
                         let (_, at) = visible.iter().find(|(v, _)| v == k).expect("a candidate");
                         Suggestion {

@@ -54,8 +54,8 @@ impl<'a> ModuleTable<'a> {
 
     /// The modules from `module` out to the root's child: `module`, its parent, ...
     pub(crate) fn outward(&self, module: Option<u32>) -> impl Iterator<Item = usize> + 'a {
-        let scopes = self.0;
-        std::iter::successors(module.map(|m| m as usize), move |&m| scopes[m].parent)
+        let module_table = self.0;
+        std::iter::successors(module.map(|m| m as usize), move |&m| module_table[m].parent)
     }
 
     /// What a need named `name` (no `?`) of a declaration in `consumer` resolves to: in
@@ -306,8 +306,8 @@ pub(crate) struct QualifiedNames {
 impl QualifiedNames {
     /// `name` in the module at `module`: `path::name`.
     #[inline(always)] // for each need in a module, as small as its work
-    pub(crate) fn of(&mut self, scopes: ModuleTable<'_>, module: usize, name: &str) -> &str {
-        let path = &scopes.0[module].path;
+    pub(crate) fn of(&mut self, module_table: ModuleTable<'_>, module: usize, name: &str) -> &str {
+        let path = &module_table.0[module].path;
         if self.module == Some(module) {
             self.buffer.truncate(path.len() + 2);
         } else {

@@ -88,7 +88,7 @@ impl Graph {
                     guards,
                 })
                 .collect(),
-            scopes: &[],
+            module_table: &[],
         };
         analyze(&input)
     }

@@ -90,7 +90,7 @@ pub fn replace_module(
 /// A module's problem the layer above found (its prefix, say), for `build()` to report with
 /// the graph's: GT0015, naming the module and where it was made.
 pub fn module_problem(builder: &mut ContainerBuilder, index: ModuleIndex, reason: String) {
-    let scope = &builder.scopes[index.0 as usize];
+    let scope = &builder.module_table[index.0 as usize];
     let problem = Problem::ModuleShape {
         module: scope.path.to_string(),
         location: scope.location,
@@ -101,7 +101,7 @@ pub fn module_problem(builder: &mut ContainerBuilder, index: ModuleIndex, reason
 
 /// The path of the registered module `index` (`shop::notifications`).
 pub fn module_path(builder: &ContainerBuilder, index: ModuleIndex) -> Arc<str> {
-    Arc::clone(&builder.scopes[index.0 as usize].path)
+    Arc::clone(&builder.module_table[index.0 as usize].path)
 }
 
 /// Takes `module`'s sub-modules out of it, for the layer above to register one by one.
@@ -234,7 +234,7 @@ pub fn health_key_problem(
         .filter(|e| e.kind != NodeKind::Override)
         .flat_map(|e| {
             let location = e.registered.descriptor.location;
-            let path = e.module.map(|m| &*builder.scopes[m as usize].path);
+            let path = e.module.map(|m| &*builder.module_table[m as usize].path);
             e.registered.descriptor.provides.iter().map(move |s| {
                 let mut spec = s.clone();
                 spec.key = crate::graph::qualified_key(path, &s.key);

@@ -56,7 +56,7 @@ impl App {
 impl AppInner {
     /// Whether the app has async health checks, which its health must await.
     pub(crate) fn has_async_checks(&self) -> bool {
-        !self.health.probes.is_empty()
+        !self.health.async_checks.is_empty()
     }
 
     /// The app's health, its async checks asked (those due run, concurrently).
@@ -65,9 +65,10 @@ impl AppInner {
             return self.health_with(Vec::new());
         }
         let container = &self.runtime.container;
-        let asked =
-            futures_util::future::join_all(self.health.probes.iter().map(|p| p.ask(container)))
-                .await;
+        let asked = futures_util::future::join_all(
+            self.health.async_checks.iter().map(|p| p.ask(container)),
+        )
+        .await;
         self.health_with(asked)
     }
 
@@ -131,20 +132,23 @@ impl AppInner {
         if !asked.is_empty() {
             let now = tokio::time::Instant::now();
             checks.reserve(asked.len());
-            for (probe, asked) in self.health.probes.iter().zip(asked) {
+            for (async_check, asked) in self.health.async_checks.iter().zip(asked) {
                 if let Some(Asked { check, .. }) = &asked {
-                    count_in_module(&mut modules, probe.module, &probe.key, check);
+                    count_in_module(&mut modules, async_check.module, &async_check.key, check);
                     if check.status == CheckStatus::Down
-                        && self.health.critical.contains(&probe.key)
+                        && self.health.critical.contains(&async_check.key)
                     {
                         let detail = check.detail.as_deref().unwrap_or("no detail");
-                        reasons.push(format!("critical `{}`: check down: {detail}", probe.key));
+                        reasons.push(format!(
+                            "critical `{}`: check down: {detail}",
+                            async_check.key
+                        ));
                     }
                 }
                 let age = asked.as_ref().map(|a| now.saturating_duration_since(a.at));
                 checks.push(CheckReport {
-                    key: probe.key.to_string(),
-                    module: module_path(&modules, probe.module),
+                    key: async_check.key.to_string(),
+                    module: module_path(&modules, async_check.module),
                     age_millis: age.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
                     cached: asked.as_ref().map(|a| a.cached),
                     check: asked.map(|a| a.check),

@@ -1,5 +1,6 @@
 //! `App`: the container, the steps and the routes, compiled at `build()` into a dispatch table.
 
+mod async_checks;
 mod builder;
 mod built_in;
 mod close;
@@ -14,7 +15,6 @@ mod metered;
 #[path = "unmetered.rs"]
 mod metered;
 mod mount;
-mod probes;
 mod workers;
 
 use std::sync::Arc;

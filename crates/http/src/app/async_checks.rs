@@ -5,7 +5,7 @@ use std::time::Duration;
 use green_tea_core::{AsyncHealthCheck, CheckTiming, Key, Location, TypeInfo};
 
 use super::AppBuilder;
-use crate::health::ProbeSetting;
+use crate::health::AsyncCheckSetting;
 
 impl AppBuilder {
     /// Asks the value under `key`, of type `T`, for its health in
@@ -59,7 +59,7 @@ impl AppBuilder {
     /// ```
     #[track_caller]
     pub fn async_health_check<T: AsyncHealthCheck>(self, key: impl Into<Key>) -> Self {
-        self.push_probe::<T>(key.into(), CheckTiming::new(), Location::caller())
+        self.push_async_check::<T>(key.into(), CheckTiming::new(), Location::caller())
     }
 
     /// [`async_health_check`](Self::async_health_check) with this check's own `timing`;
@@ -95,14 +95,14 @@ impl AppBuilder {
         key: impl Into<Key>,
         timing: CheckTiming,
     ) -> Self {
-        self.push_probe::<T>(key.into(), timing, Location::caller())
+        self.push_async_check::<T>(key.into(), timing, Location::caller())
     }
 
     /// How long `health()` waits for an async check's answer, for the checks that do not set
     /// their own (default 1 s, [`CheckTiming::DEFAULT_TIMEOUT`]); past it, the check reports
     /// down. Applies to every such check, registered before this call or after.
     pub fn health_check_timeout(mut self, timeout: Duration) -> Self {
-        self.health.probe_timing = self.health.probe_timing.timeout(timeout);
+        self.health.async_check_timing = self.health.async_check_timing.timeout(timeout);
         self
     }
 
@@ -110,17 +110,17 @@ impl AppBuilder {
     /// set their own (default 5 s, [`CheckTiming::DEFAULT_CACHE`]). Applies to every such
     /// check, registered before this call or after.
     pub fn health_check_cache(mut self, interval: Duration) -> Self {
-        self.health.probe_timing = self.health.probe_timing.cache_for(interval);
+        self.health.async_check_timing = self.health.async_check_timing.cache_for(interval);
         self
     }
 
-    fn push_probe<T: AsyncHealthCheck>(
+    fn push_async_check<T: AsyncHealthCheck>(
         mut self,
         key: Key,
         timing: CheckTiming,
         location: Location,
     ) -> Self {
-        self.health.probes.push(ProbeSetting {
+        self.health.async_checks.push(AsyncCheckSetting {
             key,
             location,
             ty: TypeInfo::of::<T>(),

@@ -13,18 +13,18 @@ use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
 use green_tea_core::{AsyncHealthCheck, Check, CheckTiming, Container, Key, Location, TypeInfo};
 
 /// An async check as registered: checked at `build()` like a synchronous one (GT0009).
-pub(crate) struct ProbeSetting {
+pub(crate) struct AsyncCheckSetting {
     pub(crate) key: Key,
     pub(crate) location: Location,
     pub(crate) ty: TypeInfo,
     /// What it sets itself; the rest is the app's.
     pub(crate) timing: CheckTiming,
-    pub(crate) ask: ProbeAsk,
+    pub(crate) ask: AsyncAsk,
 }
 
 /// How an async check asks a value (of the type it was registered with): a future that owns
 /// the value, so that every caller can share it.
-pub(crate) type ProbeAsk = fn(AnyValue) -> BoxFuture<'static, Check>;
+pub(crate) type AsyncAsk = fn(AnyValue) -> BoxFuture<'static, Check>;
 
 /// An async check's question, for values of type `T`.
 pub(crate) fn ask<T: AsyncHealthCheck>(value: AnyValue) -> BoxFuture<'static, Check> {
@@ -42,14 +42,14 @@ pub(crate) fn ask<T: AsyncHealthCheck>(value: AnyValue) -> BoxFuture<'static, Ch
 type Running = Shared<BoxFuture<'static, (Check, Instant)>>;
 
 /// An async check, resolved, with what it keeps between calls.
-pub(crate) struct CompiledProbe {
+pub(crate) struct CompiledAsyncCheck {
     pub(crate) key: Key,
     at: AppValue,
     /// The module whose key it is (its position among the container's modules).
     pub(crate) module: Option<usize>,
     timeout: Duration,
     cache_for: Duration,
-    ask: ProbeAsk,
+    ask: AsyncAsk,
     /// Shared with the check's task, which keeps its answer there when it ends.
     slot: Arc<Mutex<Slot>>,
 }
@@ -71,17 +71,17 @@ pub(crate) struct Asked {
     pub(crate) cached: bool,
 }
 
-impl CompiledProbe {
+impl CompiledAsyncCheck {
     /// `setting` resolved to the value `at`, its unset timing taken from `defaults`.
     pub(crate) fn new(
-        setting: ProbeSetting,
+        setting: AsyncCheckSetting,
         at: AppValue,
         module: Option<usize>,
         defaults: CheckTiming,
     ) -> Self {
         let timeout = defaults.timeout_or(CheckTiming::DEFAULT_TIMEOUT);
         let cache_for = defaults.cache_for_or(CheckTiming::DEFAULT_CACHE);
-        CompiledProbe {
+        CompiledAsyncCheck {
             key: setting.key,
             at,
             module,
