@@ -29,4 +29,4 @@ pub use path::{
 };
 pub use spelling::{Form, RESERVED, Spelling, is_plain, may_be_collection, spelling};
 pub use suggest::{closest, one_edit_away};
-pub use type_name::{short_type_name, shorten_type_name};
+pub use type_name::{short_type_name, short_type_name_of, shorten_type_name};

@@ -40,6 +40,15 @@ pub fn short_type_name(name: &str) -> &str {
     last_segment(name)
 }
 
+/// [`short_type_name`] of `T`'s `std::any::type_name`, which is `'static`.
+///
+/// ```
+/// assert_eq!(green_tea_key::short_type_name_of::<std::time::Duration>(), "Duration");
+/// ```
+pub fn short_type_name_of<T: ?Sized>() -> &'static str {
+    short_type_name(std::any::type_name::<T>())
+}
+
 fn last_segment(path: &str) -> &str {
     path.rsplit(crate::SEP).next().unwrap_or(path)
 }

@@ -5,8 +5,12 @@ use std::fmt;
 use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::settings::{SettingSource, UnknownSetting};
 
-use super::render::first_name;
 use super::{Origin, Suggestion};
+
+/// The name of the first declaration of `chain` (the one that needs the key directly).
+fn first_name(chain: &[Origin]) -> String {
+    chain.first().map(|o| o.name.clone()).unwrap_or_default()
+}
 
 /// Everything wrong with a graph, found at `build()` before anything was constructed.
 ///

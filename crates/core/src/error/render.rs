@@ -10,10 +10,6 @@ use crate::settings::SettingSource;
 use super::build::Unregistered;
 use super::{NodeKind, Origin, Problem, Suggestion};
 
-pub(super) fn first_name(chain: &[Origin]) -> String {
-    chain.first().map(|o| o.name.clone()).unwrap_or_default()
-}
-
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let code = self.code();

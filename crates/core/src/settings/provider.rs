@@ -68,14 +68,9 @@ impl<T: Settings> SettingsProvider<T> {
     }
 }
 
-/// `BillingSettings` for `app::billing::BillingSettings`: the type's name without its path.
-fn type_name<T>() -> &'static str {
-    green_tea_key::short_type_name(std::any::type_name::<T>())
-}
-
 impl<T: Settings> Provider for SettingsProvider<T> {
     fn descriptor(&self) -> Descriptor {
-        Descriptor::new(type_name::<T>())
+        Descriptor::new(green_tea_key::short_type_name_of::<T>())
             .provides::<T>(T::KEY)
             .at(self.location)
     }

@@ -227,7 +227,7 @@ impl<'a> Reader<'a> {
         let variable = self.variable(field);
         let expected = self
             .spec(field)
-            .map_or_else(|| short_type_name::<T>(), |s| s.type_name);
+            .map_or_else(green_tea_key::short_type_name_of::<T>, |s| s.type_name);
         let found = match self.find(field, &variable) {
             Found::Nowhere => default.map_or(Found::Nowhere, Found::Default),
             found => found,
@@ -346,10 +346,4 @@ impl<'a> Reader<'a> {
             source,
         });
     }
-}
-
-/// `Duration` for `core::time::Duration`: the last segment of a plain path, which is
-/// `'static`; a generic type keeps its full name.
-fn short_type_name<T>() -> &'static str {
-    green_tea_key::short_type_name(std::any::type_name::<T>())
 }

@@ -106,7 +106,7 @@ impl SharedSink {
     pub fn from_arc<S: OutboxSink>(sink: Arc<S>) -> Self {
         SharedSink {
             sink,
-            type_name: short_type_name::<S>(),
+            type_name: green_tea_key::short_type_name_of::<S>(),
         }
     }
 }
@@ -129,11 +129,6 @@ impl std::fmt::Debug for SharedSink {
             .field(&format_args!("{}", self.type_name))
             .finish()
     }
-}
-
-/// `Broker` for `shop::orders::Broker`; a generic type's name whole.
-fn short_type_name<T>() -> &'static str {
-    green_tea_key::short_type_name(std::any::type_name::<T>())
 }
 
 #[cfg(test)]
