@@ -173,7 +173,13 @@ impl Container {
                     kind: node.kind,
                     name: d.name.to_string(),
                     scope: Scope::App,
-                    provides: node.explain_keys().to_vec(),
+                    provides: (node.descriptor.provides.iter())
+                        .zip(node.short_type_names())
+                        .map(|(spec, type_name)| ExplainKey {
+                            key: spec.key.to_string(),
+                            type_name: type_name.clone(),
+                        })
+                        .collect(),
                     needs: d
                         .needs
                         .iter()
@@ -186,9 +192,8 @@ impl Container {
                         .collect(),
                     location: d.location.to_string(),
                     overridden: node.kind == NodeKind::Override,
-                    built: node.slot.is_built() && !node.slot.is_disposed(),
-                    build_micros: node
-                        .slot
+                    built: inner.slots[id].is_built() && !inner.slots[id].is_disposed(),
+                    build_micros: inner.slots[id]
                         .build_time()
                         .map(|t| u64::try_from(t.as_micros()).unwrap_or(u64::MAX)),
                     module: node

@@ -144,7 +144,7 @@ impl Container {
             .iter()
             .map(|&id| {
                 let node = &inner.providers[id];
-                let slot = &node.slot;
+                let slot = &inner.slots[id];
                 let error = slot.last_error();
                 // Taken over: no key resolves to it and nothing needs it. (A key's provider
                 // under decorators, or a list's contributor, is what the key does not

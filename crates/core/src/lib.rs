@@ -7,7 +7,6 @@
 //! facade, which re-exports what they write.
 
 mod async_check;
-mod collection;
 mod container;
 mod descriptor;
 mod error;
@@ -33,7 +32,6 @@ pub mod __private;
 
 pub use __private::Discoverable;
 pub use async_check::{AsyncHealthCheck, CheckTiming};
-pub use collection::{All, ByName};
 pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;
 pub use error::{
@@ -52,7 +50,7 @@ pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
-pub use value::{NeedError, Needs, Provided};
+pub use value::{All, ByName, NeedError, Needs, Provided};
 
 /// Workers: long-running tasks that are nodes of the graph ([`Worker`](workers::Worker),
 /// [`WorkerFn`](workers::WorkerFn)), how they restart ([`Restart`](workers::Restart),

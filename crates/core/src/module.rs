@@ -209,10 +209,16 @@ impl ModuleIndex {
         ModuleIndex(u32::try_from(at).expect("fewer than 2^32 modules"))
     }
 
-    /// Where [`crate::graph::Decl`] keeps it.
+    /// How a declaration keeps the module it was registered in.
     pub(crate) fn in_module(index: Option<ModuleIndex>) -> Option<std::num::NonZeroU32> {
-        crate::graph::Decl::in_module(index.map(|m| m.0))
+        module_number(index.map(|m| m.0))
     }
+}
+
+/// How a declaration keeps the module it was registered in (its position among the registered
+/// modules): that position plus one, so that `None` (the root) costs no space.
+pub(crate) fn module_number(module: Option<u32>) -> Option<std::num::NonZeroU32> {
+    module.and_then(|m| std::num::NonZeroU32::new(m.checked_add(1)?))
 }
 
 /// The layer above's part of `module`, made with `T::default()` if it has none yet.

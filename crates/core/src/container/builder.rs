@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Container, Inner, Node};
-use crate::collection;
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind, Problem};
+use crate::graph::collections;
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
@@ -103,6 +103,13 @@ pub(crate) struct Entry {
     pub(crate) module: Option<u32>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
+}
+
+impl Container {
+    /// Starts declaring a graph.
+    pub fn builder() -> ContainerBuilder {
+        ContainerBuilder::new()
+    }
 }
 
 impl Default for ContainerBuilder {
@@ -747,7 +754,7 @@ impl ContainerBuilder {
                 });
             }
         }
-        let collections: Vec<_> = collection::nodes(
+        let collections: Vec<_> = collections::nodes(
             self.entries
                 .iter()
                 .filter(|e| e.kind != NodeKind::Override)
@@ -893,7 +900,7 @@ impl ContainerBuilder {
         } = analysis;
         let mut entries = self.entries;
         for (id, specs) in collections {
-            collection::fill(&mut entries[id].registered, specs);
+            collections::fill(&mut entries[id].registered, specs);
         }
         // A module's keys under their names in the graph (`notifications::http`), so that
         // explain, health and errors say which module's they are: the keys the graph made,
@@ -922,8 +929,7 @@ impl ContainerBuilder {
                 descriptor: entry.registered.descriptor,
                 kind: entry.kind,
                 module: entry.module,
-                slot: Default::default(),
-                explain_keys: Default::default(),
+                short_type_names: Default::default(),
                 #[cfg(feature = "metrics")]
                 metrics,
             }
@@ -931,6 +937,10 @@ impl ContainerBuilder {
         tracing::debug!(providers = providers.len(), "graph checked");
         Container {
             inner: Arc::new(Inner {
+                slots: providers
+                    .iter()
+                    .map(|_| crate::value::Slot::default())
+                    .collect(),
                 providers,
                 needs: provider_needs,
                 dependencies,

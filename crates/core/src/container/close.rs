@@ -7,11 +7,42 @@ use futures_util::future::join_all;
 use tokio::task::JoinError;
 use tracing::Instrument;
 
-use super::Inner;
+use super::{Container, Inner};
 use crate::error::{CloseError, CloseFailure, ClosePart, FailureCause, join_message};
 use crate::ids::{IdVec, ProviderId};
 
-pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
+impl Container {
+    /// Disposes every built provider, dependents before their dependencies, each under the
+    /// dispose timeout; see [`ContainerBuilder::dispose_timeout`].
+    ///
+    /// Builds still running are awaited (bounded by the dispose timeout) so their values are
+    /// disposed too. A dispose that fails, panics or hangs is reported in the [`CloseError`]
+    /// and never stops another. Closing twice, or concurrently, disposes once and returns the
+    /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`].
+    ///
+    /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
+    /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes
+    /// nothing and returns a `CloseError` whose failure quotes tokio's "timers are disabled".
+    pub async fn close(&self) -> Result<(), CloseError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner
+            .close_outcome
+            .get_or_init(|| async move {
+                // A task of its own, so a caller that stops waiting does not stop the close.
+                let task = tokio::spawn(close(Arc::clone(&inner)));
+                task.await.unwrap_or_else(|join| {
+                    Err(CloseError {
+                        failures: vec![task_failure(join)],
+                    })
+                })
+            })
+            .await
+            .clone()
+    }
+
+}
+
+async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
     // Workers first, before anything they need is disposed (an app has stopped them already,
     // after its drain: then this waits for nothing and reports nothing twice).
     let mut failures = inner.workers.stop().await;
@@ -38,8 +69,8 @@ pub(super) async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
 async fn await_builds_in_flight(inner: &Inner) {
     let flights: Vec<_> = inner
         .providers
-        .iter()
-        .filter_map(|n| n.slot.flight().clone().map(|f| (n, f)))
+        .iter_enumerated()
+        .filter_map(|(id, n)| inner.slots[id].flight().clone().map(|f| (n, f)))
         .collect();
     for (node, mut flight) in flights {
         let finished =
@@ -63,13 +94,12 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
     // Dependents come after their dependencies in `order`, so walking it backwards sees every
     // dependent before the nodes it depends on.
     for &id in inner.order.iter().rev() {
-        let node = &inner.providers[id];
-        if !node.slot.is_built() {
+        if !inner.slots[id].is_built() {
             continue;
         }
         let wave = inner.dependents[id]
             .iter()
-            .filter(|&&d| inner.providers[d].slot.is_built())
+            .filter(|&&d| inner.slots[d].is_built())
             .map(|&d| wave_of[d] + 1)
             .max()
             .unwrap_or(0);
@@ -86,8 +116,9 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
 /// abandoned at the timeout.
 async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     let node = &inner.providers[id];
-    let provided = node.slot.values()?.clone();
-    if !node.slot.claim_dispose() {
+    let slot = &inner.slots[id];
+    let provided = slot.values()?.clone();
+    if !slot.claim_dispose() {
         return None;
     }
     let provider = Arc::clone(&node.provider);
@@ -130,7 +161,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
 }
 
 /// The close task itself failed (it panicked or the runtime is shutting down).
-pub(super) fn task_failure(join: JoinError) -> CloseFailure {
+fn task_failure(join: JoinError) -> CloseFailure {
     CloseFailure {
         part: ClosePart::Provider {
             name: "(the close task)".to_owned(),

@@ -6,7 +6,7 @@ mod close;
 #[cfg(feature = "metrics")]
 mod metered;
 mod resolver;
-mod slot;
+mod settings_report;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ use crate::ids::{AppValue, IdLists, IdVec, ProviderId};
 use crate::key::{Key, KeySpec};
 use crate::provider::ErasedProvider;
 use crate::value::{AnyValue, Needs};
-use slot::{PendingBuild, Slot};
+use crate::value::{PendingBuild, Slots};
 
 /// The built graph of app-scoped providers.
 ///
@@ -56,6 +56,8 @@ pub struct Container {
 
 pub(crate) struct Inner {
     pub(crate) providers: IdVec<ProviderId, Node>,
+    /// Each provider's values once built, and its build in flight.
+    pub(crate) slots: Slots,
     /// For each provider, each need resolved to the value that satisfies it (`None`: an
     /// optional need that nothing provides).
     pub(crate) needs: IdLists<ProviderId, Option<AppValue>>,
@@ -83,20 +85,14 @@ pub(crate) struct Node {
     pub(crate) kind: NodeKind,
     /// The module it was registered in (its position in [`Inner::modules`]), if any.
     pub(crate) module: Option<u32>,
-    pub(crate) slot: Slot,
-    /// The provided keys with their short type names, worked out on the first `explain`.
-    pub(crate) explain_keys: std::sync::OnceLock<Box<[crate::explain::ExplainKey]>>,
+    /// The short names of the provided keys' types, worked out on the first `explain`.
+    pub(crate) short_type_names: std::sync::OnceLock<Box<[String]>>,
     /// Its metrics' handles, registered when the container is built.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: metered::ProviderMetrics,
 }
 
 impl Container {
-    /// Starts declaring a graph.
-    pub fn builder() -> ContainerBuilder {
-        ContainerBuilder::new()
-    }
-
     /// The value under `key`, building the providers it needs first (each at most once, even
     /// when many callers ask at the same time).
     ///
@@ -130,34 +126,6 @@ impl Container {
             roots.push(self.inner.locate(key)?.provider);
         }
         self.inner.build_now(roots).await
-    }
-
-    /// Disposes every built provider, dependents before their dependencies, each under the
-    /// dispose timeout; see [`ContainerBuilder::dispose_timeout`].
-    ///
-    /// Builds still running are awaited (bounded by the dispose timeout) so their values are
-    /// disposed too. A dispose that fails, panics or hangs is reported in the [`CloseError`]
-    /// and never stops another. Closing twice, or concurrently, disposes once and returns the
-    /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`].
-    ///
-    /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
-    /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes
-    /// nothing and returns a `CloseError` whose failure quotes tokio's "timers are disabled".
-    pub async fn close(&self) -> Result<(), CloseError> {
-        let inner = Arc::clone(&self.inner);
-        self.inner
-            .close_outcome
-            .get_or_init(|| async move {
-                // A task of its own, so a caller that stops waiting does not stop the close.
-                let task = tokio::spawn(close::close(Arc::clone(&inner)));
-                task.await.unwrap_or_else(|join| {
-                    Err(CloseError {
-                        failures: vec![close::task_failure(join)],
-                    })
-                })
-            })
-            .await
-            .clone()
     }
 
     /// Whether `close()` has begun.
@@ -201,10 +169,7 @@ impl Inner {
     /// The value `at` if its provider is built (whether or not the container is closed).
     #[inline]
     pub(crate) fn value(&self, at: AppValue) -> Option<&AnyValue> {
-        self.providers[at.provider]
-            .slot
-            .values()
-            .map(|p| &p.values()[at.index as usize])
+        self.slots[at.provider].value(at.index)
     }
 
     /// The value `at` if it is built; `Err(Closed)` after `close()`. Never builds.
@@ -250,7 +215,7 @@ impl Inner {
         let inner = Arc::clone(self);
         async move {
             loop {
-                let slot = &inner.providers[id].slot;
+                let slot = &inner.slots[id];
                 if slot.is_built() {
                     return Ok(());
                 }
@@ -349,12 +314,12 @@ impl Inner {
     async fn build(
         self: Arc<Self>,
         id: ProviderId,
-        done: watch::Sender<slot::Outcome>,
+        done: watch::Sender<crate::value::Outcome>,
         requester: tracing::Span,
     ) {
         let reset = ResetFlight { inner: &self, id };
         let outcome = self.build_node(id, requester).await;
-        self.providers[id].slot.record_outcome(&outcome);
+        self.slots[id].record_outcome(&outcome);
         // Clear the flight first: a failed build must not be joined by the next caller.
         drop(reset);
         let _ = done.send(Some(outcome));
@@ -376,7 +341,7 @@ impl Inner {
         for result in join_all(dependencies).await {
             result.map_err(|e| e.needed_by(name))?;
         }
-        let needs = Needs::of_provider(&node.descriptor.needs, &self.needs[id], self);
+        let needs = Needs::of_provider(&node.descriptor.needs, &self.needs[id], &self.slots);
 
         // A root span (a build is shared by every request that waits for it), linked to the
         // request that started it.
@@ -397,7 +362,7 @@ impl Inner {
             Ok(Ok(provided)) => match node.check(&provided) {
                 Ok(()) => {
                     let took = started.elapsed();
-                    node.slot.fill(provided, took);
+                    self.slots[id].fill(provided, took);
                     #[cfg(feature = "metrics")]
                     node.metrics.built(&node.descriptor, took);
                     span.in_scope(|| tracing::debug!(?took, "built"));
@@ -459,20 +424,18 @@ struct ResetFlight<'a> {
 
 impl Drop for ResetFlight<'_> {
     fn drop(&mut self) {
-        *self.inner.providers[self.id].slot.flight() = None;
+        *self.inner.slots[self.id].flight() = None;
     }
 }
 
 impl Node {
-    pub(crate) fn explain_keys(&self) -> &[crate::explain::ExplainKey] {
-        self.explain_keys.get_or_init(|| {
+    /// The short names of the provided keys' types, in the order of its `provides`.
+    pub(crate) fn short_type_names(&self) -> &[String] {
+        self.short_type_names.get_or_init(|| {
             self.descriptor
                 .provides
                 .iter()
-                .map(|s| crate::explain::ExplainKey {
-                    key: s.key.to_string(),
-                    type_name: s.ty.short_name(),
-                })
+                .map(|s| s.ty.short_name())
                 .collect()
         })
     }
@@ -505,9 +468,9 @@ impl Drop for Inner {
         }
         let built: Vec<&str> = self
             .providers
-            .iter()
-            .filter(|n| n.slot.is_built())
-            .map(|n| &*n.descriptor.name)
+            .iter_enumerated()
+            .filter(|(id, _)| self.slots[*id].is_built())
+            .map(|(_, n)| &*n.descriptor.name)
             .collect();
         if !built.is_empty() {
             tracing::warn!(

@@ -729,7 +729,7 @@ fn settings_without_prefix(
          registered outside a module, whose name would give them one\n  \
          help: give the type a prefix, like `#[settings(prefix = \"{}\")]`, or register \
          it in a module (`Module::provider`), which reads it under the module's name",
-        crate::settings::suggested_prefix(settings.as_str())
+        suggested_prefix(settings.as_str())
     )
 }
 
@@ -841,5 +841,46 @@ fn write_suggestion(f: &mut fmt::Formatter<'_>, suggestion: Option<&Suggestion>)
             s.key, s.location
         ),
         None => Ok(()),
+    }
+}
+
+/// A prefix for a settings type that has none, from its key, for the message that asks for
+/// one: `PAYMENT` for `paymentSettings`, `SHOP_CART` for `shopCart`.
+fn suggested_prefix(key: &str) -> String {
+    let stem = key
+        .strip_suffix("Settings")
+        .filter(|s| !s.is_empty())
+        .unwrap_or(key);
+    let mut prefix = String::with_capacity(stem.len() + 2);
+    for c in stem.chars() {
+        if c.is_ascii_uppercase() && !prefix.is_empty() && !prefix.ends_with('_') {
+            prefix.push('_');
+        }
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' => prefix.push(c.to_ascii_uppercase()),
+            _ if !prefix.is_empty() && !prefix.ends_with('_') => prefix.push('_'),
+            _ => {}
+        }
+    }
+    let prefix = prefix.trim_end_matches('_');
+    if prefix.is_empty() {
+        "APP".to_owned()
+    } else {
+        prefix.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggested_prefix;
+
+    #[test]
+    fn a_prefix_is_suggested_from_the_key() {
+        assert_eq!(suggested_prefix("paymentSettings"), "PAYMENT");
+        assert_eq!(suggested_prefix("shopCart"), "SHOP_CART");
+        assert_eq!(suggested_prefix("mail"), "MAIL");
+        assert_eq!(suggested_prefix("http-client"), "HTTP_CLIENT");
+        assert_eq!(suggested_prefix("Settings"), "SETTINGS");
+        assert_eq!(suggested_prefix("_"), "APP");
     }
 }

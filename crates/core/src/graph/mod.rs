@@ -6,6 +6,7 @@
 //! between a node and the declaration it stands for.
 
 mod adjacency;
+pub(crate) mod collections;
 mod modules;
 mod numbering;
 mod order;
@@ -68,7 +69,7 @@ impl Decl<'_> {
 
     /// What [`Decl::in_module`] holds for the module at `module`.
     pub(crate) fn in_module(module: Option<u32>) -> Option<std::num::NonZeroU32> {
-        module.and_then(|m| std::num::NonZeroU32::new(m.checked_add(1)?))
+        crate::module::module_number(module)
     }
 
     fn scope(&self) -> Scope {

@@ -13,8 +13,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use crate::collection::{All, ByName};
 use crate::descriptor::Descriptor;
+use crate::value::{All, ByName};
 use crate::value::{NeedError, Needs, Provided};
 
 /// Stands for the type `T` in an expansion; its methods come from the traits below.

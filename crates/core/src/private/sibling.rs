@@ -174,7 +174,7 @@ pub fn needs<'a>(
     sources: &'a [Source],
     locals: &'a [AnyValue],
 ) -> Needs<'a> {
-    Needs::of_request(specs, sources, locals, &container.inner)
+    Needs::of_request(specs, sources, locals, &container.inner.slots)
 }
 
 /// The value `source` names: a provider's (if built) or one of the request's `locals`.
@@ -184,19 +184,19 @@ pub fn source_value<'a>(
     locals: &'a [AnyValue],
     source: Source,
 ) -> Option<&'a AnyValue> {
-    crate::value::source_value(&container.inner, locals, source)
+    crate::value::source_value(&container.inner.slots, locals, source)
 }
 
 /// `value` as a list of `T`, if it is a collection of `T`.
 #[inline]
 pub fn all<T: Send + Sync + 'static>(value: &AnyValue) -> Option<crate::All<'_, T>> {
-    crate::collection::Members::all(value)
+    crate::value::Members::all(value)
 }
 
 /// `value` as a map of `T` by name, if it is a collection of `T`.
 #[inline]
 pub fn by_name<T: Send + Sync + 'static>(value: &AnyValue) -> Option<crate::ByName<'_, T>> {
-    crate::collection::Members::by_name(value)
+    crate::value::Members::by_name(value)
 }
 
 /// Checks that `provided` holds one value per spec, of its type.

@@ -1,15 +1,109 @@
-//! `SettingsProvider<T>`: the provider of a settings type's key, whose value `build()` reads
-//! (through the hidden [`SettingsHook`]) before it checks the graph; built like a value.
+//! A settings type: the [`Settings`] trait, [`SettingsProvider<T>`], the provider of its key,
+//! whose value `build()` reads (through the hidden [`SettingsHook`]) before it checks the graph,
+//! built like a value; and [`Reader::nested`], the read of a settings type inside another.
+//! The trait and its provider name each other, so they stand together.
 
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
-use super::{ExplainSetting, FieldSpec, Reader, Settings};
+use super::{ExplainSetting, FieldSpec, Reader, SettingsHook};
 use crate::descriptor::Descriptor;
 use crate::error::BoxError;
 use crate::key::Location;
 use crate::provider::Provider;
 use crate::value::{Needs, Provided};
+
+/// A settings type: a struct whose fields are read at `build()` from defaults, a TOML file and
+/// the environment, and which is a provider of its key ([`provider`](Self::provider)).
+///
+/// `#[derive(Settings)]` writes this impl; by hand it is a few lines, one [`Reader`] call per
+/// field (each records its own problem and returns `None`, so every field is read even after
+/// one failed):
+///
+/// ```
+/// use std::time::Duration;
+/// use green_tea::Container;
+/// use green_tea::settings::{FieldSpec, Reader, Secret, Settings, Sources};
+///
+/// struct BillingSettings {
+///     url: String,
+///     timeout: Duration,
+///     token: Secret<String>,
+/// }
+///
+/// impl Settings for BillingSettings {
+///     const KEY: &'static str = "billingSettings";
+///     const PREFIX: &'static str = "BILLING";
+///
+///     fn fields() -> Vec<FieldSpec> {
+///         vec![
+///             FieldSpec::new("url", "String"),
+///             FieldSpec::new("timeout", "Duration").default("2s"),
+///             FieldSpec::new("token", "Secret<String>").secret(),
+///         ]
+///     }
+///
+///     fn read(reader: &mut Reader<'_>) -> Option<Self> {
+///         let url = reader.value("url", None);
+///         let timeout = reader.value("timeout", Some("2s"));
+///         let token = reader.secret("token", None);
+///         Some(BillingSettings { url: url?, timeout: timeout?, token: token? })
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let container = Container::builder()
+///     .settings(Sources::from_env_map([
+///         ("BILLING_URL", "http://127.0.0.1:3001"),
+///         ("BILLING_TOKEN", "s3cr3t"),
+///     ]))
+///     .provider(BillingSettings::provider())
+///     .build()
+///     .unwrap();
+/// let settings = container.get::<BillingSettings>("billingSettings").await.unwrap();
+/// assert_eq!(settings.url, "http://127.0.0.1:3001");
+/// assert_eq!(settings.timeout, Duration::from_secs(2));
+/// assert_eq!(settings.token.expose(), "s3cr3t");
+/// assert_eq!(format!("{:?}", settings.token), "***");
+/// # container.close().await.unwrap(); }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a green-tea settings type",
+    note = "put `#[derive(Settings)]` with `#[settings(provides = \"key\", prefix = \"PREFIX\")]` on the struct, or implement `Settings` by hand"
+)]
+pub trait Settings: Sized + Send + Sync + 'static {
+    /// The key it provides (`billingSettings`); `""` for a type that is only nested in another.
+    const KEY: &'static str;
+    /// Its prefix (`BILLING`): its variables are `BILLING_<FIELD>`, its file table `[billing]`;
+    /// `""` for a type that is only nested in another, or that only modules register (a
+    /// module's name is its prefix there; at the app's root it is a build problem, GT0022).
+    const PREFIX: &'static str;
+
+    /// Its fields, for the unknown-variable check, `explain` and the docs.
+    fn fields() -> Vec<FieldSpec>;
+
+    /// Reads every field, each problem recorded in `reader`; `None` if any failed.
+    fn read(reader: &mut Reader<'_>) -> Option<Self>;
+
+    /// Checks the values together, once every field was read (GT0018 on `Err`).
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The provider of [`KEY`](Self::KEY): `.provider(BillingSettings::provider())`.
+    #[track_caller]
+    fn provider() -> SettingsProvider<Self> {
+        SettingsProvider::new()
+    }
+}
+
+impl Reader<'_> {
+    /// A nested settings struct: its fields under this one's (`BILLING_BREAKER_THRESHOLD`,
+    /// `[billing.breaker] threshold`), its [`validate`](Settings::validate) run after them.
+    pub fn nested<S: Settings>(&mut self, field: &'static str) -> Option<S> {
+        self.read_nested(field, S::fields(), S::read, S::validate)
+    }
+}
 
 /// The provider of a settings type's key ([`Settings::KEY`], as `T`): register it with
 /// `.provider(T::provider())`. Its value is read at `build()` (every problem in the same
@@ -90,22 +184,6 @@ impl<T: Settings> Provider for SettingsProvider<T> {
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
         Some(self)
     }
-}
-
-/// What `build()` calls on a settings provider: its prefix and fields, and the read itself.
-/// Not a public API: [`Provider::settings_hook`] returns it.
-#[doc(hidden)]
-pub trait SettingsHook: Send + Sync {
-    /// [`Settings::KEY`].
-    fn key(&self) -> &'static str;
-    /// [`Settings::PREFIX`].
-    fn prefix(&self) -> &'static str;
-    /// [`Settings::fields`].
-    fn fields(&self) -> Vec<FieldSpec>;
-    /// Reads and validates the value, and keeps it; the problems stay in `reader`.
-    fn read(&self, reader: &mut Reader<'_>);
-    /// Each field's value and source, once read.
-    fn explain(&self) -> Option<Vec<ExplainSetting>>;
 }
 
 impl<T: Settings> SettingsHook for SettingsProvider<T> {

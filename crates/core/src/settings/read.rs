@@ -2,11 +2,12 @@
 //! settings provider that no override replaces, and look for unknown variables and keys.
 
 use super::file::SettingsFile;
+use super::hook::SettingsHook;
 use super::reader::{Reader, Snapshot};
 use super::sources::{FileError, Loaded};
 use super::unknown::{Claim, known_variables, unknown};
 use super::variables::{clash, flattened};
-use super::{SettingSource, SettingsHook, Sources, UnknownSetting};
+use super::{SettingSource, Sources, UnknownSetting};
 use crate::error::Problem;
 use crate::key::{Key, Location};
 

@@ -8,11 +8,10 @@ use serde::de::DeserializeOwned;
 use toml::de::DeValue;
 
 use super::de::{DeError, Raw, from_raw};
+use super::field::{FieldSpec, table_name, variable_name};
 use super::file::{SettingsFile, TableAt};
 use super::variables::one_edit_away;
-use super::{
-    ExplainSetting, FieldSpec, Secret, SettingSource, Settings, table_name, variable_name,
-};
+use super::{ExplainSetting, Secret, SettingSource};
 use crate::error::Problem;
 use crate::key::Key;
 
@@ -120,15 +119,21 @@ impl<'a> Reader<'a> {
             .map(|v| Secret::new(v.expect("a required field is read or missing")))
     }
 
-    /// A nested settings struct: its fields under this one's (`BILLING_BREAKER_THRESHOLD`,
-    /// `[billing.breaker] threshold`), its [`validate`](Settings::validate) run after them.
-    pub fn nested<S: Settings>(&mut self, field: &'static str) -> Option<S> {
+    /// Reads a nested struct of `fields` under `field` (what [`Reader::nested`] does for a
+    /// settings type): `read` reads its fields, `validate` checks them together.
+    pub(crate) fn read_nested<S>(
+        &mut self,
+        field: &'static str,
+        fields: Vec<FieldSpec>,
+        read: fn(&mut Self) -> Option<S>,
+        validate: fn(&S) -> Result<(), String>,
+    ) -> Option<S> {
         self.path.push(field);
-        let outer = std::mem::replace(&mut self.fields, S::fields());
+        let outer = std::mem::replace(&mut self.fields, fields);
         let table_ok = self.check_table();
-        let value = S::read(self);
+        let value = read(self);
         let value = match value {
-            Some(value) => match value.validate() {
+            Some(value) => match validate(&value) {
                 Ok(()) => Some(value),
                 Err(reason) => {
                     self.reject(format!("`{}`: {reason}", self.path.join(".")));

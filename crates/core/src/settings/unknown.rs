@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
+use super::field::FieldSpec;
 use super::file::TableAt;
 use super::reader::Snapshot;
 use super::variables::flattened;
-use super::{FieldSpec, SettingSource, UnknownSetting};
-use crate::graph::closest;
+use super::{SettingSource, UnknownSetting};
 
 /// A settings type's claim: its prefix and its fields.
 pub(crate) struct Claim<'p> {
@@ -59,7 +59,7 @@ pub(crate) fn unknown(snapshot: &Snapshot<'_>, claims: &[Claim<'_>]) -> Vec<Unkn
             found.push(UnknownSetting {
                 source: SettingSource::Env(name.clone()),
                 name: name.clone(),
-                suggestion: closest(name, known.iter(), String::as_str).cloned(),
+                suggestion: green_tea_key::closest(name, known.iter(), String::as_str).cloned(),
                 prefix: under.clone(),
             });
         }
@@ -106,7 +106,8 @@ fn unknown_keys(
                 let dotted = format!("{table}.{name}");
                 found.push(UnknownSetting {
                     source: file.source(&key.span()),
-                    suggestion: closest(&dotted, names.iter(), String::as_str).cloned(),
+                    suggestion: green_tea_key::closest(&dotted, names.iter(), String::as_str)
+                        .cloned(),
                     name: dotted,
                     prefix: format!("[{table}]"),
                 });

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{FieldSpec, variable_name};
+use super::field::{FieldSpec, variable_name};
 
 /// Each variable the fields read under `prefix`, with the dotted field that reads it, in the
 /// order the fields are declared.
@@ -96,16 +96,5 @@ mod tests {
         for set in ["BILLING_URL", "BILL_URL", "SHOP_URL"] {
             assert!(!one_edit_away("BILLING_URL", set), "{set}");
         }
-    }
-
-    #[test]
-    fn a_prefix_is_suggested_from_the_key() {
-        use crate::settings::suggested_prefix;
-        assert_eq!(suggested_prefix("paymentSettings"), "PAYMENT");
-        assert_eq!(suggested_prefix("shopCart"), "SHOP_CART");
-        assert_eq!(suggested_prefix("mail"), "MAIL");
-        assert_eq!(suggested_prefix("http-client"), "HTTP_CLIENT");
-        assert_eq!(suggested_prefix("Settings"), "SETTINGS");
-        assert_eq!(suggested_prefix("_"), "APP");
     }
 }

@@ -3,6 +3,7 @@
 //! signal when the app closes, and is stopped before anything it needs is disposed.
 
 mod run;
+mod state;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -15,8 +16,8 @@ use crate::error::BoxError;
 use crate::key::Key;
 use crate::value::Needs;
 
-pub use run::{WorkerHealth, WorkerState};
-pub(crate) use run::{WorkerNode, Workers};
+pub use state::{WorkerHealth, WorkerState};
+pub(crate) use state::{WorkerNode, Workers};
 
 /// What a worker's run returns: `Ok` when it has stopped (after its shutdown signal, or its
 /// work being done), an error when it failed.

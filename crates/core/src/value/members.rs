@@ -1,21 +1,15 @@
 //! Collections: a list (`notifiers[]`) or a map by name (`stores{}`) that providers anywhere
-//! contribute to. Each collection is a node of the graph that `build()` adds: it needs every
-//! contribution, in a fixed order, and is built once, when they are, into [`Members`]; a
-//! consumer reads it through a typed view, [`All`] or [`ByName`], that borrows it (nothing is
-//! copied or allocated per read).
+//! contribute to. Each collection is a node of the graph that `build()` adds (`graph/
+//! collections.rs`): it needs every contribution, in a fixed order, and is built once, when they
+//! are, into [`Members`]; a consumer reads it through a typed view, [`All`] or [`ByName`], that
+//! borrows it (nothing is copied or allocated per read).
 
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
-
-use crate::descriptor::Descriptor;
-use crate::error::BoxError;
-use crate::graph::KeyMap;
-use crate::key::{Key, KeySpec, Location, Spelling, TypeInfo};
-use crate::provider::{ErasedProvider, Registered};
-use crate::value::{AnyValue, Needs, Provided};
+use super::provided::AnyValue;
+use crate::key::Key;
 
 /// A collection as the container holds it: its contributions' values, in order, with their
 /// names for a map (sorted by name).
@@ -28,6 +22,16 @@ pub(crate) struct Members {
 }
 
 impl Members {
+    /// Contributions of type `element`, in order; for a map, `names` holds their names, one
+    /// per value.
+    pub(crate) fn new(element: TypeId, values: Box<[AnyValue]>, names: Box<[Key]>) -> Self {
+        Members {
+            element,
+            values,
+            names,
+        }
+    }
+
     /// The members as a list of `T`, if `T` is their element type.
     pub(crate) fn all<T: Send + Sync + 'static>(value: &AnyValue) -> Option<All<'_, T>> {
         let members = value.downcast_ref::<Members>()?;
@@ -240,108 +244,4 @@ impl<T> std::fmt::Debug for ByName<'_, T> {
             .field("names", &self.names)
             .finish()
     }
-}
-
-/// The provider behind a collection's node: it needs every contribution (its descriptor's
-/// needs are filled in by `build()`, which decides them) and provides [`Members`].
-pub(crate) struct Collect {
-    pub(crate) element: TypeInfo,
-    /// A map's entry names, in the order of the needs; empty for a list.
-    pub(crate) names: Box<[Key]>,
-}
-
-impl ErasedProvider for Collect {
-    fn provide<'a>(&'a self, needs: Needs<'a>) -> BoxFuture<'a, Result<Provided, BoxError>> {
-        let values = (0..needs.len())
-            .map(|i| needs.any(i).cloned())
-            .collect::<Result<Box<[AnyValue]>, _>>();
-        let provided = values.map_err(BoxError::from).map(|values| {
-            Provided::one(Members {
-                element: self.element.id(),
-                values,
-                names: self.names.clone(),
-            })
-        });
-        Box::pin(std::future::ready(provided))
-    }
-
-    fn dispose<'a>(&'a self, _provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>> {
-        Box::pin(std::future::ready(Ok(())))
-    }
-}
-
-/// A collection node for each list and map that `declarations` need or contribute to, in the
-/// order they first appear. Its type is the one its first consumer needs, or else its first
-/// contributor's; its location that declaration's. Its needs are filled in by [`fill`], once
-/// `build()` has decided its contributions.
-pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> Vec<Registered> {
-    // (collection key, type, location, whether a consumer gave the type), and where each key is.
-    let mut found: Vec<(Key, TypeInfo, Location, bool)> = Vec::new();
-    let mut at: KeyMap<usize> = KeyMap::default();
-    let mut note = |key: Key, spec: &KeySpec, location: Location, consumer: bool| match at.get(&key)
-    {
-        Some(&i) => {
-            let seen = &mut found[i];
-            if consumer && !seen.3 {
-                (seen.1, seen.2, seen.3) = (spec.ty, location, true);
-            }
-        }
-        None => {
-            at.insert(key.clone(), found.len());
-            found.push((key, spec.ty, location, consumer));
-        }
-    };
-    for descriptor in declarations {
-        let location = descriptor.location;
-        for spec in descriptor
-            .needs
-            .iter()
-            .filter(|s| s.key.may_be_collection())
-        {
-            // A list's or a map's key is the collection's own.
-            if let Ok(Spelling::List(_) | Spelling::Map(_)) = spec.key.spelling() {
-                note(spec.key.clone(), spec, location, true);
-            }
-        }
-        for spec in descriptor
-            .provides
-            .iter()
-            .filter(|s| s.key.may_be_collection())
-        {
-            match spec.key.spelling() {
-                Ok(Spelling::List(_)) => note(spec.key.clone(), spec, location, false),
-                Ok(Spelling::Entry { map, .. }) => {
-                    note(Key::from(format!("{map}{{}}")), spec, location, false)
-                }
-                _ => {}
-            }
-        }
-    }
-    found
-        .into_iter()
-        .map(|(key, element, location, _)| {
-            let mut descriptor = Descriptor::new(key.to_string()).at(location);
-            descriptor.provides.push(KeySpec { key, ty: element });
-            Registered {
-                descriptor,
-                provider: Arc::new(Collect {
-                    element,
-                    names: Box::new([]),
-                }),
-            }
-        })
-        .collect()
-}
-
-/// Gives the collection `registered` its contributions: `specs`, in order, as its needs (a
-/// map's names from their keys).
-pub(crate) fn fill(registered: &mut Registered, specs: Vec<KeySpec>) {
-    let element = registered.descriptor.provides[0].ty;
-    let names = specs
-        .iter()
-        .filter(|s| matches!(s.key.spelling(), Ok(Spelling::Entry { .. })))
-        .map(|s| Key::from(crate::graph::entry_name(&s.key).to_owned()))
-        .collect();
-    registered.descriptor.needs = specs;
-    registered.provider = Arc::new(Collect { element, names });
 }

@@ -7,8 +7,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use super::provided::{AnyValue, Provided};
 use crate::error::ProvideError;
-use crate::value::Provided;
+use crate::ids::{IdVec, ProviderId};
 
 /// The outcome of one build, shared with everyone who waited on it.
 pub(crate) type Outcome = Option<Result<(), ProvideError>>;
@@ -19,6 +20,9 @@ pub(crate) struct PendingBuild {
     pub(crate) done: watch::Receiver<Outcome>,
     pub(crate) abort: AbortHandle,
 }
+
+/// Every provider's slot, by provider: the container's, read by [`Needs`](super::Needs) too.
+pub(crate) type Slots = IdVec<ProviderId, Slot>;
 
 /// Single-flight storage for one provider's values.
 ///
@@ -39,6 +43,12 @@ pub(crate) struct Slot {
 impl Slot {
     pub(crate) fn values(&self) -> Option<&Provided> {
         self.values.get()
+    }
+
+    /// Its `index`-th value, if it is built.
+    #[inline]
+    pub(crate) fn value(&self, index: u32) -> Option<&AnyValue> {
+        self.values.get().map(|p| &p.values()[index as usize])
     }
 
     pub(crate) fn is_built(&self) -> bool {

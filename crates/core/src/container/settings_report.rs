@@ -1,0 +1,51 @@
+//! `Container::settings_report`: what the container's settings types read, in one report.
+
+use super::Container;
+use crate::settings::{SettingsEntry, SettingsReport};
+
+impl Container {
+    /// Every settings type's fields, values and sources, in one report (secrets `***`).
+    ///
+    /// ```
+    /// use green_tea::prelude::*;
+    /// use green_tea::settings::Sources;
+    ///
+    /// #[derive(Settings, Debug)]
+    /// #[settings(provides = "billingSettings", prefix = "BILLING", discover = false)]
+    /// struct BillingSettings {
+    ///     #[settings(default = "http://127.0.0.1:3001")]
+    ///     url: String,
+    /// }
+    ///
+    /// let app = App::builder()
+    ///     .settings(Sources::from_env_map([("BILLING_URL", "http://billing.internal")]))
+    ///     .provider(BillingSettings::provider())
+    ///     .build()
+    ///     .unwrap();
+    /// let report = app.container().settings_report();
+    /// assert_eq!(
+    ///     report.to_string(),
+    ///     "billingSettings\n  url = http://billing.internal (env BILLING_URL)\n"
+    /// );
+    /// ```
+    pub fn settings_report(&self) -> SettingsReport {
+        let inner = &self.inner;
+        let settings = inner
+            .providers
+            .iter_enumerated()
+            .filter_map(|(id, node)| {
+                let hook = node.provider.settings_hook()?;
+                let key = node.descriptor.provides.first()?.key.clone();
+                // An override of its key took its place: it was not read.
+                let overridden = inner.keys.get(&key).map(|v| v.provider()) != Some(id);
+                Some(SettingsEntry {
+                    key: key.to_string(),
+                    location: node.descriptor.location.to_string(),
+                    fields: hook.explain().unwrap_or_default(),
+                    overridden,
+                })
+            })
+            .collect();
+        SettingsReport { settings }
+    }
+}
