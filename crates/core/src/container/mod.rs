@@ -7,6 +7,7 @@ mod close;
 mod metered;
 mod resolver;
 mod settings_report;
+mod workers;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

@@ -2,7 +2,6 @@
 //! at `build()` like any other need), is started once they are built, receives a shutdown
 //! signal when the app closes, and is stopped before anything it needs is disposed.
 
-mod run;
 mod state;
 
 use std::borrow::Cow;

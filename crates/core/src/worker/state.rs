@@ -1,7 +1,7 @@
 //! The workers of a container at run time, as the container holds them: each one's state (for
 //! health) and what its supervisor records; stopping them all (signal, then a bounded wait)
-//! before anything is disposed. Starting them and their supervisors are in `run.rs`, which
-//! needs the container, as this file does not.
+//! before anything is disposed. Starting them and their supervisors are the container's
+//! (`container/workers.rs`), which this file does not need.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,11 +22,11 @@ use crate::ids::AppValue;
 pub(crate) struct Workers {
     pub(crate) nodes: Box<[WorkerNode]>,
     /// Requested when they are to stop; dropped with the container, which stops them too.
-    pub(super) shutdown: watch::Sender<bool>,
+    pub(crate) shutdown: watch::Sender<bool>,
     /// The supervisors' tasks, once started; `None` before.
-    pub(super) tasks: Mutex<Option<Vec<JoinHandle<()>>>>,
+    pub(crate) tasks: Mutex<Option<Vec<JoinHandle<()>>>>,
     /// Set once stopping has begun: no worker starts after.
-    pub(super) stopping: AtomicBool,
+    pub(crate) stopping: AtomicBool,
     /// What stopping found; the first caller reports it.
     stopped: tokio::sync::OnceCell<Vec<CloseFailure>>,
     reported: AtomicBool,
@@ -44,15 +44,15 @@ pub(crate) struct WorkerNode {
 }
 
 #[derive(Clone, Debug)]
-pub(super) struct Status {
-    pub(super) state: WorkerState,
+pub(crate) struct Status {
+    pub(crate) state: WorkerState,
     /// When the state began.
-    pub(super) since: Option<Instant>,
-    pub(super) restarts: u32,
-    pub(super) failures: u32,
-    pub(super) last_failure: Option<FailureCause>,
+    pub(crate) since: Option<Instant>,
+    pub(crate) restarts: u32,
+    pub(crate) failures: u32,
+    pub(crate) last_failure: Option<FailureCause>,
     /// The delay of the restart it is waiting for.
-    pub(super) next_restart: Option<Duration>,
+    pub(crate) next_restart: Option<Duration>,
 }
 
 /// Where a worker is in its life.
@@ -141,11 +141,11 @@ impl WorkerNode {
         self.registered.descriptor.qualified_name().into_owned()
     }
 
-    pub(super) fn status(&self) -> std::sync::MutexGuard<'_, Status> {
+    pub(crate) fn status(&self) -> std::sync::MutexGuard<'_, Status> {
         self.status.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(super) fn set(&self, state: WorkerState) {
+    pub(crate) fn set(&self, state: WorkerState) {
         let mut status = self.status();
         // Abandoned is final: a supervisor aborted at the stop timeout may still finish the
         // poll it was in.

@@ -1,5 +1,6 @@
 //! Starting a container's workers once their needs are built, each under a supervisor that
-//! restarts it as its options say.
+//! restarts it as its options say (what a worker is, and the state the container keeps of
+//! each, are in `worker/`).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
@@ -9,9 +10,8 @@ use futures_util::FutureExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::state::WorkerState;
-use super::{Restart, Shutdown};
-use crate::container::{Container, Inner};
+use super::{Container, Inner};
+use crate::worker::{Restart, Shutdown, WorkerState};
 use crate::error::{FailureCause, ProvideError, panic_message};
 use crate::value::Needs;
 
