@@ -1,12 +1,12 @@
 //! Arbitrary graphs through `ContainerBuilder::build_with`, `start`/`get` and `close`: the
-//! property of crates/core/tests/arbitrary/graph.rs, with the fuzzer choosing the graph.
+//! property of crates/core/tests/graph/arbitrary.rs, with the fuzzer choosing the graph.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 #[allow(dead_code)]
-#[path = "../../crates/core/tests/arbitrary/graph.rs"]
+#[path = "../../crates/core/tests/graph/arbitrary.rs"]
 mod graph_arbitrary;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,8 @@
-//! The graph's check at `build()`, as a user's app meets it: modules, the request scope, validation, the vocabulary (optional needs, collections, decorators) and what each module sees.
+//! The graph's check at `build()`, as a user's app meets it: modules with the macros, the
+//! request scope, validation, the vocabulary (optional needs, collections, decorators) and what
+//! each module sees. Modules by hand are core's own tests (`crates/core/tests/graph/`); the
+//! request scope and validation stay here, with the recording providers of `tests/support`
+//! that every area shares.
 //!
 //! One binary for the area, so that it links once and compiles `tests/support` once; each
 //! module is one topic.
@@ -7,7 +11,6 @@
 mod support;
 
 mod macros_modules;
-mod modules;
 mod request_scope;
 mod validation;
 mod vocabulary;

@@ -336,7 +336,7 @@ fn errors_name_a_modules_declarations_by_its_path() {
     assert_eq!(needed_by[0][0].name, "orders::report");
     assert!(
         err.to_string()
-            .contains("provider `orders::report` (tests/graph/modules.rs:"),
+            .contains(&format!("provider `orders::report` ({}:", file!())),
         "{err}"
     );
 }
