@@ -39,7 +39,6 @@ impl Container {
             .await
             .clone()
     }
-
 }
 
 async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {

@@ -11,9 +11,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::{Container, Inner};
-use crate::worker::{Restart, Shutdown, WorkerState};
 use crate::error::{FailureCause, ProvideError, panic_message};
 use crate::value::Needs;
+use crate::worker::{Restart, Shutdown, WorkerState};
 
 impl Container {
     /// Starts the workers, once: builds what they need (if it is not built), then runs each
