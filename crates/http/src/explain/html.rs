@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use green_tea_core::__private::sibling::{self, xml_escape as escape};
+use green_tea_core::__private::sibling::{self, Picture, xml_escape as escape};
 use green_tea_core::{Explain, ExplainWorker};
 
 use super::{ExplainApp, ExplainRoute};
@@ -201,11 +201,11 @@ impl ExplainApp {
                 },
                 escape(&place),
                 // The section's heading says what the picture's caption would.
-                sibling::render_svg(&{
-                    let mut picture = route.picture();
-                    picture.caption = None;
-                    picture
-                }),
+                Picture {
+                    caption: None,
+                    ..route.picture(i)
+                }
+                .to_svg(),
                 escape(&route.to_string()),
             );
         }
@@ -226,7 +226,11 @@ impl ExplainApp {
                 escape(&worker_search_text(worker)),
                 escape(&worker.name),
                 escape(&place),
-                sibling::render_svg(&sibling::worker_picture(worker)),
+                Picture {
+                    caption: None,
+                    ..sibling::worker_picture(worker)
+                }
+                .to_svg(),
                 escape(&worker.to_string()),
             );
         }
