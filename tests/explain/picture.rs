@@ -172,6 +172,13 @@ fn a_route_is_drawn_from_its_slice_s_picture_and_a_guard_runs_before_its_handler
     in_order(&as_route_providers(&slice.to_mermaid()), &mermaid);
     assert!(mermaid.contains("  r0s0 -->|\"then\"| r0h\n"), "{mermaid}");
     assert!(explain.to_svg().contains(">then</text>"));
+
+    // The page's legend is drawn in the pictures' colours.
+    let html = app.explain_all().to_html();
+    assert!(html.contains(
+        ".legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 12px; }"
+    ));
+    assert!(html.contains("rx=\"12\" fill=\"#e3f2fd\" stroke=\"#1565c0\""));
 }
 
 #[tokio::test]

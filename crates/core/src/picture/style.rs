@@ -1,5 +1,6 @@
 //! How each kind of box looks in every rendering, one row per kind: DOT's shape and line,
-//! Mermaid's brackets, the SVG's colours and corners.
+//! Mermaid's brackets, the SVG's colours and corners (which the HTTP layer's page legend
+//! reads too).
 
 use super::Kind;
 
@@ -7,7 +8,7 @@ use super::Kind;
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct Style {
-    /// Its name: the SVG box's class (`node collection`).
+    /// Its name: the SVG box's class (`node collection`) and the page legend's.
     pub name: &'static str,
     /// The DOT attributes after its label, built and not built.
     pub dot: [&'static str; 2],
@@ -46,6 +47,19 @@ const ROUND: [&str; 2] = ["(", ")"];
 const ASYMMETRIC: [&str; 2] = [">", "]"];
 
 impl Kind {
+    /// Every kind, in the order the page's legend shows them.
+    pub const ALL: [Kind; 9] = [
+        Kind::Provider,
+        Kind::Override,
+        Kind::Collection,
+        Kind::Decorator,
+        Kind::Settings,
+        Kind::Absent,
+        Kind::Step,
+        Kind::Handler,
+        Kind::Worker,
+    ];
+
     /// Its look.
     pub fn style(self) -> Style {
         let (name, dot, mermaid, fill, stroke, radius) = match self {

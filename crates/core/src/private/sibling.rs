@@ -279,8 +279,8 @@ pub fn locate(container: &Container, key: &str) -> Option<AppValue> {
 }
 
 /// The picture model the HTTP layer draws a route with (its slice's picture, then its steps and
-/// handler): DOT, Mermaid and SVG are its methods, and `render_svg_stack` draws several one
-/// under the other.
+/// handler): DOT, Mermaid and SVG are its methods, `render_svg_stack` draws several one under
+/// the other, and each kind's style is the page legend's too.
 pub use crate::picture::{
     Edge as PictureEdge, Kind as PictureKind, Node as PictureNode, Picture, Style as PictureStyle,
     render_stack as render_svg_stack,
