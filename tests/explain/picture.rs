@@ -1,9 +1,10 @@
 //! `to_svg()` on every explain result and `explain_all().to_html()`: what the pictures show,
-//! that every text is escaped, and the page served by `AppBuilder::explain_page`.
+//! that every text is escaped, that a route's drawings start from its slice's, and the page
+//! served by `AppBuilder::explain_page`.
 
 use green_tea::extract::RequestContext;
 use green_tea::routing::Route;
-use green_tea::steps::StepFn;
+use green_tea::steps::{Guard, StepFn};
 use green_tea::test::TestClient;
 use green_tea::{App, HttpError};
 use green_tea::{Container, ProviderFn};
@@ -103,6 +104,81 @@ fn a_route_picture_shows_providers_steps_and_the_handler_apart() {
         1
     );
     assert_eq!(app.explain_all().to_svg().matches("<svg").count(), 1);
+}
+
+/// The lines of a key's DOT or Mermaid between its heading and its end, with its ids `n...`
+/// written as route 0's providers' (`r0p...`).
+fn as_route_providers(drawing: &str) -> Vec<String> {
+    drawing
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.contains("rankdir=") && !l.contains("node [shape"))
+        .map(|l| {
+            l.replacen("  n", "  r0p", 1)
+                .replace(" -> n", " -> r0p")
+                .replace("| n", "| r0p")
+                .replace("style n", "style r0p")
+        })
+        .collect()
+}
+
+/// `part`'s lines are in `whole`'s, in their order.
+fn in_order(part: &[String], whole: &str) {
+    let mut lines = whole.lines();
+    for line in part {
+        assert!(
+            lines.any(|l| l == line),
+            "no `{line}` (in order) in:\n{whole}"
+        );
+    }
+}
+
+#[test]
+fn a_route_is_drawn_from_its_slice_s_picture_and_a_guard_runs_before_its_handler() {
+    let app = App::builder()
+        .provider(
+            ProviderFn::new("pricing", |needs| async move {
+                Ok(needs.optional::<u32>(0)?.is_some())
+            })
+            .needs::<u32>("cache?"),
+        )
+        .step(Guard::new("admin", |_, _| Ok::<(), HttpError>(())))
+        .route(
+            Route::get("/price", |_: RequestContext| async { "p" })
+                .needs::<bool>("pricing")
+                .step("admin"),
+        )
+        .build()
+        .unwrap();
+    let explain = app.explain("/price").unwrap();
+    let slice = &explain.routes[0].providers;
+    assert_eq!(slice.nodes.len(), 1);
+
+    // The providers' boxes and needs, the absent `cache?` included, as their own explain draws
+    // them, then the guard and the handler, and the guard's arrow to the handler.
+    let dot = explain.to_dot();
+    in_order(&as_route_providers(&slice.to_dot()), &dot);
+    in_order(
+        &[
+            "  r0p0a0 [label=\"cache?\\nabsent: nothing provides `cache`\" style=dotted];",
+            "  r0s0 [label=\"step admin\" style=rounded];",
+            "  r0h [label=\"GET /price\" style=bold];",
+            "  r0p0 -> r0h [label=\"pricing\"];",
+            "  r0s0 -> r0h [label=\"then\"];",
+        ]
+        .map(str::to_owned),
+        &dot,
+    );
+    let mermaid = explain.to_mermaid();
+    in_order(&as_route_providers(&slice.to_mermaid()), &mermaid);
+    assert!(mermaid.contains("  r0s0 -->|\"then\"| r0h\n"), "{mermaid}");
+    assert!(explain.to_svg().contains(">then</text>"));
+
+    // The page's legend is drawn in the pictures' colours.
+    let html = app.explain_all().to_html();
+    assert!(html.contains(
+        ".legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 12px; }"
+    ));
+    assert!(html.contains("rx=\"12\" fill=\"#e3f2fd\" stroke=\"#1565c0\""));
 }
 
 #[tokio::test]

@@ -2,13 +2,15 @@
 //! Graphviz DOT, Mermaid and SVG. Every rendering shows the graph's shapes the same way: an
 //! optional need's edge dashed and an absent one from a box of its own, a collection's
 //! contributions in order, a decorator over what it wraps, a module's declarations inside a box
-//! of the module (nested for a sub-module). `module.rs` explains one module, `worker.rs` a
+//! of the module (nested for a sub-module): `picture.rs` turns a slice and a worker into the
+//! picture model those three are drawn from. `module.rs` explains one module, `worker.rs` a
 //! worker.
 
 mod module;
+mod picture;
 mod worker;
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -18,7 +20,6 @@ use crate::error::{NodeKind, ProvideError};
 use crate::graph::Scope;
 use crate::ids::{AppValue, IdVec, ProviderId};
 use crate::key::Spelling;
-use crate::picture::{Edge, Node, Picture, Shape, dot_groups, mermaid_groups};
 use crate::settings::ExplainSetting;
 
 pub(crate) use module::module_of_key;
@@ -223,236 +224,9 @@ impl Explain {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("the explain model is plain data")
     }
-
-    /// The slice as a Graphviz `digraph`: one box per declaration (a collection as a folder,
-    /// a decorator as a component), an edge per need pointing from what is built first to
-    /// what needs it; an optional need's edge is dashed, and an absent one comes from a dotted
-    /// box of its own. A module's declarations are in a `subgraph "cluster_<path>"` labelled
-    /// with its path, a sub-module's cluster inside its parent's.
-    pub fn to_dot(&self) -> String {
-        let mut out = format!(
-            "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
-            dot_quote(&self.target)
-        );
-        let (nodes, edges) = self.dot_statements();
-        dot_groups(&mut out, &nodes);
-        out.push_str(&edges);
-        out.push_str("}\n");
-        out
-    }
-
-    /// The DOT statements of the slice: each node (`n0`...) with its module, and the edges'
-    /// lines, for a graph that draws more around them (a worker's).
-    pub(crate) fn dot_statements(&self) -> (Vec<(Option<&str>, String)>, String) {
-        let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
-        let mut edges = String::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            let style = if node.is_ready() { "solid" } else { "dashed" };
-            let shape = match node.kind {
-                NodeKind::Collection => " shape=folder",
-                NodeKind::Decorator => " shape=component",
-                NodeKind::Settings => " shape=note",
-                _ => "",
-            };
-            let label = node.label_lines(self).join("\n");
-            nodes.push((
-                node.module.as_deref(),
-                format!("n{i} [label={} style={style}{shape}];", dot_quote(&label)),
-            ));
-        }
-        for (i, node) in self.nodes.iter().enumerate() {
-            for (j, need) in node.needs.iter().enumerate() {
-                dot_need_edge(
-                    (&mut nodes, &mut edges),
-                    DotNeed {
-                        to: &format!("n{i}"),
-                        absent_id: &format!("n{i}a{j}"),
-                        from: need.from,
-                        optional: need.optional,
-                        key: &need.key,
-                        label: &node.need_label(j),
-                    },
-                );
-            }
-        }
-        (nodes, edges)
-    }
-
-    /// The slice as a Mermaid `flowchart`: a box per declaration (a collection as a hexagon,
-    /// a decorator as a subroutine), a link per need, dotted for an optional need, from a
-    /// dashed box of its own for an absent one. Every label is quoted, with the characters
-    /// Mermaid would read written as its entity codes. A module's declarations are in a
-    /// `subgraph module<i>["<path>"]`, a sub-module's inside its parent's.
-    pub fn to_mermaid(&self) -> String {
-        let mut out = String::from("flowchart LR\n");
-        let (nodes, links) = self.mermaid_statements();
-        mermaid_groups(&mut out, &nodes);
-        out.push_str(&links);
-        out
-    }
-
-    /// The Mermaid statements of the slice: each node (`n0`...) with its module, and the
-    /// links' lines, for a flowchart that draws more around them (a worker's).
-    pub(crate) fn mermaid_statements(&self) -> (Vec<(Option<&str>, String)>, String) {
-        let mut nodes: Vec<(Option<&str>, String)> = Vec::with_capacity(self.nodes.len());
-        let mut links = String::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            let label = mermaid_lines(&node.label_lines(self));
-            let (open, close) = match node.kind {
-                NodeKind::Collection => ("{{", "}}"),
-                NodeKind::Decorator => ("[[", "]]"),
-                NodeKind::Settings => ("[/", "/]"),
-                _ => ("[", "]"),
-            };
-            nodes.push((
-                node.module.as_deref(),
-                format!("n{i}{open}\"{label}\"{close}"),
-            ));
-        }
-        for (i, node) in self.nodes.iter().enumerate() {
-            for (j, need) in node.needs.iter().enumerate() {
-                let arrow = if need.optional { "-.->" } else { "-->" };
-                let from = match need.from {
-                    Some(from) => format!("n{from}"),
-                    None => {
-                        let id = format!("n{i}a{j}");
-                        let label = mermaid_lines(&absent_lines(&need.key));
-                        nodes.push((
-                            None,
-                            format!("{id}[\"{label}\"]\nstyle {id} stroke-dasharray: 3 3"),
-                        ));
-                        id
-                    }
-                };
-                let label = mermaid_text(&node.need_label(j));
-                let _ = writeln!(links, "  {from} {arrow}|\"{label}\"| n{i}");
-            }
-        }
-        (nodes, links)
-    }
-}
-
-impl Explain {
-    /// The slice as an SVG picture, drawn in process: a box per declaration (dashed while not
-    /// built), with its keys and types, kind, name, scope, build time and whether it is an
-    /// override; a collection's and a decorator's boxes in colours of their own, saying what
-    /// they hold or wrap; an arrow per need, labelled with the key (dashed for an optional
-    /// need, from a dotted box for an absent one). Every text is escaped.
-    ///
-    /// ```
-    /// use green_tea::Container;
-    /// let container = Container::builder().value("port", 3000_u16).build().unwrap();
-    /// let svg = container.explain_key("port").unwrap().to_svg();
-    /// assert!(svg.starts_with("<svg") && svg.contains("port: u16"));
-    /// ```
-    pub fn to_svg(&self) -> String {
-        let mut picture = self.picture();
-        picture.caption = Some(format!("`{}` builds", self.target));
-        crate::picture::render(&picture)
-    }
-
-    /// The slice as boxes and needs: a box per declaration in `nodes`' order (so a node's
-    /// position is its box's), then a box per absent need.
-    pub(crate) fn picture(&self) -> Picture {
-        let mut nodes: Vec<Node> = self.nodes.iter().map(|n| n.picture_node(self)).collect();
-        let mut edges = Vec::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            for (j, need) in node.needs.iter().enumerate() {
-                let from = need.from.unwrap_or_else(|| {
-                    nodes.push(Node {
-                        lines: absent_lines(&need.key),
-                        shape: Shape::Absent,
-                        built: true,
-                        module: None,
-                    });
-                    nodes.len() - 1
-                });
-                edges.push(Edge {
-                    from,
-                    to: i,
-                    label: node.need_label(j),
-                    optional: need.optional,
-                });
-            }
-        }
-        Picture {
-            caption: None,
-            nodes,
-            edges,
-        }
-    }
-}
-
-/// The lines of the box of an absent need: `cache?`, then why it is absent.
-/// One need drawn as a DOT edge into `to`: from its provider's node `n{from}`, or from a
-/// dotted box of its own (`absent_id`) when nothing provides it; dashed when optional.
-pub(crate) struct DotNeed<'a> {
-    pub(crate) to: &'a str,
-    pub(crate) absent_id: &'a str,
-    pub(crate) from: Option<usize>,
-    pub(crate) optional: bool,
-    pub(crate) key: &'a str,
-    pub(crate) label: &'a str,
-}
-
-/// Adds `need`'s edge to `edges` (and its absent box, module-less, to `nodes`).
-pub(crate) fn dot_need_edge(
-    (nodes, edges): (&mut Vec<(Option<&str>, String)>, &mut String),
-    need: DotNeed<'_>,
-) {
-    let style = if need.optional { " style=dashed" } else { "" };
-    let from = match need.from {
-        Some(from) => format!("n{from}"),
-        None => {
-            nodes.push((
-                None,
-                format!(
-                    "{} [label={} style=dotted];",
-                    need.absent_id,
-                    dot_quote(&absent_lines(need.key).join("\n"))
-                ),
-            ));
-            need.absent_id.to_owned()
-        }
-    };
-    let _ = writeln!(
-        edges,
-        "  {from} -> {} [label={}{style}];",
-        need.to,
-        dot_quote(need.label)
-    );
-}
-
-fn absent_lines(key: &str) -> Vec<String> {
-    let name = crate::key::Key::from(key.to_owned());
-    vec![
-        key.to_owned(),
-        format!("absent: nothing provides `{}`", name.name()),
-    ]
 }
 
 impl ExplainNode {
-    /// This declaration's box in a picture of `explain`.
-    pub(crate) fn picture_node(&self, explain: &Explain) -> Node {
-        let mut lines = self.label_lines(explain);
-        // The scope and the state go under what it is.
-        let who = lines.iter().position(|l| *l == self.who()).unwrap_or(0);
-        lines[who] = format!("{}, {} scope", lines[who], self.scope);
-        lines.push(self.state());
-        Node {
-            lines,
-            shape: match self.kind {
-                _ if self.overridden => Shape::Override,
-                NodeKind::Collection => Shape::Collection,
-                NodeKind::Decorator => Shape::Decorator,
-                NodeKind::Settings => Shape::Settings,
-                _ => Shape::Provider,
-            },
-            built: self.is_ready(),
-            module: self.module.clone(),
-        }
-    }
-
     /// The lines of its box in a picture of `explain` (DOT, Mermaid, SVG): its keys and
     /// types, what it is, and what a collection holds or a decorator wraps.
     ///
@@ -680,40 +454,4 @@ impl fmt::Display for Explain {
 /// ` in module `shop::orders`` for a declaration in a module, nothing at the app's root.
 pub fn in_module(module: Option<&str>) -> String {
     module.map_or_else(String::new, |m| format!(" in module `{m}`"))
-}
-
-/// A Graphviz string literal.
-pub fn dot_quote(text: &str) -> String {
-    format!(
-        "\"{}\"",
-        text.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    )
-}
-
-/// `text` inside a quoted Mermaid label (`["..."]`, `|"..."|`): the characters that Mermaid or
-/// the HTML it draws labels with would read are written as Mermaid's entity codes (`#quot;`,
-/// `#lt;`...), and `#` too, as it starts them. Keys' `[]{}?` are plain text inside quotes.
-pub fn mermaid_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '#' => out.push_str("#35;"),
-            '"' => out.push_str("#quot;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '&' => out.push_str("#amp;"),
-            '|' => out.push_str("#124;"),
-            '\n' => out.push_str("<br/>"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Lines of a Mermaid label, each escaped, joined by line breaks.
-fn mermaid_lines(lines: &[String]) -> String {
-    let lines: Vec<String> = lines.iter().map(|l| mermaid_text(l)).collect();
-    lines.join("<br/>")
 }

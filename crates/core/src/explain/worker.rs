@@ -1,20 +1,16 @@
 //! `explain_worker(name)` and `explain_workers()`: a worker as data: where it was declared, its
 //! module, how it restarts, whether it is critical, its state now, what it needs and which
-//! provider gives each, and the slice of providers those needs build; as text, JSON, DOT,
-//! Mermaid and SVG.
+//! provider gives each, and the slice of providers those needs build; as text and JSON (its
+//! drawings are `picture.rs`'s).
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::Serialize;
 
-use super::{
-    DotNeed, Explain, absent_lines, dot_need_edge, dot_quote, in_module, mermaid_lines,
-    mermaid_text,
-};
+use super::{Explain, in_module};
 use crate::container::Container;
 use crate::graph::closest;
 use crate::key::Spelling;
-use crate::picture::{Edge, Node, Picture, Shape, dot_groups, mermaid_groups};
 use crate::worker::{Restart, WorkerNode, WorkerState};
 
 /// One worker: see [`Container::explain_worker`]. `Display` is the text form; it is also
@@ -260,140 +256,11 @@ impl ExplainWorker {
     }
 
     /// `running`, or `failed; last failure: the feed is gone`.
-    fn state_text(&self) -> String {
+    pub(super) fn state_text(&self) -> String {
         match &self.last_error {
             Some(error) => format!("{}; last failure: {error}", self.state),
             None => self.state.to_string(),
         }
-    }
-
-    /// As a Graphviz `digraph`: its providers as [`Explain::to_dot`] draws them, and the
-    /// worker as a `cds` box (bold while running, dashed otherwise) with an edge from each
-    /// provider it needs (dashed for an optional need, from a dotted box of its own for an
-    /// absent one). A worker in a module is in its module's `subgraph "cluster_<path>"`.
-    pub fn to_dot(&self) -> String {
-        let mut out = format!(
-            "digraph {} {{\n  rankdir=LR;\n  node [shape=box];\n",
-            dot_quote(&self.name)
-        );
-        let (mut nodes, mut edges) = self.providers.dot_statements();
-        let style = match self.state {
-            WorkerState::Running => "bold",
-            _ => "dashed",
-        };
-        nodes.push((
-            self.module.as_deref(),
-            format!(
-                "w [label={} shape=cds style={style}];",
-                dot_quote(&self.label_lines().join("\n"))
-            ),
-        ));
-        for (j, need) in self.needs.iter().enumerate() {
-            dot_need_edge(
-                (&mut nodes, &mut edges),
-                DotNeed {
-                    to: "w",
-                    absent_id: &format!("wa{j}"),
-                    from: need.from,
-                    optional: need.optional,
-                    key: &need.key,
-                    label: &need.key,
-                },
-            );
-        }
-        dot_groups(&mut out, &nodes);
-        out.push_str(&edges);
-        out.push_str("}\n");
-        out
-    }
-
-    /// As a Mermaid `flowchart`: its providers as [`Explain::to_mermaid`] draws them, and the
-    /// worker as an asymmetric box (`w>"..."]`) with a link from each provider it needs
-    /// (dotted for an optional need, from a dashed box of its own for an absent one). A worker
-    /// in a module is in its module's `subgraph module<i>["<path>"]`.
-    pub fn to_mermaid(&self) -> String {
-        let mut out = String::from("flowchart LR\n");
-        let (mut nodes, mut links) = self.providers.mermaid_statements();
-        nodes.push((
-            self.module.as_deref(),
-            format!("w>\"{}\"]", mermaid_lines(&self.label_lines())),
-        ));
-        for (j, need) in self.needs.iter().enumerate() {
-            let arrow = if need.optional { "-.->" } else { "-->" };
-            let from = match need.from {
-                Some(from) => format!("n{from}"),
-                None => {
-                    let id = format!("wa{j}");
-                    let label = mermaid_lines(&absent_lines(&need.key));
-                    nodes.push((
-                        None,
-                        format!("{id}[\"{label}\"]\nstyle {id} stroke-dasharray: 3 3"),
-                    ));
-                    id
-                }
-            };
-            let label = mermaid_text(&need.key);
-            let _ = writeln!(links, "  {from} {arrow}|\"{label}\"| w");
-        }
-        mermaid_groups(&mut out, &nodes);
-        out.push_str(&links);
-        out
-    }
-
-    /// As an SVG picture, drawn in process: its providers as [`Explain::to_svg`] draws them,
-    /// and the worker's box (its name, restart policy, whether it is critical and its state;
-    /// dashed while not running) with an arrow from each provider it needs, labelled with the
-    /// key (dashed for an optional need, from a dotted box for an absent one). A worker in a
-    /// module is inside its module's box. Every text is escaped.
-    ///
-    /// ```
-    /// use green_tea::Container;
-    /// use green_tea::workers::WorkerFn;
-    /// let container = Container::builder()
-    ///     .value("port", 3000_u16)
-    ///     .worker(WorkerFn::new("pinger", |_, _| async { Ok(()) }).needs::<u16>("port"))
-    ///     .build()
-    ///     .unwrap();
-    /// let svg = container.explain_worker("pinger").unwrap().to_svg();
-    /// assert!(svg.contains("<g class=\"node worker\"") && svg.contains("port: u16"));
-    /// ```
-    pub fn to_svg(&self) -> String {
-        let mut picture = self.picture();
-        picture.caption = Some(self.who());
-        crate::picture::render(&picture)
-    }
-
-    /// Its providers' boxes (in `nodes`' order), then the worker's, then a box per absent
-    /// need.
-    pub(crate) fn picture(&self) -> Picture {
-        let mut picture = self.providers.picture();
-        let worker = picture.nodes.len();
-        let mut lines = self.label_lines();
-        lines.push(self.state_text());
-        picture.nodes.push(Node {
-            lines,
-            shape: Shape::Worker,
-            built: self.state == WorkerState::Running,
-            module: self.module.clone(),
-        });
-        for need in &self.needs {
-            let from = need.from.unwrap_or_else(|| {
-                picture.nodes.push(Node {
-                    lines: absent_lines(&need.key),
-                    shape: Shape::Absent,
-                    built: true,
-                    module: None,
-                });
-                picture.nodes.len() - 1
-            });
-            picture.edges.push(Edge {
-                from,
-                to: worker,
-                label: need.key.clone(),
-                optional: need.optional,
-            });
-        }
-        picture
     }
 }
 

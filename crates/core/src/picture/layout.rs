@@ -94,7 +94,7 @@ pub(super) fn place(picture: &Picture, top: f64) -> Placed {
     for (i, &c) in column.iter().enumerate() {
         layers[c].push(i);
     }
-    let tree = ModuleTree::of(picture.nodes.iter().filter_map(|n| n.module.as_deref()));
+    let tree = picture.modules();
     let group: Vec<usize> = picture
         .nodes
         .iter()
@@ -266,15 +266,17 @@ impl Bands<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Edge, Node, Shape};
+    use super::super::{Edge, Kind, Node};
     use super::*;
 
     fn node(text: &str) -> Node {
         Node {
-            lines: vec![text.to_owned()],
-            shape: Shape::Provider,
+            id: text.to_owned(),
+            kind: Kind::Provider,
             built: true,
             module: None,
+            label: Vec::new(),
+            lines: vec![text.to_owned()],
         }
     }
 
@@ -291,9 +293,9 @@ mod tests {
     fn needs_go_left_to_right_and_boxes_do_not_overlap() {
         // a -> b -> d, a -> c -> d
         let picture = Picture {
-            caption: None,
             nodes: ["a", "b", "c", "d"].map(node).to_vec(),
             edges: vec![edge(0, 1), edge(0, 2), edge(1, 3), edge(2, 3)],
+            ..Picture::default()
         };
         let placed = place(&picture, MARGIN);
         let x = |i: usize| placed.boxes[i].0;
@@ -329,7 +331,6 @@ mod tests {
         // root -> shop (0 -> 1), shop -> shop::orders (1 -> 2), billing (3) -> shop::orders,
         // root (4) needs billing, in the same column as shop's box.
         let picture = Picture {
-            caption: None,
             nodes: vec![
                 in_module("db", None),
                 in_module("catalog", Some("shop")),
@@ -338,6 +339,7 @@ mod tests {
                 in_module("audit", None),
             ],
             edges: vec![edge(0, 1), edge(1, 2), edge(3, 2), edge(3, 4)],
+            ..Picture::default()
         };
         let placed = place(&picture, MARGIN);
         let module = |path: &str| {

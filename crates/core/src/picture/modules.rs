@@ -4,7 +4,15 @@
 
 use std::fmt::Write as _;
 
-use crate::explain::{dot_quote, mermaid_text};
+use super::Picture;
+
+impl Picture {
+    /// The boxes of its modules: every module one of its nodes is in, and the modules around
+    /// it.
+    pub(super) fn modules(&self) -> ModuleTree {
+        ModuleTree::of(self.nodes.iter().filter_map(|n| n.module.as_deref()))
+    }
+}
 
 /// Every module some node is in, with the modules around it, in tree order: a module, then its
 /// sub-modules, each level sorted by name. Groups number the root 0 and `paths[i]` `1 + i`.
@@ -80,8 +88,8 @@ impl ModuleTree {
 
     /// Writes `statements` (each with the module of its node; a statement may hold several
     /// lines) nested in boxes: the root's first, then each module's, `open` starting a
-    /// module's box (its lines) and `close` ending it.
-    fn write(
+    /// module's box (its lines, given the module's position and path) and `close` ending it.
+    pub(super) fn write(
         &self,
         out: &mut String,
         statements: &[(Option<&str>, String)],
@@ -123,30 +131,6 @@ impl ModuleTree {
     }
 }
 
-/// Writes Graphviz `statements` (each with its node's module), a module's nodes in a
-/// `subgraph "cluster_<path>"` labelled with the path, nested for a sub-module.
-pub fn dot_groups(out: &mut String, statements: &[(Option<&str>, String)]) {
-    let tree = ModuleTree::of(statements.iter().filter_map(|(m, _)| *m));
-    let open = |_: usize, path: &str| {
-        vec![
-            format!("subgraph {} {{", dot_quote(&format!("cluster_{path}"))),
-            format!("label={};", dot_quote(path)),
-            "style=\"rounded,dashed\";".to_owned(),
-            "color=\"#607d8b\";".to_owned(),
-        ]
-    };
-    tree.write(out, statements, &open, "}");
-}
-
-/// Writes Mermaid `statements` (each with its node's module), a module's nodes in a
-/// `subgraph module<i>["<path>"]`, nested for a sub-module.
-pub fn mermaid_groups(out: &mut String, statements: &[(Option<&str>, String)]) {
-    let tree = ModuleTree::of(statements.iter().filter_map(|(m, _)| *m));
-    let open =
-        |i: usize, path: &str| vec![format!("subgraph module{i}[\"{}\"]", mermaid_text(path))];
-    tree.write(out, statements, &open, "end");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,25 +152,5 @@ mod tests {
         assert_eq!(tree.children(0).collect::<Vec<_>>(), [1, 2, 5]);
         assert_eq!(tree.group(Some("shop::orders")), 3);
         assert_eq!(tree.group(None), 0);
-    }
-
-    #[test]
-    fn dot_nests_a_sub_module_s_cluster_in_its_parent_s() {
-        let mut out = String::new();
-        dot_groups(
-            &mut out,
-            &[
-                (None, "n0;".to_owned()),
-                (Some("shop::orders"), "n1;".to_owned()),
-                (Some("shop"), "n2;".to_owned()),
-            ],
-        );
-        assert_eq!(
-            out,
-            "  n0;\n  subgraph \"cluster_shop\" {\n    label=\"shop\";\n    \
-             style=\"rounded,dashed\";\n    color=\"#607d8b\";\n    n2;\n    \
-             subgraph \"cluster_shop::orders\" {\n      label=\"shop::orders\";\n      \
-             style=\"rounded,dashed\";\n      color=\"#607d8b\";\n      n1;\n    }\n  }\n"
-        );
     }
 }

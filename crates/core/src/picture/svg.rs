@@ -1,11 +1,11 @@
 //! Drawing a laid-out picture as SVG: module boxes under everything, labelled with their paths;
-//! boxes by shape, dashed when not built, curved edges with their keys; every text escaped for
-//! XML.
+//! boxes in their kind's style, dashed when not built, curved edges with their keys; every text
+//! escaped for XML.
 
 use std::fmt::Write as _;
 
+use super::Picture;
 use super::layout::{self, LINE_HEIGHT, MARGIN, PAD, Placed};
-use super::{Picture, Shape};
 
 /// `text` safe inside an XML element or a quoted attribute.
 pub fn escape(text: &str) -> String {
@@ -25,29 +25,19 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// (fill, stroke, corner radius) of each shape.
-fn style(shape: Shape) -> (&'static str, &'static str, u32) {
-    match shape {
-        Shape::Provider => ("#e8f5e9", "#2e7d32", 2),
-        Shape::Override => ("#fce4ec", "#c2185b", 2),
-        Shape::Collection => ("#f3e5f5", "#6a1b9a", 2),
-        Shape::Decorator => ("#fffde7", "#f9a825", 2),
-        Shape::Settings => ("#e0f2f1", "#00695c", 2),
-        Shape::Absent => ("#fafafa", "#9e9e9e", 2),
-        Shape::Step => ("#e3f2fd", "#1565c0", 12),
-        Shape::Handler => ("#fff3e0", "#e65100", 6),
-        Shape::Worker => ("#efebe9", "#5d4037", 0),
-    }
-}
-
 /// The font of every text; each text gives its own size (once: an attribute given twice is
 /// not XML).
 const FONT_FAMILY: &str =
     "font-family=\"ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace\"";
 
-/// One picture as a standalone SVG document.
-pub fn render(picture: &Picture) -> String {
-    render_stack(std::slice::from_ref(picture))
+impl Picture {
+    /// As a standalone SVG document, drawn in process: its caption, then its boxes laid out in
+    /// layers left to right, each in its kind's colours (dashed while not built) with its
+    /// lines, a labelled box per module around its boxes, a curved arrow per need labelled
+    /// with the key (dashed for an optional need). Every text is escaped.
+    pub fn to_svg(&self) -> String {
+        render_stack(std::slice::from_ref(self))
+    }
 }
 
 /// Several pictures, one under the other, as one SVG document.
@@ -139,22 +129,11 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
         out.push_str("</g>");
     }
     for (node, &(x, y, w, h)) in picture.nodes.iter().zip(&placed.boxes) {
-        let (fill, stroke, radius) = style(node.shape);
-        let dash = match (node.shape, node.built) {
-            (Shape::Absent, _) => " stroke-dasharray=\"2 2\"",
-            (_, true) => "",
-            (_, false) => " stroke-dasharray=\"5 3\"",
-        };
-        let kind = match node.shape {
-            Shape::Provider => "provider",
-            Shape::Override => "override",
-            Shape::Collection => "collection",
-            Shape::Decorator => "decorator",
-            Shape::Settings => "settings",
-            Shape::Absent => "absent",
-            Shape::Step => "step",
-            Shape::Handler => "handler",
-            Shape::Worker => "worker",
+        let style = node.kind.style();
+        let dash = match (style.dotted, node.built) {
+            (true, _) => " stroke-dasharray=\"2 2\"",
+            (false, true) => "",
+            (false, false) => " stroke-dasharray=\"5 3\"",
         };
         let title = node.lines.join("\n");
         let module = node
@@ -164,9 +143,13 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
             .unwrap_or_default();
         let _ = write!(
             out,
-            "<g class=\"node {kind}\"{module}><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" \
-             rx=\"{radius}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"1.5\"{dash}/>",
-            escape(&title)
+            "<g class=\"node {}\"{module}><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" \
+             rx=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"{dash}/>",
+            style.name,
+            escape(&title),
+            style.radius,
+            style.fill,
+            style.stroke
         );
         for (i, line) in node.lines.iter().enumerate() {
             let weight = if i == 0 { " font-weight=\"bold\"" } else { "" };
@@ -185,7 +168,7 @@ fn draw(out: &mut String, picture: &Picture, placed: &Placed) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Edge, Node};
+    use super::super::{Edge, Kind, Node};
     use super::*;
 
     #[test]
@@ -195,19 +178,24 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         let picture = Picture {
+            name: "GET /<script>".to_owned(),
             caption: Some("GET /<script>".to_owned()),
             nodes: vec![
                 Node {
-                    lines: vec!["k: Vec<&str>".to_owned(), "provider `a\"b`".to_owned()],
-                    shape: Shape::Provider,
+                    id: "n0".to_owned(),
+                    kind: Kind::Provider,
                     built: false,
                     module: Some("a<b".to_owned()),
+                    label: Vec::new(),
+                    lines: vec!["k: Vec<&str>".to_owned(), "provider `a\"b`".to_owned()],
                 },
                 Node {
-                    lines: vec!["GET /x".to_owned()],
-                    shape: Shape::Handler,
+                    id: "h".to_owned(),
+                    kind: Kind::Handler,
                     built: true,
                     module: None,
+                    label: Vec::new(),
+                    lines: vec!["GET /x".to_owned()],
                 },
             ],
             edges: vec![Edge {
@@ -217,7 +205,7 @@ mod tests {
                 optional: false,
             }],
         };
-        let svg = render(&picture);
+        let svg = picture.to_svg();
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.contains("k: Vec&lt;&amp;str&gt;"));
         assert!(svg.contains("GET /&lt;script&gt;"));

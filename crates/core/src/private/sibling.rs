@@ -12,7 +12,7 @@ use crate::key::{Key, KeySpec, Location, TypeInfo};
 use crate::value::{Needs, Provided};
 
 pub use crate::error::{join_message, panic_message};
-pub use crate::explain::{RequestMember, dot_quote, explain_module_with, in_module, mermaid_text};
+pub use crate::explain::{RequestMember, explain_module_with, in_module};
 pub use crate::graph::closest;
 pub use crate::ids::{AppValue, Id, IdVec, LocalId, ProviderId, RouteId, Source, StepId};
 pub use crate::module::{ModuleExtension, ModuleIndex};
@@ -278,10 +278,17 @@ pub fn locate(container: &Container, key: &str) -> Option<AppValue> {
     container.inner.locate(key).ok()
 }
 
+/// The picture model the HTTP layer draws a route with (its slice's picture, then its steps and
+/// handler): DOT, Mermaid and SVG are its methods, `render_svg_stack` draws several one under
+/// the other, and each kind's style is the page legend's too.
 pub use crate::picture::{
-    Edge as PictureEdge, Node as PictureNode, Picture, Shape as PictureShape, dot_groups,
-    escape as xml_escape, mermaid_groups, render as render_svg, render_stack as render_svg_stack,
+    Edge as PictureEdge, Kind as PictureKind, Node as PictureNode, Picture, Style as PictureStyle,
+    render_stack as render_svg_stack,
 };
+
+/// Text safe inside an XML element or a quoted attribute, as the SVG writes it: the HTTP layer's
+/// explain page escapes its own text with it.
+pub use crate::picture::escape as xml_escape;
 
 /// The key of the value `at` (qualified, for a module's key).
 pub fn value_key(container: &Container, at: AppValue) -> &Key {
@@ -305,12 +312,13 @@ pub fn module_of_key(container: &Container, key: &str) -> Option<Arc<str>> {
     crate::explain::module_of_key(modules, key).map(|m| Arc::clone(&modules[m].path))
 }
 
-/// The boxes and needs of `explain`, for a larger picture.
-pub fn explain_picture(explain: &Explain) -> Picture {
-    explain.picture()
+/// The picture of `explain`'s slice, its boxes' ids `{prefix}{position}`, for a route's picture
+/// to add its steps and handler to.
+pub fn explain_picture(explain: &Explain, prefix: &str) -> Picture {
+    explain.picture(prefix)
 }
 
-/// The boxes and needs of a worker's explain (its providers, then the worker), for a page.
+/// The picture of a worker's explain (its providers, then the worker), for the explain page.
 pub fn worker_picture(worker: &crate::explain::ExplainWorker) -> Picture {
     worker.picture()
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use green_tea_core::__private::sibling::{self, xml_escape as escape};
+use green_tea_core::__private::sibling::{self, Picture, PictureKind, xml_escape as escape};
 use green_tea_core::{Explain, ExplainWorker};
 
 use super::{ExplainApp, ExplainRoute};
@@ -19,17 +19,7 @@ header h1 { font-size: 18px; margin: 0; font-weight: 600; }
 #filter { font: inherit; padding: 5px 9px; width: min(420px, 90vw); border-radius: 4px; border: 0; }
 #count { opacity: .85; }
 .legend { display: flex; gap: 10px; font-size: 12px; flex-wrap: wrap; }
-.legend span { padding: 1px 7px; border: 1.5px solid; border-radius: 3px; color: #212121; }
-.legend .provider { background: #e8f5e9; border-color: #2e7d32; }
-.legend .unbuilt { background: #e8f5e9; border-color: #2e7d32; border-style: dashed; }
-.legend .override { background: #fce4ec; border-color: #c2185b; }
-.legend .collection { background: #f3e5f5; border-color: #6a1b9a; }
-.legend .decorator { background: #fffde7; border-color: #f9a825; }
-.legend .settings { background: #e0f2f1; border-color: #00695c; }
-.legend .absent { background: #fafafa; border-color: #9e9e9e; border-style: dotted; }
-.legend .step { background: #e3f2fd; border-color: #1565c0; border-radius: 9px; }
-.legend .handler { background: #fff3e0; border-color: #e65100; }
-.legend .worker { background: #efebe9; border-color: #5d4037; border-radius: 0; }
+.legend span { padding: 1px 7px; border: 1.5px solid; color: #212121; }
 main { padding: 8px 20px 40px; }
 section.route, section.worker { background: #fff; border: 1px solid #e0e0e0; border-radius: 6px; margin: 14px 0; padding: 10px 14px; }
 section.route h2, section.worker h2 { font-size: 15px; margin: 0 0 4px; font-weight: 600; }
@@ -144,7 +134,7 @@ impl ExplainApp {
             out,
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <title>green-tea: explain</title><style>{STYLE}</style></head><body>\
+             <title>green-tea: explain</title><style>{STYLE}{legend}</style></head><body>\
              <header><h1>green-tea explain</h1>\
              <input id=\"filter\" type=\"search\" placeholder=\"Filter: path, method, handler, key, type\" \
              aria-label=\"Filter the routes\" autofocus>\
@@ -158,6 +148,7 @@ impl ExplainApp {
              <main><p class=\"where\">{n} routes{workers}; provider boxes along all the chains built now: {built}. \
              Arrows point from what provides a key to what needs it; a dashed arrow is an optional need.</p>",
             n = routes.len(),
+            legend = legend_style(),
             modules = self.module_choice(),
         );
         if !self.settings.settings.is_empty() {
@@ -201,11 +192,11 @@ impl ExplainApp {
                 },
                 escape(&place),
                 // The section's heading says what the picture's caption would.
-                sibling::render_svg(&{
-                    let mut picture = route.picture();
-                    picture.caption = None;
-                    picture
-                }),
+                Picture {
+                    caption: None,
+                    ..route.picture(i)
+                }
+                .to_svg(),
                 escape(&route.to_string()),
             );
         }
@@ -226,7 +217,11 @@ impl ExplainApp {
                 escape(&worker_search_text(worker)),
                 escape(&worker.name),
                 escape(&place),
-                sibling::render_svg(&sibling::worker_picture(worker)),
+                Picture {
+                    caption: None,
+                    ..sibling::worker_picture(worker)
+                }
+                .to_svg(),
                 escape(&worker.to_string()),
             );
         }
@@ -236,6 +231,34 @@ impl ExplainApp {
         );
         out
     }
+}
+
+/// The legend's colours, each kind's as its boxes are drawn (and a provider's, dashed, for one
+/// not built), from the pictures' style of each kind.
+fn legend_style() -> String {
+    let unbuilt = (
+        "unbuilt",
+        PictureKind::Provider.style(),
+        " border-style: dashed;",
+    );
+    let kinds = PictureKind::ALL.map(|kind| {
+        let style = kind.style();
+        let border = if style.dotted {
+            " border-style: dotted;"
+        } else {
+            ""
+        };
+        (style.name, style, border)
+    });
+    let mut css = String::new();
+    for (name, style, border) in kinds.into_iter().chain([unbuilt]) {
+        let _ = writeln!(
+            css,
+            ".legend .{name} {{ background: {}; border-color: {}; border-radius: {}px;{border} }}",
+            style.fill, style.stroke, style.radius
+        );
+    }
+    css
 }
 
 impl ExplainApp {

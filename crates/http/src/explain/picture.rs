@@ -1,9 +1,14 @@
-//! A route's chain as an SVG picture: its providers (from the core's picture of its slice),
-//! its steps and its handler, an arrow per need (from a box of its own for an absent one).
+//! A route's chain as a picture: its providers (the core's picture of its slice), its steps and
+//! its handler, an arrow per need (from a box of its own for an absent one), in core's one
+//! picture model, which DOT, Mermaid and SVG render; a path's routes side by side (DOT,
+//! Mermaid) or one under the other (SVG).
 
-use green_tea_core::__private::sibling::{self, Picture, PictureEdge, PictureNode, PictureShape};
+use green_tea_core::__private::sibling::{
+    self, Picture, PictureEdge, PictureKind, PictureNode, render_svg_stack,
+};
+use green_tea_core::{Key, Spelling};
 
-use super::{ExplainApp, ExplainPath, ExplainRoute, NeedSource, absent_lines, is_optional};
+use super::{ExplainApp, ExplainPath, ExplainRoute, NeedSource, finishes_mark};
 
 impl ExplainRoute {
     /// The route's chain as an SVG picture, drawn in process (no external program): its
@@ -28,45 +33,61 @@ impl ExplainRoute {
     /// assert!(svg.starts_with("<svg") && svg.contains("greeting: String"));
     /// ```
     pub fn to_svg(&self) -> String {
-        sibling::render_svg(&self.picture())
+        self.picture(0).to_svg()
     }
 
-    pub(crate) fn picture(&self) -> Picture {
-        let mut picture = sibling::explain_picture(&self.providers);
+    /// The chain of route number `r` at its path, captioned with its title: its slice's
+    /// picture (providers `r{r}p{i}`), then its steps (`r{r}s{i}`), its handler (`r{r}h`), and
+    /// a box per absent need; a guard, which provides nothing, with an arrow to the handler
+    /// that says it runs first.
+    pub(crate) fn picture(&self, r: usize) -> Picture {
+        let mut picture = sibling::explain_picture(&self.providers, &format!("r{r}p"));
+        picture.name = self.title();
         picture.caption = Some(self.title());
         let first_step = picture.nodes.len();
-        for step in &self.steps {
-            let provides = if step.provides.is_empty() {
-                "guard".to_owned()
-            } else {
-                step.provides.join(", ")
-            };
+        for (i, step) in self.steps.iter().enumerate() {
+            let provides = step.provides.join(", ");
+            let mut label = vec![format!("step {}{}", step.name, finishes_mark(step))];
             let mut lines = vec![
-                provides,
+                if provides.is_empty() {
+                    "guard".to_owned()
+                } else {
+                    provides.clone()
+                },
                 format!("step `{}`", step.name),
                 "request scope, every request".to_owned(),
             ];
+            if !provides.is_empty() {
+                label.push(provides);
+            }
             if step.finishes {
                 lines.push("finishes with the request's outcome".to_owned());
             }
-            picture.nodes.push(PictureNode {
-                lines,
-                shape: PictureShape::Step,
+            picture.push(PictureNode {
+                id: format!("r{r}s{i}"),
+                kind: PictureKind::Step,
                 built: true,
                 module: step.module.clone(),
+                label,
+                lines,
             });
         }
-        let handler = picture.nodes.len();
-        let mut lines = vec![format!("{} {}", self.method, self.template)];
-        if self.handler != lines[0] {
-            lines.push(self.handler.clone());
-        }
+        let head = format!("{} {}", self.method, self.template);
+        // An unnamed handler's name is already `GET /path`.
+        let (label, mut lines) = if self.handler == head {
+            (self.handler.clone(), vec![head])
+        } else {
+            let label = format!("{} {}", self.method, self.handler);
+            (label, vec![head, self.handler.clone()])
+        };
         lines.push("handler".to_owned());
-        picture.nodes.push(PictureNode {
-            lines,
-            shape: PictureShape::Handler,
+        let handler = picture.push(PictureNode {
+            id: format!("r{r}h"),
+            kind: PictureKind::Handler,
             built: true,
             module: self.module.clone(),
+            label: vec![label],
+            lines,
         });
         // Each need from where the plan reads it; an absent one from a dotted box of its own.
         let consumers = self
@@ -76,20 +97,13 @@ impl ExplainRoute {
             .map(|(i, s)| (first_step + i, &s.needs, &s.from))
             .chain([(handler, &self.needs, &self.from)]);
         for (to, needs, from) in consumers {
-            for (key, source) in needs.iter().zip(from) {
+            for (j, (key, source)) in needs.iter().zip(from).enumerate() {
                 let from = match *source {
-                    NeedSource::Provider(i) => i,
-                    NeedSource::Step(i) => first_step + i,
-                    NeedSource::Absent => {
-                        picture.nodes.push(PictureNode {
-                            lines: absent_lines(key),
-                            shape: PictureShape::Absent,
-                            built: true,
-                            module: None,
-                        });
-                        picture.nodes.len() - 1
-                    }
+                    NeedSource::Provider(i) => Some(i),
+                    NeedSource::Step(i) => Some(first_step + i),
+                    NeedSource::Absent => None,
                 };
+                let from = picture.source(from, to, j, key);
                 picture.edges.push(PictureEdge {
                     from,
                     to,
@@ -98,7 +112,6 @@ impl ExplainRoute {
                 });
             }
         }
-        // A guard provides nothing: an arrow says it runs before the handler.
         for (i, step) in self.steps.iter().enumerate() {
             if step.provides.is_empty() {
                 picture.edges.push(PictureEdge {
@@ -123,12 +136,50 @@ impl ExplainRoute {
     }
 }
 
+/// Whether `key` is spelled as an optional need (`cache?`).
+fn is_optional(key: &str) -> bool {
+    matches!(
+        Key::from(key.to_owned()).spelling(),
+        Ok(Spelling::Optional(_))
+    )
+}
+
 impl ExplainPath {
+    /// As a Graphviz `digraph`: each route's chain as [`ExplainRoute::to_svg`] draws it, side
+    /// by side: providers (a collection as a folder, a decorator as a component), then steps
+    /// (a step whose values finish is labelled `step tx (finishes)`), then each handler; an
+    /// edge per need, dashed for an optional need, from a dotted box for an absent one, and
+    /// one from each guard to its handler, labelled `then`. What a module registered is in a
+    /// `subgraph "cluster_<path>"` labelled with its path (one per module, for every route at
+    /// the path), a sub-module's inside its parent's.
+    pub fn to_dot(&self) -> String {
+        self.picture().to_dot()
+    }
+
+    /// As a Mermaid `flowchart`: the same boxes and needs as [`to_dot`](Self::to_dot), a
+    /// collection as a hexagon and a decorator as a subroutine, an optional need's link
+    /// dotted; every label quoted, with the characters Mermaid would read as entity codes.
+    /// What a module registered is in a `subgraph module<i>["<path>"]`, nested for a
+    /// sub-module.
+    pub fn to_mermaid(&self) -> String {
+        self.picture().to_mermaid()
+    }
+
     /// Every route at the path as one SVG picture, one chain under the other; see
     /// [`ExplainRoute::to_svg`].
     pub fn to_svg(&self) -> String {
-        let pictures: Vec<Picture> = self.routes.iter().map(ExplainRoute::picture).collect();
-        sibling::render_svg_stack(&pictures)
+        render_svg_stack(&self.pictures())
+    }
+
+    /// Each route's picture, its boxes' ids numbered by the route (`r0`, `r1`...).
+    fn pictures(&self) -> Vec<Picture> {
+        let routes = self.routes.iter().enumerate();
+        routes.map(|(r, route)| route.picture(r)).collect()
+    }
+
+    /// Every route's picture side by side, in one picture of the path.
+    fn picture(&self) -> Picture {
+        Picture::join(&self.path, self.pictures())
     }
 }
 
@@ -142,13 +193,9 @@ impl ExplainApp {
         let pictures: Vec<Picture> = self
             .paths
             .iter()
-            .flat_map(|p| p.routes.iter().map(ExplainRoute::picture))
-            .chain(self.workers.iter().map(|w| {
-                let mut picture = sibling::worker_picture(w);
-                picture.caption = Some(w.who());
-                picture
-            }))
+            .flat_map(ExplainPath::pictures)
+            .chain(self.workers.iter().map(sibling::worker_picture))
             .collect();
-        sibling::render_svg_stack(&pictures)
+        render_svg_stack(&pictures)
     }
 }
