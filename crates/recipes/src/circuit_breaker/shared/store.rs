@@ -59,7 +59,7 @@ pub(crate) struct Store {
     errors: [AtomicU64; ERROR_KINDS.len()],
     worker: Mutex<Option<tokio::task::AbortHandle>>,
     #[cfg(feature = "metrics")]
-    exported: super::super::metrics::StoreMetrics,
+    exported: super::metrics::StoreMetrics,
 }
 
 /// What `Store::new` needs beyond the connection.
@@ -104,7 +104,7 @@ impl Store {
             errors: Default::default(),
             worker: Mutex::new(None),
             #[cfg(feature = "metrics")]
-            exported: super::super::metrics::StoreMetrics::new(&parts.name),
+            exported: super::metrics::StoreMetrics::new(&parts.name),
         }
     }
 
