@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use super::config::{Config, Outcome};
+use super::call::{Outcome, Ticket};
+use super::config::Config;
 use super::counters::{AtomicCounters, Counters};
 use super::fast_path::FastPath;
-use super::state::{BreakerState, Machine, Ticket};
+use super::machine::Machine;
+use super::state::BreakerState;
 use super::sync::Mutex;
 use super::{CircuitBreaker, Shared};
 

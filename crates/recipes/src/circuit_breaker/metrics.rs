@@ -10,7 +10,7 @@
 use green_tea_core::metric::{BREAKER_CALLS, BREAKER_STATE, BREAKER_TRANSITIONS};
 use metrics::{Counter, Gauge, SharedString, counter, gauge};
 
-use super::config::Outcome;
+use super::call::Outcome;
 use super::state::BreakerState;
 
 /// Every state, in the order of the state gauges.

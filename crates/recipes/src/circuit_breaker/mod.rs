@@ -37,6 +37,7 @@
 //! # }
 //! ```
 
+mod call;
 mod clock;
 mod config;
 mod counters;
@@ -46,6 +47,7 @@ mod fast_path;
 mod fleet;
 #[cfg(not(green_tea_loom))]
 mod health;
+mod machine;
 #[cfg(feature = "metrics")]
 mod metrics;
 #[cfg(feature = "redis")]
@@ -58,15 +60,17 @@ use std::future::Future;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+pub use call::Outcome;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use config::{Config, OnTransition, OpenDuration, Outcome};
+pub use config::{Config, OnTransition, OpenDuration};
 pub use counters::Counters;
 pub use error::BreakerError;
 pub use state::{BreakerState, Transition};
 
+use call::Ticket;
 use counters::AtomicCounters;
 use fast_path::FastPath;
-use state::{Machine, Ticket};
+use machine::Machine;
 use sync::{Mutex, MutexGuard};
 
 /// A circuit breaker. Cheap to clone: clones share one state, so it lives on a provider and is

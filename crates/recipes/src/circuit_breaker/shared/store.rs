@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use redis::{RedisError, RedisResult, Value};
 use tokio::sync::{Notify, watch};
 
-use super::super::config::Outcome;
+use super::super::call::Outcome;
 use super::super::counters::Counters;
 use super::super::fleet::{Claim, Claiming, Fleet, Gate};
 use super::super::state::BreakerState;
