@@ -45,8 +45,8 @@ use std::time::Duration;
 pub use config::{SharedConfig, Topology};
 pub use error::SharedError;
 
-use super::config::OpenDuration;
-use super::{CircuitBreaker, Config};
+use super::breaker::CircuitBreaker;
+use super::config::{Config, OpenDuration};
 use keys::Keys;
 use link::{Bounds, Link};
 use scripts::Common;
