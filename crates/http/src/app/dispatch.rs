@@ -23,13 +23,12 @@ use super::built_in::BuiltInAnswer;
 use super::future::{DispatchFuture, Finish};
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
-use crate::context::{RequestBody, RequestState};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::in_flight::InFlight;
 use crate::layer::Dispatch;
 use crate::response::{IntoReply, Reply};
-use crate::runtime::Runtime;
+use crate::runtime::{RequestBody, RequestState, Runtime};
 
 impl AppInner {
     /// Answers one request: its future's output is `finish` of the reply and the request's

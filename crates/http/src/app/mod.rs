@@ -239,7 +239,7 @@ impl App {
         finish: M,
     ) -> DispatchFuture<RunFuture, M>
     where
-        B: Into<crate::context::RequestBody>,
+        B: Into<crate::runtime::RequestBody>,
         M: Finish + Send + 'static,
     {
         self.inner.dispatch(request, peer, finish)
