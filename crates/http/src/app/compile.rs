@@ -10,7 +10,7 @@ use http::HeaderValue;
 use green_tea_core::__private::sibling::{self, IdVec, RequestDecls, RouteId, StepId};
 use green_tea_core::{BuildError, Descriptor, KeySpec, NodeKind, Origin, Problem};
 
-use super::built_in::BuiltIn;
+use super::built_in::paths::BuiltIn;
 use super::{App, AppInner, CompiledRoute, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
 use crate::finish::Finishing;

@@ -65,7 +65,7 @@ pub(crate) struct AppInner {
     /// The app under its global layers, if it has any.
     layered: Option<Layered>,
     /// The health routes and the explain page, if asked for.
-    built_in: built_in::BuiltIn,
+    built_in: built_in::paths::BuiltIn,
     /// The critical keys and the health checks, resolved.
     health: crate::health::CompiledHealth,
     /// `start()` has succeeded or the app is being served (readiness).

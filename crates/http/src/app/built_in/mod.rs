@@ -14,12 +14,13 @@ use tracing::Instrument;
 
 pub(super) mod paths;
 
-pub(crate) use paths::{BuiltIn, BuiltInRoute, HealthPaths};
+use paths::BuiltInRoute;
 
 use super::metered::{Matched, Measure};
-use super::{App, AppInner, RunFuture};
+use super::{App, AppInner};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
+use crate::runtime::RunFuture;
 
 /// A built-in route's answer: made at once, or, for the readiness route of an app with async
 /// health checks, to be awaited (still outside flight).
