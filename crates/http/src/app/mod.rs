@@ -70,8 +70,7 @@ pub(crate) struct AppInner {
     health: crate::health::CompiledHealth,
     /// `start()` has succeeded or the app is being served (readiness).
     started: AtomicBool,
-    /// The request metrics' handles (feature `metrics`).
-    #[cfg(feature = "metrics")]
+    /// The request metrics' handles (none without the feature `metrics`).
     metrics: Arc<metered::AppMetrics>,
 }
 
@@ -257,7 +256,9 @@ impl App {
         layered: Layered,
         request: Request<Body>,
     ) -> impl std::future::Future<Output = Reply> + Send + use<> {
-        metered::through_layers(&self.inner, layered, request)
+        let inner = &self.inner;
+        let matched = |method: &Method, path: &str| inner.matched(method, path);
+        metered::AroundLayers::start(&inner.metrics, &request, matched).through(layered, request)
     }
 
     /// The request limits it was built with.

@@ -38,7 +38,7 @@ impl AppInner {
         route: BuiltInRoute,
         parts: &Parts,
     ) -> BuiltInAnswer {
-        let mut measure = Measure::start(self, parts);
+        let mut measure = Measure::start(&self.metrics, self.layered.is_some(), &parts.method);
         measure.matched(Matched::BuiltIn(route));
         let path = self.built_in.path(route).unwrap_or_default();
         let span = tracing::debug_span!(
