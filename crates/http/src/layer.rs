@@ -31,10 +31,10 @@ use green_tea_core::__private::sibling::panic_message;
 use green_tea_core::BoxError;
 
 use crate::client_addr::ClientAddr;
-use crate::context::{RequestBody, RequestContext, RequestState};
+use crate::context::RequestContext;
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, reply_of};
-use crate::runtime::{Entry, RunFuture, Runtime};
+use crate::runtime::{Entry, RequestBody, RequestState, RunFuture, Runtime};
 
 /// What a layer wraps: the app, or one route's steps and handler, as a tower `Service`, with
 /// the layers added before it already around it.

@@ -1,17 +1,30 @@
-//! What a request's run reads of its app, and nothing else: the container, each route's run
-//! (its plan, its entry, its body limit), the steps, the limits and the drain. The app holds it
-//! and hands it to every request it routes; the request's context, the routes' entries and
-//! their layers see only this, never the app (its router, its health, its close).
+//! A routed request as it is held, and what its run reads of its app, and nothing else.
+//!
+//! [`RequestState`] is the request: its head, its body, its values and its route, boxed once
+//! when it is routed and moved as one pointer from the dispatch to the steps and the handler.
+//! [`Runtime`] is what it runs on: the container, each route's run (its plan, its entry, its
+//! body limit), the steps, the limits and the drain. The app holds the runtime and hands it to
+//! every request it routes; the request's context, the routes' entries and their layers see
+//! only this, never the app (its router, its health, its close). The two are in one file
+//! because each names the other: a request holds its runtime, and a route's entry runs a
+//! request.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use green_tea_core::__private::sibling::{self, IdVec, RouteId, RoutePlan, Source, StepId};
+use axum_core::body::Body;
+use http::request::Parts;
+use http_body::Body as _;
+use smallvec::SmallVec;
+
+use green_tea_core::__private::sibling::{
+    self, AnyValue, IdVec, RouteId, RoutePlan, Source, StepId,
+};
 use green_tea_core::{Container, Descriptor};
 
-use crate::context::RequestState;
 use crate::error::HttpError;
 use crate::finish::Finishing;
 use crate::in_flight::InFlight;
@@ -107,5 +120,91 @@ impl Runtime {
             }
             Ok(())
         })
+    }
+}
+
+/// One request's values: its steps' outputs, in run order. Inline up to four (the common
+/// case), so that holding them costs no allocation per request.
+pub(crate) type RequestValues = SmallVec<[AnyValue; 4]>;
+
+/// A routed request, boxed once: what its context holds. The dispatch runs the steps on it
+/// before the handler gets it (as a `RequestContext`).
+pub(crate) struct RequestState {
+    pub(crate) parts: Parts,
+    pub(crate) body: Option<RequestBody>,
+    /// The values its steps provided.
+    pub(crate) locals: RequestValues,
+    /// What it runs on: the limits, the route's plan, the container, the drain.
+    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) route: RouteId,
+    /// The client's address, from the connection.
+    pub(crate) peer: Option<SocketAddr>,
+}
+
+impl RequestState {
+    // Inlined, so that the request's head (224 bytes) is moved into the box from where the
+    // dispatch has it rather than copied into this call's arguments first.
+    #[inline]
+    pub(crate) fn new(
+        parts: Parts,
+        body: RequestBody,
+        runtime: Arc<Runtime>,
+        route: RouteId,
+        peer: Option<SocketAddr>,
+    ) -> Box<Self> {
+        // Sized for the route's values only past what fits inline: `with_capacity` of an
+        // inline size still goes through `SmallVec`'s reserve.
+        let wanted = runtime.routes[route].plan.locals;
+        let locals = if wanted <= RequestValues::new().inline_size() {
+            RequestValues::new()
+        } else {
+            RequestValues::with_capacity(wanted)
+        };
+        Box::new(RequestState {
+            parts,
+            body: Some(body),
+            locals,
+            runtime,
+            route,
+            peer,
+        })
+    }
+}
+
+/// A request body as the app holds it: hyper's own on the serving path (no boxing), any other
+/// body from tower or `TestClient`.
+pub(crate) enum RequestBody {
+    Hyper(hyper::body::Incoming),
+    Boxed(Body),
+}
+
+impl From<hyper::body::Incoming> for RequestBody {
+    fn from(body: hyper::body::Incoming) -> Self {
+        RequestBody::Hyper(body)
+    }
+}
+
+impl From<Body> for RequestBody {
+    fn from(body: Body) -> Self {
+        RequestBody::Boxed(body)
+    }
+}
+
+impl RequestBody {
+    /// The length the client announced (`content-length`), or 0.
+    #[inline]
+    pub(crate) fn announced(&self) -> u64 {
+        match self {
+            RequestBody::Hyper(body) => body.size_hint().lower(),
+            RequestBody::Boxed(body) => body.size_hint().lower(),
+        }
+    }
+
+    /// As axum-core's body (hyper's boxed; one already boxed as it is).
+    pub(crate) fn into_body(self) -> Body {
+        match self {
+            RequestBody::Hyper(body) => Body::new(body),
+            RequestBody::Boxed(body) => body,
+        }
     }
 }

@@ -14,7 +14,7 @@ use tower_service::Service;
 use green_tea_core::__private::sibling::{self, ModuleIndex};
 use green_tea_core::{ContainerBuilder, HealthCheck, Key, Location, Provider, TypeInfo};
 
-use super::built_in::{BuiltIn, HealthPaths};
+use super::built_in::paths::{BuiltIn, HealthPaths};
 use super::mount::Mount;
 use crate::health::{CheckSetting, HealthSettings};
 use crate::layer::{self as layers, ApplyLayer, Layered};

@@ -10,7 +10,7 @@ use http::HeaderValue;
 use green_tea_core::__private::sibling::{self, IdVec, RequestDecls, RouteId, StepId};
 use green_tea_core::{BuildError, Descriptor, KeySpec, NodeKind, Origin, Problem};
 
-use super::built_in::BuiltIn;
+use super::built_in::paths::BuiltIn;
 use super::{App, AppInner, CompiledRoute, PathEntry};
 use crate::client_addr::{ClientAddr, FromConnection};
 use crate::finish::Finishing;
@@ -96,7 +96,6 @@ impl AppBuilder {
         // Outermost first: the last one added.
         let app_layer_names: Vec<String> =
             self.layers.iter().rev().map(|l| l.name.clone()).collect();
-        #[cfg(feature = "metrics")]
         let metrics = Arc::new(super::metered::AppMetrics::register(
             wired.routes.iter().map(|r| r.route.path.as_str()),
             paths.iter().map(|p| p.template.as_str()),
@@ -177,7 +176,6 @@ impl AppBuilder {
             health,
             built_in: self.built_in,
             started: Default::default(),
-            #[cfg(feature = "metrics")]
             metrics,
         });
         Ok(App { inner })

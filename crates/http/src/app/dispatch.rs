@@ -23,13 +23,12 @@ use super::built_in::BuiltInAnswer;
 use super::future::{DispatchFuture, Finish};
 use super::metered::{Matched, Measure};
 use crate::client_addr::ClientAddr;
-use crate::context::{RequestBody, RequestState};
 use crate::error::HttpError;
 use crate::extract::PathParams;
 use crate::in_flight::InFlight;
 use crate::layer::Dispatch;
 use crate::response::{IntoReply, Reply};
-use crate::runtime::Runtime;
+use crate::runtime::{RequestBody, RequestState, Runtime};
 
 impl AppInner {
     /// Answers one request: its future's output is `finish` of the reply and the request's
@@ -75,7 +74,7 @@ impl AppInner {
                 BuiltInAnswer::Later(answer) => DispatchFuture::outside_flight(answer, finish),
             };
         }
-        let mut measure = Measure::start(self, &parts);
+        let mut measure = Measure::start(&self.metrics, self.layered.is_some(), &parts.method);
         let Some(in_flight) = InFlight::enter(&self.runtime.in_flight) else {
             let closing = HttpError::unavailable("the app is shutting down").into_reply();
             measure.matched(Matched::Unmatched);
@@ -125,6 +124,18 @@ impl AppInner {
             None => Err(Matched::Path(
                 u32::try_from(index).expect("fewer than 2^32 paths"),
             )),
+        }
+    }
+
+    /// What a request for `method` and `path` matches, for the metrics around the app's global
+    /// layers: a built-in route, or what [`find`](Self::find) finds.
+    pub(crate) fn matched(&self, method: &Method, path: &str) -> Matched {
+        match self.built_in.at(path) {
+            Some(route) => Matched::BuiltIn(route),
+            None => match self.find(method, path) {
+                Ok((id, _)) => Matched::Route(id),
+                Err(matched) => matched,
+            },
         }
     }
 

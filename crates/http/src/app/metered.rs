@@ -14,7 +14,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use ::metrics::{Gauge, Histogram, Label, SharedString, gauge, histogram};
-use http::{Method, StatusCode};
+use axum_core::body::Body;
+use http::{Method, Request, StatusCode};
 
 use green_tea_core::__private::sibling::{IdVec, RouteId};
 use green_tea_core::metric::{
@@ -22,6 +23,8 @@ use green_tea_core::metric::{
 };
 
 use super::built_in::paths::{BuiltIn, BuiltInRoute};
+use crate::layer::Layered;
+use crate::response::Reply;
 
 /// The methods the conventions name; any other is labelled [`OTHER_METHOD`].
 const METHODS: [Method; 9] = [
@@ -213,16 +216,16 @@ pub(crate) struct Measure {
 }
 
 impl Measure {
-    /// For a request the dispatch has just received.
+    /// For a request the dispatch has just received, in an app with global layers or without.
     #[inline]
-    pub(crate) fn start(app: &super::AppInner, parts: &http::request::Parts) -> Self {
-        // An app with global layers is measured around them (`through_layers`), whichever
-        // way the request came: the dispatch only says which route it took.
-        if app.layered.is_some() {
+    pub(crate) fn start(metrics: &Arc<AppMetrics>, has_layers: bool, method: &Method) -> Self {
+        // An app with global layers is measured around them (`AroundLayers`), whichever way
+        // the request came: the dispatch only says which route it took.
+        if has_layers {
             return Measure { meter: None };
         }
         Measure {
-            meter: Some(Meter::start(&app.metrics, &parts.method)),
+            meter: Some(Meter::start(metrics, method)),
         }
     }
 
@@ -262,28 +265,38 @@ thread_local! {
     static TAKEN: Cell<Option<Matched>> = const { Cell::new(None) };
 }
 
-/// The app's global layers, measured around: `request` through `layered`. Labelled with the
-/// route the app's router finds for the request as it arrives, or, when the dispatch inside
-/// the layers took another (a layer rewrote the path), that one; a request a layer answers
-/// itself keeps the first.
-pub(crate) fn through_layers(
-    app: &super::AppInner,
-    layered: super::Layered,
-    request: http::Request<axum_core::body::Body>,
-) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
-    let (mut meter, started) = Meter::start(&app.metrics, request.method());
-    let path = request.uri().path();
-    meter.matched = match app.built_in.at(path) {
-        Some(route) => Matched::BuiltIn(route),
-        None => match app.find(request.method(), path) {
-            Ok((id, _)) => Matched::Route(id),
-            Err(matched) => matched,
-        },
-    };
-    Measured {
-        layers: crate::layer::through(layered, request),
-        meter: Some(meter),
-        started,
+/// A request about to go through the app's global layers, measured around them.
+pub(crate) struct AroundLayers {
+    meter: Meter,
+    started: Instant,
+}
+
+impl AroundLayers {
+    /// Starts measuring `request`, labelled with what `matched` finds for its method and path
+    /// as it arrives (the app's routing), or, when the dispatch inside the layers took another
+    /// route (a layer rewrote the path), that one; a request a layer answers itself keeps the
+    /// first.
+    pub(crate) fn start(
+        metrics: &Arc<AppMetrics>,
+        request: &Request<Body>,
+        matched: impl FnOnce(&Method, &str) -> Matched,
+    ) -> Self {
+        let (mut meter, started) = Meter::start(metrics, request.method());
+        meter.matched = matched(request.method(), request.uri().path());
+        AroundLayers { meter, started }
+    }
+
+    /// `request` through `layered`, measured.
+    pub(crate) fn through(
+        self,
+        layered: Layered,
+        request: Request<Body>,
+    ) -> impl std::future::Future<Output = Reply> + Send + use<> {
+        Measured {
+            layers: crate::layer::through(layered, request),
+            meter: Some(self.meter),
+            started: self.started,
+        }
     }
 }
 
@@ -297,8 +310,8 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F: std::future::Future<Output = crate::response::Reply>> std::future::Future for Measured<F> {
-    type Output = crate::response::Reply;
+impl<F: std::future::Future<Output = Reply>> std::future::Future for Measured<F> {
+    type Output = Reply;
 
     fn poll(
         self: std::pin::Pin<&mut Self>,

@@ -65,13 +65,12 @@ pub(crate) struct AppInner {
     /// The app under its global layers, if it has any.
     layered: Option<Layered>,
     /// The health routes and the explain page, if asked for.
-    built_in: built_in::BuiltIn,
+    built_in: built_in::paths::BuiltIn,
     /// The critical keys and the health checks, resolved.
     health: crate::health::CompiledHealth,
     /// `start()` has succeeded or the app is being served (readiness).
     started: AtomicBool,
-    /// The request metrics' handles (feature `metrics`).
-    #[cfg(feature = "metrics")]
+    /// The request metrics' handles (none without the feature `metrics`).
     metrics: Arc<metered::AppMetrics>,
 }
 
@@ -239,7 +238,7 @@ impl App {
         finish: M,
     ) -> DispatchFuture<RunFuture, M>
     where
-        B: Into<crate::context::RequestBody>,
+        B: Into<crate::runtime::RequestBody>,
         M: Finish + Send + 'static,
     {
         self.inner.dispatch(request, peer, finish)
@@ -257,7 +256,9 @@ impl App {
         layered: Layered,
         request: Request<Body>,
     ) -> impl std::future::Future<Output = Reply> + Send + use<> {
-        metered::through_layers(&self.inner, layered, request)
+        let inner = &self.inner;
+        let matched = |method: &Method, path: &str| inner.matched(method, path);
+        metered::AroundLayers::start(&inner.metrics, &request, matched).through(layered, request)
     }
 
     /// The request limits it was built with.

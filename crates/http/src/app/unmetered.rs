@@ -1,11 +1,31 @@
 //! Without the `metrics` feature: the names the dispatch uses, measuring nothing. A [`Meter`]
 //! cannot exist, so the code that would use one is compiled out.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use http::StatusCode;
+use axum_core::body::Body;
+use http::{Method, Request, StatusCode};
 
 use green_tea_core::__private::sibling::RouteId;
+
+use super::built_in::paths::{BuiltIn, BuiltInRoute};
+use crate::layer::Layered;
+use crate::response::Reply;
+
+/// No handles to keep.
+pub(crate) struct AppMetrics;
+
+impl AppMetrics {
+    /// Registers nothing.
+    pub(crate) fn register<'a>(
+        _routes: impl IntoIterator<Item = &'a str>,
+        _paths: impl IntoIterator<Item = &'a str>,
+        _built_in: &BuiltIn,
+    ) -> Self {
+        AppMetrics
+    }
+}
 
 /// See the `metrics` feature's version. (Made, never read, without the feature.)
 #[derive(Clone, Copy)]
@@ -14,7 +34,7 @@ pub(crate) enum Matched {
     Route(RouteId),
     Path(u32),
     Unmatched,
-    BuiltIn(super::built_in::paths::BuiltInRoute),
+    BuiltIn(BuiltInRoute),
 }
 
 /// Never made.
@@ -31,7 +51,7 @@ pub(crate) struct Measure;
 
 impl Measure {
     #[inline]
-    pub(crate) fn start(_app: &super::AppInner, _parts: &http::request::Parts) -> Self {
+    pub(crate) fn start(_metrics: &Arc<AppMetrics>, _has_layers: bool, _method: &Method) -> Self {
         Measure
     }
 
@@ -47,11 +67,26 @@ impl Measure {
     }
 }
 
-/// `request` through the app's global `layered`.
-pub(crate) fn through_layers(
-    _app: &super::AppInner,
-    layered: super::Layered,
-    request: http::Request<axum_core::body::Body>,
-) -> impl std::future::Future<Output = crate::response::Reply> + Send + use<> {
-    crate::layer::through(layered, request)
+/// Not measured either.
+pub(crate) struct AroundLayers;
+
+impl AroundLayers {
+    /// `matched` is not asked: nothing is labelled.
+    #[inline]
+    pub(crate) fn start(
+        _metrics: &Arc<AppMetrics>,
+        _request: &Request<Body>,
+        _matched: impl FnOnce(&Method, &str) -> Matched,
+    ) -> Self {
+        AroundLayers
+    }
+
+    /// `request` through the app's global `layered`.
+    pub(crate) fn through(
+        self,
+        layered: Layered,
+        request: Request<Body>,
+    ) -> impl std::future::Future<Output = Reply> + Send + use<> {
+        crate::layer::through(layered, request)
+    }
 }

@@ -13,47 +13,10 @@ use http::request::Parts;
 use http_body::Body as _;
 use serde::de::DeserializeOwned;
 
-use super::RequestContext;
+use super::request::RequestContext;
 use crate::error::HttpError;
 use crate::extract::body;
-
-/// A request body as the app holds it: hyper's own on the serving path (no boxing), any other
-/// body from tower or `TestClient`.
-pub(crate) enum RequestBody {
-    Hyper(hyper::body::Incoming),
-    Boxed(Body),
-}
-
-impl From<hyper::body::Incoming> for RequestBody {
-    fn from(body: hyper::body::Incoming) -> Self {
-        RequestBody::Hyper(body)
-    }
-}
-
-impl From<Body> for RequestBody {
-    fn from(body: Body) -> Self {
-        RequestBody::Boxed(body)
-    }
-}
-
-impl RequestBody {
-    /// The length the client announced (`content-length`), or 0.
-    #[inline]
-    fn announced(&self) -> u64 {
-        match self {
-            RequestBody::Hyper(body) => body.size_hint().lower(),
-            RequestBody::Boxed(body) => body.size_hint().lower(),
-        }
-    }
-
-    /// As axum-core's body (hyper's boxed; one already boxed as it is).
-    pub(super) fn into_body(self) -> Body {
-        match self {
-            RequestBody::Hyper(body) => Body::new(body),
-            RequestBody::Boxed(body) => body,
-        }
-    }
-}
+use crate::runtime::RequestBody;
 
 impl RequestContext {
     /// The whole body, up to the route's limit (413 past it) and within the body read timeout

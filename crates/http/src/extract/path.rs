@@ -8,7 +8,7 @@ use axum_core::extract::FromRequestParts;
 use http::request::Parts;
 use serde::de::DeserializeOwned;
 
-use super::PathParams;
+use super::params::PathParams;
 use crate::error::HttpError;
 use error::PathError;
 

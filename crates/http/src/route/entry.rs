@@ -16,13 +16,13 @@ use std::panic::AssertUnwindSafe;
 
 use green_tea_core::__private::sibling::{self, AnyValue, panic_message};
 
+use super::handler::Handler;
 use crate::client_addr::ClientAddr;
-use crate::context::{RequestContext, RequestState};
+use crate::context::RequestContext;
 use crate::error::HttpError;
 use crate::finish::{Outcome, Pending};
 use crate::response::{IntoReply, Reply, reply_of};
-use crate::route::Handler;
-use crate::runtime::{CompiledStep, Entry, RunFuture};
+use crate::runtime::{CompiledStep, Entry, RequestState, RunFuture};
 
 /// The entry of a handler of type `H`: generic, so that `H`'s future is a field of the run's
 /// future rather than a box of its own.

@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use http_body::{Frame, SizeHint};
 
-use super::Busy;
+use super::connections::Busy;
 use crate::in_flight::Entered;
 use crate::response::{Chunk, ResponseBody};
 

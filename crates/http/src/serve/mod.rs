@@ -36,7 +36,6 @@ use crate::error::Error;
 use crate::layer::Layered;
 use crate::response::Reply;
 use body::InFlightBody;
-use connections::Busy;
 use connections::{Connection, Connections, Ended};
 use flow::FlowWatch;
 use listener::Listener;

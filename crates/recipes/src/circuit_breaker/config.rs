@@ -1,4 +1,5 @@
-//! How a breaker behaves: threshold, open duration, trials, timeout, classification.
+//! How a breaker behaves: threshold, open duration, trials, call timeout, clock, and who is told
+//! of its transitions.
 
 use std::fmt;
 use std::sync::Arc;
@@ -21,18 +22,6 @@ pub enum OpenDuration {
         /// The longest it may get.
         cap: Duration,
     },
-}
-
-/// What a call's outcome means to the breaker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// Closes it (from any state) and resets the failure count.
-    Success,
-    /// Counts toward opening it; a failed half-open trial re-opens it at once.
-    Failure,
-    /// Neither: a client error that says nothing about the upstream's health (a 404). It frees
-    /// a half-open trial's slot without deciding anything.
-    Ignored,
 }
 
 /// The callback told of every state change, outside any lock.

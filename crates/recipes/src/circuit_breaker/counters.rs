@@ -2,7 +2,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::config::Outcome;
+use super::call::Outcome;
 use super::sync::AtomicU64;
 
 /// A snapshot of what the breaker has seen since it was made.

@@ -33,9 +33,8 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::config::Outcome;
+use super::call::{Outcome, Ticket};
 use super::counters::AtomicCounters;
-use super::state::Ticket;
 use super::sync::AtomicU64;
 use super::word::Word;
 

@@ -2,21 +2,17 @@
 //! open, the failures it counted, its trials' results and operator holds. A breaker without a
 //! store never reaches this file; a closed breaker with one reaches it only when a call fails.
 //!
-//! The store itself (Redis, feature `redis`) is in `shared/`; this is the seam, so the breaker's
-//! own files (and the loom models that include them) know nothing of Redis.
+//! The store itself (Redis, feature `redis`) is in `shared/`, and the breaker's side of the seam
+//! (when it asks, and how it applies the fleet's verdicts) in `breaker.rs`; this is the seam, so
+//! the breaker's own files (and the loom models that include them) know nothing of Redis.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use std::sync::Arc;
-
-use super::config::{Config, Outcome};
-use super::counters::{AtomicCounters, Counters};
-use super::fast_path::FastPath;
-use super::state::{BreakerState, Machine, Ticket};
-use super::sync::Mutex;
-use super::{CircuitBreaker, Shared};
+use super::call::Outcome;
+use super::counters::Counters;
+use super::state::BreakerState;
 
 /// The fleet's answer to "may this open breaker call now?", from its cached view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,131 +81,4 @@ pub(crate) trait Fleet: Send + Sync + 'static {
 
     /// For the store's own methods on the breaker (`sync`, `degraded`...).
     fn as_any(&self) -> &dyn std::any::Any;
-}
-
-/// The breaker's side of the seam: how it consults its store and applies the fleet's verdicts.
-impl CircuitBreaker {
-    /// A breaker whose cold paths go through `fleet`.
-    pub(crate) fn with_fleet(config: Config, fleet: Arc<dyn Fleet>) -> Self {
-        let machine = Machine::new(&config);
-        CircuitBreaker {
-            shared: Arc::new(Shared {
-                fast: FastPath::new(machine.word(), AtomicCounters::of(&config.name)),
-                machine: Mutex::new(machine),
-                config,
-                fleet: Some(fleet),
-                #[cfg(test)]
-                locks: Default::default(),
-            }),
-        }
-    }
-
-    /// The fleet's say on admission, for a breaker that mirrors its open verdict.
-    pub(super) fn fleet_gate(&self, machine: &Machine) -> Option<Gate> {
-        let fleet = self.shared.fleet.as_ref()?;
-        fleet.gate(
-            machine.state(),
-            machine.fleet_open(),
-            machine.trials_in_flight(),
-        )
-    }
-
-    /// Claims the fleet's trial lease (waiting at most the store's claim timeout), then admits
-    /// the call as that trial, or says how long to wait.
-    pub(super) async fn claim_trial(&self, generation: u64) -> Result<Ticket, Duration> {
-        let Some(fleet) = self.shared.fleet.clone() else {
-            return Err(Duration::ZERO);
-        };
-        let claim = fleet.claim(generation).await;
-        let Shared { config, fast, .. } = &*self.shared;
-        let mut changes = Vec::new();
-        let mut machine = self.machine();
-        let admitted = match claim {
-            Claim::Won { token, slot, lease } => {
-                match machine.begin_fleet_trial(generation, lease, config, fast, &mut changes) {
-                    Some(ticket) => {
-                        let trial = ticket.trial.expect("a fleet trial has a slot");
-                        fleet.trial_started(trial, generation, token, slot);
-                        Ok(ticket)
-                    }
-                    None => {
-                        fleet.give_back(generation, token, slot);
-                        fast.counters.reject();
-                        Err(Duration::ZERO)
-                    }
-                }
-            }
-            Claim::Refused(retry_after) => {
-                fast.counters.reject();
-                Err(retry_after)
-            }
-            Claim::TimedOut => {
-                fast.counters.reject();
-                Err(Duration::ZERO)
-            }
-            Claim::Closed => {
-                machine.fleet_closed(generation, config, fast, &mut changes);
-                machine.admit(config, fast, &mut changes)
-            }
-            Claim::Gone => {
-                machine.forget_fleet();
-                machine.admit(config, fast, &mut changes)
-            }
-        };
-        drop(machine);
-        self.announce(changes);
-        admitted
-    }
-
-    /// A failure counted while closed: the store publishes it.
-    #[cold]
-    pub(super) fn fleet_failure(&self) {
-        if let Some(fleet) = &self.shared.fleet {
-            fleet.failure();
-        }
-    }
-
-    /// A call settled (or abandoned: `None`) by the machine.
-    pub(super) fn fleet_settled(&self, ticket: Ticket, outcome: Option<Outcome>) {
-        let Some(fleet) = &self.shared.fleet else {
-            return;
-        };
-        match ticket.trial {
-            Some(trial) => fleet.trial_settled(trial, outcome),
-            None if outcome == Some(Outcome::Failure) => fleet.failure(),
-            None => {}
-        }
-    }
-
-    /// The fleet is open at `generation` for `remaining` more.
-    pub(crate) fn apply_fleet_open(&self, generation: u64, remaining: Duration) {
-        let Shared { config, fast, .. } = &*self.shared;
-        let mut changes = Vec::new();
-        self.machine()
-            .adopt_fleet_open(generation, remaining, config, fast, &mut changes);
-        self.announce(changes);
-    }
-
-    /// The fleet has no open record, and closed every generation up to `closed`: close if
-    /// this instance mirrors one of those; if it mirrors a later one, the record was lost (Redis
-    /// restarted): an absent key never closes an open instance, its own window decides.
-    pub(crate) fn apply_fleet_absent(&self, closed: u64) {
-        let Shared { config, fast, .. } = &*self.shared;
-        let mut changes = Vec::new();
-        let mut machine = self.machine();
-        match machine.fleet_open() {
-            Some(open) if open <= closed => {
-                machine.fleet_closed(closed, config, fast, &mut changes);
-            }
-            Some(_) => machine.forget_fleet(),
-            None => {}
-        }
-        drop(machine);
-        self.announce(changes);
-    }
-
-    /// An operator's hold set (or released) on another instance.
-    pub(crate) fn apply_fleet_hold(&self, hold: Option<BreakerState>) {
-        self.force_here(hold);
-    }
 }

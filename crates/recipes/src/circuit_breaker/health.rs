@@ -3,7 +3,8 @@
 
 use green_tea_core::{Check, HealthCheck};
 
-use super::{BreakerState, CircuitBreaker};
+use super::breaker::CircuitBreaker;
+use super::state::BreakerState;
 
 impl HealthCheck for CircuitBreaker {
     fn check(&self) -> Check {

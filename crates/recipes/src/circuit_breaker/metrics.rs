@@ -1,19 +1,16 @@
 //! The breaker's metrics (feature `metrics`), through the `metrics` facade and named as
 //! resilience4j names its: `green_tea.breaker.calls` (`outcome` = success, failure, ignored,
 //! not_permitted), `green_tea.breaker.state` (`state`, 1 for the current state, 0 for the others),
-//! `green_tea.breaker.transitions` (`from`, `to`); with a shared store,
-//! `green_tea.breaker.store.errors` and `green_tea.breaker.store.degraded`. Every series is
-//! labelled with the breaker's name.
+//! `green_tea.breaker.transitions` (`from`, `to`). Every series is labelled with the breaker's
+//! name. A shared store's own series are its (`shared/metrics.rs`).
 //!
 //! The handles are registered when the breaker is made (install the recorder before), so a
 //! call bumps a handle and allocates nothing. A transition, rarer, registers its own.
 
 use green_tea_core::metric::{BREAKER_CALLS, BREAKER_STATE, BREAKER_TRANSITIONS};
-#[cfg(feature = "redis")]
-use green_tea_core::metric::{BREAKER_STORE_DEGRADED, BREAKER_STORE_ERRORS};
 use metrics::{Counter, Gauge, SharedString, counter, gauge};
 
-use super::config::Outcome;
+use super::call::Outcome;
 use super::state::BreakerState;
 
 /// Every state, in the order of the state gauges.
@@ -96,45 +93,6 @@ impl BreakerMetrics {
         for (state, gauge) in STATES.iter().zip(&self.states) {
             gauge.set(if *state == now { 1.0 } else { 0.0 });
         }
-    }
-}
-
-/// A shared store's metric handles (the store of the breaker they are labelled with).
-#[cfg(feature = "redis")]
-pub(crate) struct StoreMetrics {
-    /// One series per kind, in `ERROR_KINDS`' order.
-    errors: Vec<Counter>,
-    degraded: Gauge,
-}
-
-#[cfg(feature = "redis")]
-impl StoreMetrics {
-    pub(crate) fn new(name: &str) -> Self {
-        let breaker = SharedString::from(name.to_owned());
-        let metrics = StoreMetrics {
-            errors: super::shared::ERROR_KINDS
-                .iter()
-                .map(|kind| {
-                    counter!(BREAKER_STORE_ERRORS, "breaker" => breaker.clone(), "kind" => *kind)
-                })
-                .collect(),
-            degraded: gauge!(BREAKER_STORE_DEGRADED, "breaker" => breaker),
-        };
-        metrics.degraded(false);
-        metrics
-    }
-
-    /// A command that failed, or did not answer in time, or met a script its node had not got:
-    /// its kind by its place in `ERROR_KINDS`.
-    pub(crate) fn error(&self, kind: usize) {
-        if let Some(errors) = self.errors.get(kind) {
-            errors.increment(1);
-        }
-    }
-
-    /// Whether the breaker works on local state alone.
-    pub(crate) fn degraded(&self, degraded: bool) {
-        self.degraded.set(if degraded { 1.0 } else { 0.0 });
     }
 }
 

@@ -14,12 +14,13 @@ use tracing::Instrument;
 
 pub(super) mod paths;
 
-pub(crate) use paths::{BuiltIn, BuiltInRoute, HealthPaths};
+use paths::BuiltInRoute;
 
 use super::metered::{Matched, Measure};
-use super::{App, AppInner, RunFuture};
+use super::{App, AppInner};
 use crate::error::HttpError;
 use crate::response::{IntoReply, Reply, ResponseBody, bytes_reply};
+use crate::runtime::RunFuture;
 
 /// A built-in route's answer: made at once, or, for the readiness route of an app with async
 /// health checks, to be awaited (still outside flight).
@@ -37,7 +38,7 @@ impl AppInner {
         route: BuiltInRoute,
         parts: &Parts,
     ) -> BuiltInAnswer {
-        let mut measure = Measure::start(self, parts);
+        let mut measure = Measure::start(&self.metrics, self.layered.is_some(), &parts.method);
         measure.matched(Matched::BuiltIn(route));
         let path = self.built_in.path(route).unwrap_or_default();
         let span = tracing::debug_span!(

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::error::SharedError;
+
 /// The shared store's settings. Only the URL is required; the defaults suit a fleet of a few
 /// to a few dozen instances.
 ///
@@ -41,7 +43,7 @@ impl SharedConfig {
     ///   the data nodes', not the sentinels'.
     ///
     /// The URL is read when the breaker is made; a URL of none of these is refused then
-    /// ([`SharedError::InvalidUrl`](super::SharedError::InvalidUrl)).
+    /// ([`SharedError::InvalidUrl`]).
     pub fn new(url: impl Into<String>) -> Self {
         SharedConfig {
             url: url.into(),
@@ -62,8 +64,8 @@ impl SharedConfig {
     /// as the hash tag, so one breaker's keys share a Redis Cluster slot (and each script,
     /// which touches all of them, runs on one node). A prefix holding `{` or `}` would move the
     /// hash tag (every breaker in the prefix's slot, or none in one), so it is refused when the
-    /// breaker is made ([`SharedError::BraceInPrefix`](super::SharedError::BraceInPrefix)), on
-    /// every topology: a prefix that works on one node works on a cluster.
+    /// breaker is made ([`SharedError::BraceInPrefix`]), on every topology: a prefix that works
+    /// on one node works on a cluster.
     pub fn prefix(mut self, prefix: &str) -> Self {
         self.prefix = prefix.to_owned();
         self
@@ -158,7 +160,7 @@ impl SharedConfig {
     /// assert_eq!(service, "orders");
     /// assert!(SharedConfig::new("redis+cluster://").topology().is_err());
     /// ```
-    pub fn topology(&self) -> Result<Topology, super::SharedError> {
+    pub fn topology(&self) -> Result<Topology, SharedError> {
         Topology::of_url(&self.url)
     }
 }
@@ -210,8 +212,8 @@ pub enum Topology {
 
 impl Topology {
     /// The topology `url` names (see [`SharedConfig::new`]).
-    pub fn of_url(url: &str) -> Result<Topology, super::SharedError> {
-        let invalid = |reason: &str| super::SharedError::InvalidUrl {
+    pub fn of_url(url: &str) -> Result<Topology, SharedError> {
+        let invalid = |reason: &str| SharedError::InvalidUrl {
             url: without_password(url),
             reason: reason.to_owned(),
         };

@@ -16,8 +16,8 @@ use redis::{
     RedisError, RedisResult, ServerErrorKind, Value,
 };
 
-use super::SharedError;
 use super::config::{Topology, split_userinfo};
+use super::error::SharedError;
 
 /// What bounds the link's own waits, from the breaker's settings.
 #[derive(Clone, Copy, Debug)]

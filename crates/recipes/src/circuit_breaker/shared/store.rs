@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use redis::{RedisError, RedisResult, Value};
 use tokio::sync::{Notify, watch};
 
-use super::super::config::Outcome;
+use super::super::call::Outcome;
 use super::super::counters::Counters;
 use super::super::fleet::{Claim, Claiming, Fleet, Gate};
 use super::super::state::BreakerState;
@@ -59,7 +59,7 @@ pub(crate) struct Store {
     errors: [AtomicU64; ERROR_KINDS.len()],
     worker: Mutex<Option<tokio::task::AbortHandle>>,
     #[cfg(feature = "metrics")]
-    exported: super::super::metrics::StoreMetrics,
+    exported: super::metrics::StoreMetrics,
 }
 
 /// What `Store::new` needs beyond the connection.
@@ -104,7 +104,7 @@ impl Store {
             errors: Default::default(),
             worker: Mutex::new(None),
             #[cfg(feature = "metrics")]
-            exported: super::super::metrics::StoreMetrics::new(&parts.name),
+            exported: super::metrics::StoreMetrics::new(&parts.name),
         }
     }
 

@@ -6,8 +6,8 @@ use std::sync::Weak;
 use std::sync::atomic::Ordering::SeqCst;
 use std::time::{Duration, Instant};
 
+use super::super::breaker::{CircuitBreaker, Shared};
 use super::super::state::BreakerState;
-use super::super::{CircuitBreaker, Shared};
 use super::pending::Pending;
 use super::scripts::{number, text};
 use super::store::{Progress, Store, lock};

@@ -3,7 +3,7 @@
 //! pattern: the order and its event are committed together or not at all, and the relay
 //! delivers every committed event at least once, whatever crashed in between.
 //!
-//! The relay here; where it delivers in `sink.rs`; what its runs read from settings in
+//! The relay here; what it delivers and where in `sink.rs`; what its runs read from settings in
 //! `settings.rs`.
 
 mod settings;
@@ -18,18 +18,7 @@ use super::backend::Backend;
 use super::pool::Database;
 
 pub use settings::OutboxSettings;
-pub use sink::{OutboxSink, SharedSink};
-
-/// One event of the outbox, as the relay hands it on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutboxEvent {
-    /// Its row's id: events are delivered in its order.
-    pub id: i64,
-    /// What it is about (`order.created`).
-    pub topic: String,
-    /// Its payload, as the request wrote it (JSON, usually).
-    pub payload: String,
-}
+pub use sink::{OutboxEvent, OutboxSink, SharedSink};
 
 /// The outbox relay worker. Needs `database` (a [`Database`]), `outboxSink` (a
 /// [`SharedSink`]) and `outboxSettings` (its [`OutboxSettings`]), or the keys

@@ -1,5 +1,6 @@
-//! Where the relay delivers: the application's [`OutboxSink`], an `async fn`, and
-//! [`SharedSink`], the one type the graph holds any sink as (the key `outboxSink`).
+//! What the relay delivers, an [`OutboxEvent`], and where: the application's [`OutboxSink`], an
+//! `async fn`, and [`SharedSink`], the one type the graph holds any sink as (the key
+//! `outboxSink`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -7,7 +8,16 @@ use std::sync::Arc;
 
 use green_tea_core::BoxError;
 
-use super::OutboxEvent;
+/// One event of the outbox, as the relay hands it on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxEvent {
+    /// Its row's id: events are delivered in its order.
+    pub id: i64,
+    /// What it is about (`order.created`).
+    pub topic: String,
+    /// Its payload, as the request wrote it (JSON, usually).
+    pub payload: String,
+}
 
 /// Where the relay delivers: a broker's producer, a webhook, a fake in tests. Written with an
 /// `async fn`; the app provides it under the relay's sink key (`outboxSink`) as a

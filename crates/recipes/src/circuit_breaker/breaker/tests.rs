@@ -1,6 +1,8 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::super::clock::ManualClock;
+use super::super::config::OpenDuration;
 use super::*;
 
 fn ms(n: u64) -> Duration {
