@@ -1,12 +1,14 @@
 //! Request-scoped declarations (steps, route handlers) are checked in the same graph, and each
 //! route is compiled into a plan of typed ids: the HTTP layer's view of the core.
 
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::build::RequestDecls;
+use green_tea_core::__private::layer::values::Source;
+
 use crate::support;
 
 use green_tea::error::Problem;
 use green_tea::{Container, Descriptor};
-use green_tea_core::__private::sibling::Source;
-use green_tea_core::__private::sibling::{self, RequestDecls};
 use support::{Log, Probe, Service};
 
 struct User;
@@ -33,7 +35,7 @@ async fn steps_and_routes_are_wired_to_providers_and_to_each_other() {
         "token",
     );
     let builder = Container::builder().provider(Probe::new("billing", &[], &log));
-    let wired = sibling::build_scope(builder, scope).unwrap();
+    let wired = layer::build::build_scope(builder, scope).unwrap();
 
     let plan = &wired.routes[create].plan;
     let runs: Vec<_> = plan.steps.iter().map(|s| s.step).collect();
@@ -51,7 +53,7 @@ async fn steps_and_routes_are_wired_to_providers_and_to_each_other() {
     assert_eq!(wired.routes[create].route, "create");
 
     let built = wired.container.get::<Service>("billing").await.unwrap();
-    let planned = sibling::value(&wired.container, billing).expect("built");
+    let planned = layer::values::value(&wired.container, billing).expect("built");
     assert!(std::ptr::eq(
         &**planned as *const _ as *const Service,
         &*built as *const Service
@@ -75,7 +77,7 @@ fn a_provider_needing_a_step_value_is_a_scope_violation() {
     let mut scope = RequestDecls::<(), ()>::new();
     scope.add_step(Descriptor::new("auth").provides::<Service>("user"), ());
     let builder = Container::builder().provider(Probe::new("audit", &["user"], &log));
-    let Err(err) = sibling::build_scope(builder, scope) else {
+    let Err(err) = layer::build::build_scope(builder, scope) else {
         panic!("a provider needing a step's value builds")
     };
     let Problem::ScopeViolation {
@@ -106,7 +108,7 @@ fn a_route_needing_a_missing_key_is_reported_with_the_route() {
         (),
     );
     let builder = Container::builder().value("billing", 1_u32);
-    let Err(err) = sibling::build_scope(builder, scope) else {
+    let Err(err) = layer::build::build_scope(builder, scope) else {
         panic!("a route needing a missing key builds")
     };
     let text = err.to_string();
@@ -126,15 +128,17 @@ async fn app_values_resolve_by_id() {
         (),
     );
     let builder = Container::builder().value("port", 3000_u16);
-    let wired = sibling::build_scope::<(), ()>(builder, scope).unwrap();
+    let wired = layer::build::build_scope::<(), ()>(builder, scope).unwrap();
     let Source::App(port) = wired.routes[route].plan.needs[0] else {
         panic!("port is a provider's value")
     };
     let container = &wired.container;
-    assert!(sibling::try_value(container, port).unwrap().is_none());
-    sibling::build(container, port).await.unwrap();
-    let value = sibling::try_value(container, port).unwrap().expect("built");
+    assert!(layer::values::try_value(container, port).unwrap().is_none());
+    layer::values::build(container, port).await.unwrap();
+    let value = layer::values::try_value(container, port)
+        .unwrap()
+        .expect("built");
     assert_eq!(*value.downcast_ref::<u16>().unwrap(), 3000);
     container.close().await.unwrap();
-    assert!(sibling::try_value(container, port).is_err());
+    assert!(layer::values::try_value(container, port).is_err());
 }

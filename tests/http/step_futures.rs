@@ -8,7 +8,7 @@ use green_tea::http::request::Parts;
 use green_tea::prelude::*;
 use green_tea::steps::{Guard, Step, StepFn};
 use green_tea::test::TestClient;
-use green_tea_core::__private::sibling;
+use green_tea_core::__private::layer;
 
 #[step(provides = "requestId")]
 fn request_id(parts: &Parts) -> String {
@@ -34,7 +34,7 @@ fn page(Query(page): Query<Page>) -> u32 {
 fn future_of(step: &dyn Step) -> String {
     let container = Container::builder().build().unwrap();
     let (mut parts, ()) = http::Request::new(()).into_parts();
-    let needs = sibling::needs(&container, &[], &[], &[]);
+    let needs = layer::values::needs(&container, &[], &[], &[]);
     format!("{:?}", step.run(&mut parts, needs))
 }
 

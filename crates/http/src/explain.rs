@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use green_tea_core::__private::sibling::in_module;
+use green_tea_core::__private::layer::explain::in_module;
 use green_tea_core::{Explain, ExplainModule, ExplainWorker};
 
 /// Everything served at one path template.

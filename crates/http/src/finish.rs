@@ -19,7 +19,8 @@ use futures_util::FutureExt;
 use http::StatusCode;
 use smallvec::SmallVec;
 
-use green_tea_core::__private::sibling::{AnyValue, panic_message};
+use green_tea_core::__private::layer::failures::panic_message;
+use green_tea_core::__private::layer::values::AnyValue;
 use green_tea_core::{Descriptor, NodeKind, Origin, Problem, TypeInfo};
 
 use crate::error::HttpError;

@@ -6,7 +6,8 @@ mod async_check;
 
 use serde::Serialize;
 
-use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::values::{AnyValue, AppValue};
 use green_tea_core::workers::WorkerHealth;
 use green_tea_core::{
     Check, CheckTiming, Container, HealthCheck, Key, Location, ModuleHealth, ProviderHealth,
@@ -130,7 +131,7 @@ impl HealthSettings {
         builder: &green_tea_core::ContainerBuilder,
     ) -> Vec<green_tea_core::Problem> {
         let critical = self.critical.iter().filter_map(|(key, location)| {
-            sibling::health_key_problem(
+            layer::build::health_key_problem(
                 builder,
                 key,
                 None,
@@ -139,7 +140,7 @@ impl HealthSettings {
             )
         });
         let checks = self.checks.iter().filter_map(|c| {
-            sibling::health_key_problem(
+            layer::build::health_key_problem(
                 builder,
                 &c.key,
                 Some(c.ty),
@@ -148,7 +149,7 @@ impl HealthSettings {
             )
         });
         let async_checks = self.async_checks.iter().filter_map(|p| {
-            sibling::health_key_problem(
+            layer::build::health_key_problem(
                 builder,
                 &p.key,
                 Some(p.ty),
@@ -167,15 +168,15 @@ impl HealthSettings {
     pub(crate) fn compile(self, container: &Container) -> CompiledHealth {
         let defaults = self.async_check_timing;
         let module_of = |key: &Key| {
-            sibling::module_of_key(container, key.as_str())
-                .and_then(|m| sibling::module_paths(container).position(|p| *p == m))
+            layer::modules::module_of_key(container, key.as_str())
+                .and_then(|m| layer::modules::module_paths(container).position(|p| *p == m))
         };
         CompiledHealth {
             async_checks: self
                 .async_checks
                 .into_iter()
                 .filter_map(|p| {
-                    let at = sibling::locate(container, p.key.as_str())?;
+                    let at = layer::values::locate(container, p.key.as_str())?;
                     let module = module_of(&p.key);
                     Some(CompiledAsyncCheck::new(p, at, module, defaults))
                 })
@@ -185,7 +186,7 @@ impl HealthSettings {
                 .checks
                 .into_iter()
                 .filter_map(|c| {
-                    let at = sibling::locate(container, c.key.as_str())?;
+                    let at = layer::values::locate(container, c.key.as_str())?;
                     let module = module_of(&c.key);
                     Some(CompiledCheck {
                         key: c.key,

@@ -26,8 +26,8 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, ServiceExt};
 use tower_service::Service;
 
-use green_tea_core::__private::sibling::RouteId;
-use green_tea_core::__private::sibling::panic_message;
+use green_tea_core::__private::layer::failures::panic_message;
+use green_tea_core::__private::layer::values::RouteId;
 use green_tea_core::BoxError;
 
 use crate::client_addr::ClientAddr;

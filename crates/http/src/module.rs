@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 
-use green_tea_core::__private::sibling::{self, ModuleExtension};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::modules::ModuleExtension;
 use green_tea_core::{BoxError, Module};
 
 use crate::route::Route;
@@ -165,10 +166,10 @@ impl ModuleExt for Module {
 }
 
 fn served(module: &mut Module) -> &mut Served {
-    sibling::extension_mut::<Served>(module)
+    layer::modules::extension_mut::<Served>(module)
 }
 
 /// Takes the served part out of `module` (empty if it has none).
 pub(crate) fn take_served(module: &mut Module) -> Served {
-    sibling::take_extension::<Served>(module).unwrap_or_default()
+    layer::modules::take_extension::<Served>(module).unwrap_or_default()
 }

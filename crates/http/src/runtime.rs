@@ -20,9 +20,9 @@ use http::request::Parts;
 use http_body::Body as _;
 use smallvec::SmallVec;
 
-use green_tea_core::__private::sibling::{
-    self, AnyValue, IdVec, RouteId, RoutePlan, Source, StepId,
-};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::build::RoutePlan;
+use green_tea_core::__private::layer::values::{AnyValue, IdVec, RouteId, Source, StepId};
 use green_tea_core::{Container, Descriptor};
 
 use crate::error::HttpError;
@@ -111,9 +111,9 @@ impl Runtime {
         Box::pin(async move {
             for need in needs {
                 let Source::App(at) = *need else { continue };
-                match sibling::try_value(&self.container, at) {
+                match layer::values::try_value(&self.container, at) {
                     Ok(Some(_)) => continue,
-                    Ok(None) => sibling::build(&self.container, at).await,
+                    Ok(None) => layer::values::build(&self.container, at).await,
                     Err(closed) => Err(closed),
                 }
                 .map_err(|error| HttpError::from(error).into_reply())?;

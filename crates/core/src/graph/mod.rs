@@ -27,7 +27,7 @@ use adjacency::{Adjacency, Edge, Rows};
 pub(crate) use modules::qualified_key;
 use modules::{Lookup, ModuleTable, QualifiedNames};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
-pub use suggest::closest;
+pub(crate) use suggest::closest;
 pub(crate) use suggest::closest_key;
 
 /// How long a node's values live.

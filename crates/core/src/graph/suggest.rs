@@ -13,7 +13,7 @@ pub(crate) fn closest_key<'a>(
     closest(missing.as_str(), candidates, Key::as_str)
 }
 
-pub use green_tea_key::closest;
+pub(crate) use green_tea_key::closest;
 
 pub(super) fn suggestion(key: &Key, keys: &KeyTable, decls: &[Decl<'_>]) -> Suggestion {
     let at = keys.get(key).expect("a suggestion is a key of the table");

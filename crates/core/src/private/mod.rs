@@ -8,15 +8,15 @@
 //! line that uses it), `returns` (what a provider's fns may return), `futures` (a provider's
 //! futures, for state that is `Send + Sync`), `discover` (how `discover()` makes a provider
 //! struct), `nested` (the nested fields of a `#[derive(Settings)]` type); here, the check that
-//! a decorator returns the type it decorates. In `sibling`, what green-tea-http uses to check
-//! and run the graph.
+//! a decorator returns the type it decorates. In [`layer`], the core as green-tea-http builds on
+//! it: building, modules, a request's values, workers, explain, by purpose.
 
 mod discover;
 mod futures;
+pub mod layer;
 mod nested;
 mod probe;
 mod returns;
-pub mod sibling;
 
 pub use crate::descriptor::Descriptor;
 pub use crate::error::{BoxError, NodeKind};

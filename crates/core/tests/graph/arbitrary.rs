@@ -15,7 +15,9 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
-use green_tea_core::__private::sibling::{self, AnyValue, RequestDecls, Source, Wired};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::build::{RequestDecls, Wired};
+use green_tea_core::__private::layer::values::{AnyValue, Source};
 use green_tea_core::{
     BoxError, BuildError, Container, ContainerBuilder, Descriptor, Needs, ProvideError, Provided,
     Provider, ProviderFn,
@@ -548,7 +550,7 @@ pub(crate) fn check(input: &GraphInput) -> Result<(), TestCaseError> {
     let expected = Expected::of(&layout);
     let log = Log::default();
     let (builder, scope) = layout.builder(&log);
-    match sibling::build_scope(builder, scope) {
+    match layer::build::build_scope(builder, scope) {
         Err(error) => check_error(&error, &expected),
         Ok(wired) => {
             prop_assert!(
@@ -613,7 +615,7 @@ fn check_plans(
     layout: &Layout<'_>,
     expected: &Expected,
     wired: &Wired<usize, usize>,
-) -> Result<Vec<(sibling::AppValue, usize)>, TestCaseError> {
+) -> Result<Vec<(layer::values::AppValue, usize)>, TestCaseError> {
     let steps = layout.decls.iter().filter(|d| d.kind == Kind::Step).count();
     prop_assert_eq!(wired.steps.len(), steps);
     let mut app_sources = Vec::new();
@@ -705,7 +707,7 @@ async fn check_lifecycle(
     layout: &Layout<'_>,
     expected: &Expected,
     container: &Container,
-    app_sources: &[(sibling::AppValue, usize)],
+    app_sources: &[(layer::values::AppValue, usize)],
     log: &Log,
 ) -> Result<(), TestCaseError> {
     let app = layout.app;
@@ -769,7 +771,7 @@ async fn check_lifecycle(
 
     // Each app value a route's plan reads is the value of the key its consumer needs.
     for &(at, key) in app_sources {
-        let planned = sibling::value(container, at);
+        let planned = layer::values::value(container, at);
         let ty = layout.decls[routed[&key].0].provides[routed[&key].1].ty;
         let got: AnyValue = with_type!(ty, T => container
             .get::<T>(KEYS[key])

@@ -11,7 +11,8 @@ use http::Request;
 use tower::Layer;
 use tower_service::Service;
 
-use green_tea_core::__private::sibling::{self, ModuleIndex};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::modules::ModuleIndex;
 use green_tea_core::{ContainerBuilder, HealthCheck, Key, Location, Provider, TypeInfo};
 
 use super::built_in::paths::{BuiltIn, HealthPaths};
@@ -71,8 +72,8 @@ type DiscoveredStep = (Arc<dyn Step>, RustModule);
 /// `claimed`, sorted by Rust module and name, each step with its Rust module.
 fn discovered(modules: Option<&[&str]>, claimed: &[&str]) -> (Vec<DiscoveredStep>, Vec<Route>) {
     let wanted = |module: &str| {
-        modules.is_none_or(|m| sibling::in_modules(module, m))
-            && !sibling::in_modules(module, claimed)
+        modules.is_none_or(|m| layer::build::in_modules(module, m))
+            && !layer::build::in_modules(module, claimed)
     };
     let mut steps: Vec<&StepRegistration> = inventory::iter::<StepRegistration>
         .into_iter()
@@ -101,7 +102,7 @@ fn discovered(modules: Option<&[&str]>, claimed: &[&str]) -> (Vec<DiscoveredStep
 
 /// How many steps and routes are registered in `modules` (all, if `None`).
 fn linked(modules: Option<&[&str]>) -> usize {
-    let wanted = |module: &str| modules.is_none_or(|m| sibling::in_modules(module, m));
+    let wanted = |module: &str| modules.is_none_or(|m| layer::build::in_modules(module, m));
     let steps = inventory::iter::<StepRegistration>
         .into_iter()
         .filter(|r| wanted(r.module))
@@ -223,7 +224,8 @@ impl AppBuilder {
     /// prefix: give it the one the app gives the original.
     #[track_caller]
     pub fn override_module(mut self, module: Module) -> Self {
-        let gone = sibling::replace_module(&mut self.container, module.name(), Location::caller());
+        let gone =
+            layer::modules::replace_module(&mut self.container, module.name(), Location::caller());
         let in_gone = |m: Option<ModuleIndex>| m.is_some_and(|m| gone.contains(&m));
         self.steps.retain(|s| !in_gone(s.module));
         self.routes.retain(|r| !in_gone(r.module));
@@ -239,11 +241,11 @@ impl AppBuilder {
             prefix: own,
             on_shutdown,
         } = take_served(&mut module);
-        let modules = sibling::take_modules(&mut module);
-        let index = sibling::add_module(&mut self.container, module, parent);
-        let path = sibling::module_path(&self.container, index);
+        let modules = layer::modules::take_modules(&mut module);
+        let index = layer::modules::add_module(&mut self.container, module, parent);
+        let path = layer::modules::module_path(&self.container, index);
         if !own.is_empty() && !own.starts_with('/') {
-            sibling::module_problem(
+            layer::modules::module_problem(
                 &mut self.container,
                 index,
                 format!("serves its routes under `{own}`: a prefix starts with `/` (`/{own}`)"),
@@ -253,19 +255,19 @@ impl AppBuilder {
         let mut steps: Vec<(Arc<dyn Step>, Option<RustModule>)> =
             steps.into_iter().map(|step| (step, None)).collect();
         let mut routes = routes;
-        if let Some(paths) = sibling::module_discovers(&self.container, index) {
+        if let Some(paths) = layer::modules::module_discovers(&self.container, index) {
             // The module's own discovery: its Rust modules' steps and routes are its, and
             // what the app discovered from there already is taken back.
             let paths: Vec<String> = paths.to_vec();
             let claimed: Vec<&str> = paths.iter().map(String::as_str).collect();
             let in_claimed =
-                |m: Option<&'static str>| m.is_some_and(|m| sibling::in_modules(m, &claimed));
+                |m: Option<&'static str>| m.is_some_and(|m| layer::build::in_modules(m, &claimed));
             self.steps
                 .retain(|s| s.module.is_some() || !in_claimed(s.discovered_in));
             self.routes
                 .retain(|r| r.module.is_some() || !in_claimed(r.discovered_in));
             let (found_steps, found_routes) = discovered(Some(&claimed), &[]);
-            sibling::found_in_module(
+            layer::modules::found_in_module(
                 &mut self.container,
                 index,
                 found_steps.len() + found_routes.len(),
@@ -478,7 +480,7 @@ impl AppBuilder {
             Some(modules) => self.container.discover_in(modules),
             None => self.container.discover(),
         };
-        let claimed = sibling::claimed(&self.container);
+        let claimed = layer::build::claimed(&self.container);
         let (steps, routes) = discovered(modules, &claimed);
         // What is linked there, claimed by a module or not: the "found nothing" warning does
         // not depend on whether a module claimed it before or after.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 
-use green_tea_core::__private::sibling::{self, join_message, panic_message};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::failures::{join_message, panic_message};
 use green_tea_core::{CloseError, CloseFailure, ClosePart, FailureCause};
 
 use super::{App, AppInner};
@@ -69,7 +70,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // Workers after the drain (a request may still hand them work) and before the modules'
     // hooks (a hook may tear down what a worker uses; a worker never needs a hook) and any
     // dispose.
-    failures.extend(sibling::stop_workers(&inner.runtime.container).await);
+    failures.extend(layer::workers::stop_workers(&inner.runtime.container).await);
 
     let hooks = std::mem::take(&mut *inner.shutdown.lock().unwrap_or_else(|p| p.into_inner()));
     for (module, hook) in hooks.into_iter().rev() {

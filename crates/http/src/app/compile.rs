@@ -7,7 +7,9 @@ use std::sync::{Arc, Weak};
 
 use http::HeaderValue;
 
-use green_tea_core::__private::sibling::{self, IdVec, RequestDecls, RouteId, StepId};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::build::RequestDecls;
+use green_tea_core::__private::layer::values::{IdVec, RouteId, StepId};
 use green_tea_core::{BuildError, Descriptor, KeySpec, NodeKind, Origin, Problem};
 
 use super::built_in::paths::BuiltIn;
@@ -29,7 +31,7 @@ impl AppBuilder {
     pub fn build(mut self) -> Result<App, BuildError> {
         let mut warnings = self.warnings();
         warnings.extend(
-            sibling::take_settings_warnings(&mut self.container)
+            layer::build::take_settings_warnings(&mut self.container)
                 .into_iter()
                 .map(Warning::UnknownSetting),
         );
@@ -74,12 +76,12 @@ impl AppBuilder {
         let (router, paths) = table.finish();
         built_in_problems(&self.built_in, &router, &mut problems);
         let container = self.container.dispose_timeout(self.dispose_timeout);
-        let wired = match sibling::build_scope(container, scope) {
+        let wired = match layer::build::build_scope(container, scope) {
             Ok(wired) if problems.is_empty() => wired,
-            Ok(_) => return Err(sibling::build_error(problems)),
+            Ok(_) => return Err(layer::build::build_error(problems)),
             Err(error) => {
                 problems.extend(error.into_problems());
-                return Err(sibling::build_error(problems));
+                return Err(layer::build::build_error(problems));
             }
         };
 
@@ -202,7 +204,7 @@ impl AppBuilder {
 
     fn warnings(&self) -> Vec<Warning> {
         let mut warnings = Vec::new();
-        let providers = sibling::discovered(&self.container);
+        let providers = layer::build::discovered(&self.container);
         for ((modules, found), providers) in self.discovered.iter().zip(providers) {
             if found + providers == 0 {
                 warnings.push(Warning::DiscoveredNothing {

@@ -15,7 +15,7 @@ use http::header::ALLOW;
 use http::request::Parts;
 use http::{Method, Request, StatusCode};
 
-use green_tea_core::__private::sibling::RouteId;
+use green_tea_core::__private::layer::values::RouteId;
 
 use super::AppInner;
 use super::RunFuture;

@@ -2,12 +2,14 @@
 //! explain model (`crate::explain`) of the app's routes, workers and modules, read from its
 //! router, its routes and its runtime.
 
-use green_tea_core::__private::sibling::{
-    self, RequestMember, RouteId, RoutePlan, Source, closest,
-};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::build::RoutePlan;
+use green_tea_core::__private::layer::explain::RequestMember;
+use green_tea_core::__private::layer::values::{RouteId, Source};
 use green_tea_core::{
     ExplainModule, ExplainWorker, KeySpec, NodeKind, UnknownModule, UnknownWorker,
 };
+use green_tea_key::closest;
 
 use super::App;
 use crate::explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
@@ -71,7 +73,7 @@ impl App {
                 .chain(self.explain_fallback(FALLBACK))
                 .collect(),
             workers: self.inner.runtime.container.explain_workers(),
-            modules: sibling::module_paths(&self.inner.runtime.container)
+            modules: layer::modules::module_paths(&self.inner.runtime.container)
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
             settings: self.inner.runtime.container.settings_report(),
@@ -177,7 +179,7 @@ impl App {
                 finishes: false,
             });
         }
-        sibling::explain_module_with(container, path, members)
+        layer::explain::explain_module_with(container, path, members)
     }
 
     /// The keys of the values `sources` (of a route's `plan`) read: a provider's key, or the
@@ -187,7 +189,9 @@ impl App {
         sources
             .iter()
             .filter_map(|source| match *source {
-                Source::App(at) => Some(sibling::value_key(&runtime.container, at).to_string()),
+                Source::App(at) => {
+                    Some(layer::values::value_key(&runtime.container, at).to_string())
+                }
                 Source::Local(local) => {
                     let mut first = 0;
                     plan.steps.iter().find_map(|planned| {
@@ -231,7 +235,7 @@ impl App {
         let handler = route.name.to_string();
         let plan = &run.plan;
         let providers =
-            sibling::explain_values(&runtime.container, handler.clone(), &plan.app_values);
+            layer::explain::explain_values(&runtime.container, handler.clone(), &plan.app_values);
         // Where each need comes from, as the plan reads it: a provider value (its node is the
         // explain's root for it), a value of a step that ran before (the request's values are
         // its steps', in run order), or nothing.

@@ -12,8 +12,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use green_tea_core::__private::sibling::panic_message;
 use pin_project_lite::pin_project;
+
+use green_tea_core::__private::layer::failures::panic_message;
 
 use super::metered::Meter;
 use crate::error::HttpError;

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use green_tea_core::__private::sibling;
+use green_tea_core::__private::layer;
 use green_tea_core::workers::WorkerState;
 use green_tea_core::{Check, CheckStatus, Key, ModuleHealth, ProviderHealth};
 
@@ -116,7 +116,7 @@ impl AppInner {
             .checks
             .iter()
             .map(|c| {
-                let check = sibling::value(&self.runtime.container, c.at).map(c.ask);
+                let check = layer::values::value(&self.runtime.container, c.at).map(c.ask);
                 if let Some(check) = &check {
                     count_in_module(&mut modules, c.module, &c.key, check);
                 }

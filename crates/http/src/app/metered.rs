@@ -17,7 +17,7 @@ use ::metrics::{Gauge, Histogram, Label, SharedString, gauge, histogram};
 use axum_core::body::Body;
 use http::{Method, Request, StatusCode};
 
-use green_tea_core::__private::sibling::{IdVec, RouteId};
+use green_tea_core::__private::layer::values::{IdVec, RouteId};
 use green_tea_core::metric::{
     HTTP_SERVER_ACTIVE_REQUESTS, HTTP_SERVER_REQUEST_DURATION, UNMATCHED_ROUTE,
 };

@@ -24,7 +24,8 @@ use std::time::Duration;
 use axum_core::body::Body;
 use http::{HeaderValue, Method, Request};
 
-use green_tea_core::__private::sibling::{self, IdVec, RouteId};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::values::{IdVec, RouteId};
 use green_tea_core::{CloseError, Container};
 
 pub use builder::AppBuilder;
@@ -198,9 +199,9 @@ impl App {
             .iter()
             .flat_map(|r| r.plan.app_values.iter().copied())
             .collect();
-        roots.extend(sibling::worker_roots(&runtime.container));
+        roots.extend(layer::workers::worker_roots(&runtime.container));
         let started = async {
-            sibling::build_now(&runtime.container, &roots).await?;
+            layer::values::build_now(&runtime.container, &roots).await?;
             runtime.container.start_workers().await
         };
         if let Err(error) = started.await {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use axum_core::body::Body;
 use http::{Method, Request, StatusCode};
 
-use green_tea_core::__private::sibling::RouteId;
+use green_tea_core::__private::layer::values::RouteId;
 
 use super::built_in::paths::{BuiltIn, BuiltInRoute};
 use crate::layer::Layered;

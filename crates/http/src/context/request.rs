@@ -10,7 +10,8 @@ use axum_core::extract::FromRequestParts;
 use axum_core::response::{IntoResponse, Response};
 use http::request::Parts;
 
-use green_tea_core::__private::sibling::{self, AnyValue, Source};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::values::{AnyValue, Source};
 use green_tea_core::{All, ByName};
 
 use crate::client_addr::ClientAddr;
@@ -156,7 +157,7 @@ impl RequestContext {
         index: usize,
     ) -> Result<All<'_, T>, HttpError> {
         let value = self.need_value(index)?;
-        sibling::all(value).ok_or_else(|| self.wrong_need_type::<T>(index))
+        layer::values::all(value).ok_or_else(|| self.wrong_need_type::<T>(index))
     }
 
     /// The `index`-th need, a map (`stores{}`) of `T` by name, borrowed from the app.
@@ -165,7 +166,7 @@ impl RequestContext {
         index: usize,
     ) -> Result<ByName<'_, T>, HttpError> {
         let value = self.need_value(index)?;
-        sibling::by_name(value).ok_or_else(|| self.wrong_need_type::<T>(index))
+        layer::values::by_name(value).ok_or_else(|| self.wrong_need_type::<T>(index))
     }
 
     /// Whether the `index`-th need is an optional one that nothing provides.
@@ -181,7 +182,7 @@ impl RequestContext {
         let Some(source) = route.plan.needs.get(index) else {
             return Err(self.undeclared_need(index));
         };
-        sibling::source_value(&self.0.runtime.container, &self.0.locals, *source)
+        layer::values::source_value(&self.0.runtime.container, &self.0.locals, *source)
             .ok_or_else(|| self.unavailable_need(index))
     }
 

@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use green_tea_core::__private::sibling::{self, Picture, PictureKind, xml_escape as escape};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::explain::{Picture, PictureKind, xml_escape as escape};
 use green_tea_core::{Explain, ExplainWorker};
 
 use super::{ExplainApp, ExplainRoute};
@@ -219,7 +220,7 @@ impl ExplainApp {
                 escape(&place),
                 Picture {
                     caption: None,
-                    ..sibling::worker_picture(worker)
+                    ..layer::explain::worker_picture(worker)
                 }
                 .to_svg(),
                 escape(&worker.to_string()),

@@ -3,8 +3,9 @@
 //! picture model, which DOT, Mermaid and SVG render; a path's routes side by side (DOT,
 //! Mermaid) or one under the other (SVG).
 
-use green_tea_core::__private::sibling::{
-    self, Picture, PictureEdge, PictureKind, PictureNode, render_svg_stack,
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::explain::{
+    Picture, PictureEdge, PictureKind, PictureNode, render_svg_stack,
 };
 use green_tea_core::{Key, Spelling};
 
@@ -41,7 +42,7 @@ impl ExplainRoute {
     /// a box per absent need; a guard, which provides nothing, with an arrow to the handler
     /// that says it runs first.
     pub(crate) fn picture(&self, r: usize) -> Picture {
-        let mut picture = sibling::explain_picture(&self.providers, &format!("r{r}p"));
+        let mut picture = layer::explain::explain_picture(&self.providers, &format!("r{r}p"));
         picture.name = self.title();
         picture.caption = Some(self.title());
         let first_step = picture.nodes.len();
@@ -194,7 +195,7 @@ impl ExplainApp {
             .paths
             .iter()
             .flat_map(ExplainPath::pictures)
-            .chain(self.workers.iter().map(sibling::worker_picture))
+            .chain(self.workers.iter().map(layer::explain::worker_picture))
             .collect();
         render_svg_stack(&pictures)
     }

@@ -9,7 +9,8 @@ use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, Shared};
 use tokio::time::Instant;
 
-use green_tea_core::__private::sibling::{self, AnyValue, AppValue};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::values::{AnyValue, AppValue};
 use green_tea_core::{AsyncHealthCheck, Check, CheckTiming, Container, Key, Location, TypeInfo};
 
 /// An async check as registered: checked at `build()` like a synchronous one (GT0009).
@@ -97,7 +98,9 @@ impl CompiledAsyncCheck {
     /// is never built to be asked) and once the container is closed (its value may be
     /// disposed: a closed pool is not asked).
     pub(crate) async fn ask(&self, container: &Container) -> Option<Asked> {
-        let value = sibling::try_value(container, self.at).ok().flatten()?;
+        let value = layer::values::try_value(container, self.at)
+            .ok()
+            .flatten()?;
         let running = {
             let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some((check, at)) = &slot.last
@@ -165,7 +168,7 @@ async fn timed(check: BoxFuture<'static, Check>, timeout: Duration, key: Key) ->
     let check = match tokio::time::timeout(timeout, AssertUnwindSafe(check).catch_unwind()).await {
         Ok(Ok(check)) => check,
         Ok(Err(panic)) => {
-            let message = sibling::panic_message(&*panic);
+            let message = layer::failures::panic_message(&*panic);
             tracing::warn!(key = %key, panic = %message, "an async health check panicked");
             Check::down(format!("the check panicked: {message}"))
         }

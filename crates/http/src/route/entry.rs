@@ -14,7 +14,9 @@ use tracing::Instrument;
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
 
-use green_tea_core::__private::sibling::{self, AnyValue, panic_message};
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::failures::panic_message;
+use green_tea_core::__private::layer::values::AnyValue;
 
 use super::handler::Handler;
 use crate::client_addr::ClientAddr;
@@ -170,7 +172,7 @@ impl RequestState {
                 locals.push(Arc::new(ClientAddr(*peer)));
                 continue;
             }
-            let needs = sibling::needs(
+            let needs = layer::values::needs(
                 &runtime.container,
                 &step.descriptor.needs,
                 &planned.needs,
@@ -195,14 +197,14 @@ impl RequestState {
             match outcome {
                 Ok(provided) => {
                     if let Err(wrong) =
-                        sibling::check_provided(&provided, &step.descriptor.provides)
+                        layer::values::check_provided(&provided, &step.descriptor.provides)
                     {
                         span.in_scope(|| tracing::error!(returned = %wrong, "the step returned values unlike its descriptor"));
                         keep.rejected(step);
                         return Err((Box::new(HttpError::internal().into_reply()), keep));
                     }
                     let first = locals.len();
-                    sibling::append_provided(provided, |value| locals.push(value));
+                    layer::values::append_provided(provided, |value| locals.push(value));
                     keep.kept(step, locals, first);
                 }
                 Err(rejection) => {

@@ -55,7 +55,7 @@ pub struct Route {
     pub(crate) location: Location,
     pub(crate) layers: Vec<ApplyLayer>,
     /// The module it was registered in, if any.
-    pub(crate) module: Option<green_tea_core::__private::sibling::ModuleIndex>,
+    pub(crate) module: Option<green_tea_core::__private::layer::modules::ModuleIndex>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
 }

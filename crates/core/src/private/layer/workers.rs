@@ -1,0 +1,16 @@
+//! The container's workers as the app starts and stops them: what they need built first,
+//! and stopping them after the drain.
+
+use crate::container::Container;
+use crate::ids::AppValue;
+
+/// The providers the container's workers need, for `start()` to build with the routes'.
+pub fn worker_roots(container: &Container) -> Vec<AppValue> {
+    container.inner.workers.roots().collect()
+}
+
+/// Stops the container's workers (signal, then each waits up to the stop timeout) and
+/// returns what went wrong in their lives; the first caller gets the failures.
+pub async fn stop_workers(container: &Container) -> Vec<crate::CloseFailure> {
+    container.inner.workers.stop().await
+}
