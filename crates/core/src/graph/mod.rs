@@ -13,7 +13,7 @@ mod suggest;
 
 use std::collections::HashMap;
 
-use petgraph::algo::{tarjan_scc, toposort};
+use petgraph::algo::tarjan_scc;
 
 use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem, Suggestion};
@@ -393,7 +393,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
-    let order = toposort(&graph, None).ok();
+    let order = graph.order();
     if order.is_none() {
         for component in tarjan_scc(&graph) {
             let is_cycle =
