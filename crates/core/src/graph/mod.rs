@@ -549,6 +549,45 @@ impl KeyTable {
         })
     }
 
+    /// Makes `at` the provider of `key` if nothing provides it yet (one hash of the key, where
+    /// a lookup and then an insert would take two); otherwise returns what does.
+    #[inline]
+    fn insert_first(&mut self, key: &Key, at: ValueRef) -> Option<ValueRef> {
+        use std::collections::hash_map::Entry;
+        match self.layout.declared(at.node) {
+            Declared::Provider(provider) => {
+                if !self.request.is_empty()
+                    && let Some(first) = self.request.get(key)
+                {
+                    return Some(ValueRef {
+                        node: self.layout.step(first.step),
+                        index: first.index,
+                    });
+                }
+                match self.app.entry(key.clone()) {
+                    Entry::Occupied(first) => Some(ValueRef {
+                        node: self.layout.provider(first.get().provider),
+                        index: first.get().index,
+                    }),
+                    Entry::Vacant(vacant) => {
+                        vacant.insert(AppValue {
+                            provider,
+                            index: at.index,
+                        });
+                        None
+                    }
+                }
+            }
+            Declared::Step(_) | Declared::Route(_) => match self.get(key) {
+                Some(first) => Some(first),
+                None => {
+                    self.insert(key, at);
+                    None
+                }
+            },
+        }
+    }
+
     /// Makes `at` the provider of `key`, in place of any other.
     fn insert(&mut self, key: &Key, at: ValueRef) {
         match self.layout.declared(at.node) {
@@ -717,14 +756,13 @@ fn route_keys(
                 }
                 _ => &spec.key,
             };
-            match keys.get(key) {
+            match keys.insert_first(key, value_ref(node, index)) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: key.clone(),
                     first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
                 None => {
-                    keys.insert(key, value_ref(node, index));
                     if let Spelling::Entry { map, .. } = spelling {
                         entries
                             .entry(Key::from(format!("{map}{{}}")))
