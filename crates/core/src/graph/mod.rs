@@ -23,8 +23,8 @@ use crate::module::RegisteredModule;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
-pub(crate) use modules::qualified_key;
 use modules::{Lookup, ModuleTable, QualifiedNames};
+pub(crate) use modules::{RegisteredKeys, qualified_key};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -57,6 +57,9 @@ pub(crate) struct Decl<'a> {
     /// The module it was registered in, if any: its position in [`Input::module_table`], plus one
     /// (so that a declaration stays 16 bytes; read it with [`Decl::module`]).
     pub(crate) in_module: Option<std::num::NonZeroU32>,
+    /// Whether the keys it provides were qualified by its module's path at registration, each
+    /// from a plain name: the graph takes them as they are.
+    pub(crate) keys_qualified: bool,
 }
 
 impl Decl<'_> {
@@ -171,8 +174,8 @@ pub(crate) struct Analysis {
     pub(crate) route_guards: IdVec<RouteId, Box<[StepId]>>,
     /// For each collection, what it needs: its contributions' keys and types, in order.
     pub(crate) collections: Vec<(ProviderId, Vec<KeySpec>)>,
-    /// Every key of a module's provider, as the graph names it (`notifications::http`): what
-    /// the container's descriptors say, made once.
+    /// Every key of a module's provider that the graph qualified (`notifications::http`),
+    /// rather than its registration: what the container's descriptors say, made once.
     pub(crate) module_keys: Vec<(AppValue, Key)>,
 }
 
@@ -653,7 +656,8 @@ pub(crate) struct Routing {
     entries: KeyMap<Vec<Key>>,
     /// For each decorator, the value it wraps: the base's, or the decorator before it.
     decorated: Vec<Option<ValueRef>>,
-    /// Every key a module's provider provides (not its contributions), as qualified.
+    /// Every key a module's provider provides (not its contributions), as qualified here
+    /// (not those qualified at registration, which its descriptor holds already).
     qualified: Vec<(AppValue, Key)>,
 }
 
@@ -708,12 +712,13 @@ fn route_keys(
     };
     let mut lists: KeyMap<Vec<ValueRef>> = KeyMap::default();
     let mut entries: KeyMap<Vec<Key>> = KeyMap::default();
-    // Room for every key of a module's declaration, counted rather than grown into.
+    // Room for every key of a module's declaration that is qualified here, counted rather than
+    // grown into.
     let in_modules = match module_table.0.is_empty() {
         true => 0,
         false => decls
             .iter()
-            .filter(|d| d.in_module.is_some())
+            .filter(|d| d.in_module.is_some() && !d.keys_qualified)
             .map(|d| d.descriptor.provides.len())
             .sum(),
     };
@@ -739,11 +744,11 @@ fn route_keys(
                     .push(value_ref(node, index));
                 continue;
             }
-            // A module's own key is qualified by its path; its contributions to collections
-            // are the app's.
+            // A module's own key is qualified by its path (at registration already, or here);
+            // its contributions to collections are the app's.
             let qualified;
             let key = match (spelling, decl.in_module) {
-                (Spelling::One(_), Some(_)) => {
+                (Spelling::One(_), Some(_)) if !decl.keys_qualified => {
                     qualified = module_table.qualify(decl.module(), &spec.key, names);
                     if let Declared::Provider(provider) = layout.declared(node) {
                         let at = AppValue {
@@ -849,8 +854,9 @@ fn spelled<'k>(
     problems: &mut Vec<Problem>,
 ) -> Option<Spelling<'k>> {
     // Nearly every key is a plain name, which every declaration may provide: one pass over
-    // its bytes, inline; the key language's whole verdict only for the others.
-    if spec.key.is_plain() {
+    // its bytes, inline; the key language's whole verdict only for the others. A key
+    // qualified at registration was a plain name.
+    if decl.keys_qualified || spec.key.is_plain() {
         return Some(Spelling::One(spec.key.as_str()));
     }
     spelled_otherwise(decl, spec, problems)
