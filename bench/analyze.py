@@ -64,10 +64,12 @@ def same_mode_green_tea(server):
 
 def per_request_costs(*paths):
     """{(profile, server, tool): cost of one request} from callgrind.sh TSVs (the difference
-    of two N)."""
+    of two N). A `build()`'s rows (tool `build`) are build_costs'."""
     totals = defaultdict(dict)
     for path in paths:
         for row in rows_of(path):
+            if row["tool"] == "build":
+                continue
             totals[(row["profile"], row["server"], row["tool"])][int(row["n"])] = int(row["total"])
     per_request = {}
     for key, by_n in totals.items():
@@ -76,15 +78,34 @@ def per_request_costs(*paths):
     return per_request
 
 
+def build_costs(*paths):
+    """{(profile, `green-tea-build:SHAPE`): instructions of one build()} from callgrind.sh TSVs."""
+    return {(row["profile"], row["server"]): int(row["total"])
+            for path in paths for row in rows_of(path) if row["tool"] == "build"}
+
+
 def check(baseline_path, *paths):
     """Fails (exit 1) if a binary measured in `paths` costs more than its baseline row (same
     profile and binary): instructions by more than the row's tolerance, allocations by more
-    than a tenth of one per request. A baseline row not measured this time is skipped."""
+    than a tenth of one per request; for a `build()`'s row (`green-tea-build:SHAPE`), the
+    build's instructions by more than its tolerance. A baseline row not measured this time is
+    skipped."""
     measured = per_request_costs(*paths)
+    builds = build_costs(*paths)
     failed = False
     compared = 0
     for row in csv.DictReader(open(baseline_path), delimiter="\t"):
         profile, server = row["profile"], row["server"]
+        if (profile, server) in builds:
+            # One build() of a graph: its instructions, no allocations counted (`-`).
+            compared += 1
+            ir, base = builds[(profile, server)], float(row["instructions"])
+            limit = base * (1 + float(row["tolerance"]))
+            verdict = "ok" if ir <= limit else "REGRESSION"
+            failed |= ir > limit
+            print(f"{server} ({profile}): {ir:,.0f} instructions a build() (baseline {base:,.0f}, "
+                  f"limit {limit:,.0f}): {verdict}")
+            continue
         if not any(p == profile and s == server for p, s, _ in measured):
             continue  # not asked for this time
         ir = measured.get((profile, server, "callgrind"))
@@ -109,6 +130,14 @@ def check(baseline_path, *paths):
 
 
 def callgrind(*paths):
+    builds = build_costs(*paths)
+    if builds:
+        print("| binary | instructions of one build() |")
+        print("|---|---|")
+        # In the order measured (plain, vocabulary, modules), by profile.
+        for (profile, server), ir in sorted(builds.items(), key=lambda item: PROFILE_ORDER.get(item[0][0], 9)):
+            print(f"| {server} ({profile}) | {ir:,} |")
+        print()
     per_request = per_request_costs(*paths)
     profiles = sorted({p for p, _, _ in per_request}, key=lambda p: (PROFILE_ORDER.get(p, 9), p))
     for profile in profiles:

@@ -25,7 +25,8 @@ profiles() {
 # (the in-process drivers); every green-tea binary (`green-tea-*`, `green-tea-wired-*`,
 # `green-tea-layered-*`) is `green-tea`, but the binaries built with green-tea's `metrics`
 # feature (`green-tea-unrecorded-inproc`, `green-tea-metrics-*`,
-# `green-tea-layered-metrics-inproc`) are `green-tea-metrics`, and the finishing step's
+# `green-tea-layered-metrics-inproc`, and `green-tea-build`, which counts `build()` as the
+# root's graph_shapes figures are counted) are `green-tea-metrics`, and the finishing step's
 # (`green-tea-finish-inproc`, `green-tea-finish-lock-inproc`) `green-tea-finish`; the SQLite
 # write route's servers are `green-tea-sqlx` (green-tea-sqlite-server,
 # green-tea-sqlite-immediate-server) and `axum-sqlx`
@@ -38,7 +39,7 @@ feature_of() {
         green-tea-finish | green-tea-finish-lock) echo green-tea-finish ;;
         green-tea-sqlite | green-tea-sqlite-immediate) echo green-tea-sqlx ;;
         axum-sqlite | axum-sqlite-any | axum-sqlite-immediate) echo axum-sqlx ;;
-        green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics) echo green-tea-metrics ;;
+        green-tea-unrecorded | green-tea-metrics | green-tea-layered-metrics | green-tea-build) echo green-tea-metrics ;;
         *) echo "$feature" ;;
     esac
 }

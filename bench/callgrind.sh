@@ -14,7 +14,11 @@
 # gives), tuned (thin LTO, one codegen unit) or both (default); every binary is measured in
 # each, and analyze.py prints one table per profile. SERVERS overrides the list of binaries
 # (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
-# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>). A server whose name holds
+# profiles go (results/profiles/<profile>/<binary>.<tool>.<n>). green-tea-build in SERVERS
+# counts no request but one `build()` of each graph BUILD_SHAPES names (plain, vocabulary and
+# modules by default: the root's graph_shapes graphs), callgrind counting
+# `ContainerBuilder::build` alone, as docs/benchmarks.md counts them: a row
+# `green-tea-build:SHAPE` of tool `build`, the build's total. A server whose name holds
 # `sqlite` (the SQLite write route's) opens a fresh database file in a temporary directory for
 # each run (`DATABASE_URL`), removed afterwards, with `DATABASE_SYNCHRONOUS=normal` (the
 # green-tea servers' recipe reads it; the axum servers set NORMAL in code).
@@ -47,7 +51,7 @@ mapfile -t profiles <<<"$profile_names"
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 # The loopback servers need the load generator.
 needs_loadgen=
-for server in "${servers[@]}"; do [[ $server == *-inproc ]] || needs_loadgen=loadgen; done
+for server in "${servers[@]}"; do [[ $server == *-inproc || $server == *-build ]] || needs_loadgen=loadgen; done
 for profile in "${profiles[@]}"; do build_servers "$profile" "${servers[@]}" ${needs_loadgen:+"$needs_loadgen"}; done
 out=${OUT:-results/callgrind-$(date -u +%Y%m%dT%H%M%SZ).tsv}
 mkdir -p "$(dirname "$out")"
@@ -101,8 +105,21 @@ measure() { # profile server tool n
     printf '%s\t%s\t%s\t%s\t%s\n' "$profile" "$server" "$tool" "$n" "$total" | tee -a "$out"
 }
 
+measure_build() { # profile binary: one build() of each shape, counted alone (no requests, no dhat)
+    local profile=$1 binary=$2 shape file total
+    mkdir -p "$PROFILES_DIR/$profile"
+    for shape in ${BUILD_SHAPES:-plain vocabulary modules}; do
+        file="$PROFILES_DIR/$profile/$binary.$shape.callgrind"
+        valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect='*ContainerBuilder*build*' \
+            "target/$profile/$binary" "$shape" 2>"$file.log" || { echo "$binary $shape failed; see $file.log" >&2; exit 1; }
+        total=$(awk '/^summary:/ { print $2 }' "$file")
+        printf '%s\t%s\t%s\t%s\t%s\n' "$profile" "$binary:$shape" build 1 "$total" | tee -a "$out"
+    done
+}
+
 for profile in "${profiles[@]}"; do
     for server in "${servers[@]}"; do
+        if [[ $server == *-build ]]; then measure_build "$profile" "$server"; continue; fi
         for tool in callgrind dhat; do
             measure "$profile" "$server" "$tool" "$N1"
             measure "$profile" "$server" "$tool" "$N2"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The instruction and allocation regression check (run by .ci/run): measures green-tea as
 # callgrind.sh does and compares with cg-baseline.tsv: more instructions per request than a
-# row's tolerance, or more allocations, fails. callgrind counts instructions, so the figures do
-# not depend on the machine's load.
+# row's tolerance, or more allocations, fails, and so does a `build()` of more instructions than
+# its row's tolerance. callgrind counts instructions, so the figures do not depend on the
+# machine's load.
 #
 # What it measures, per profile (CHECK_RELEASE and CHECK_TUNED override the lists):
-#   release  (what `cargo build --release` gives users) both forms in process, and the macro
-#            form's full server over loopback;
+#   release  (what `cargo build --release` gives users) both forms in process, the macro
+#            form's full server over loopback, and `build()` of the three 10,000-declaration
+#            graphs of docs/benchmarks.md (green-tea-build: its instructions, one build of
+#            each graph, against a row per graph);
 #   tuned    (thin LTO, one codegen unit) both forms in process.
 # The macro form is what users write; the hand-wired one is the same app without the macros.
 # The request counts are small because the figures are deterministic. Request i carries the id
@@ -17,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export N1=${N1:-1000} N2=${N2:-2000}
-CHECK_RELEASE=${CHECK_RELEASE-green-tea-inproc green-tea-wired-inproc green-tea-server}
+CHECK_RELEASE=${CHECK_RELEASE-green-tea-inproc green-tea-wired-inproc green-tea-server green-tea-build}
 CHECK_TUNED=${CHECK_TUNED-green-tea-inproc green-tea-wired-inproc}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p results

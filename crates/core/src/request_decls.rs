@@ -220,6 +220,7 @@ impl ContainerBuilder {
                     kind: NodeKind::Step,
                     descriptor,
                     in_module: ModuleIndex::in_module(module),
+                    keys_qualified: false,
                 })
                 .collect(),
             routes: scope
@@ -230,6 +231,7 @@ impl ContainerBuilder {
                         kind: NodeKind::Route,
                         descriptor: &r.descriptor,
                         in_module: ModuleIndex::in_module(r.module),
+                        keys_qualified: false,
                     },
                     guards: &r.guards,
                 })

@@ -129,6 +129,18 @@ pub fn spelling(text: &str) -> Result<Spelling<'_>, String> {
 /// [`spelling`] of a key that holds a reserved character (or is empty).
 #[cold]
 fn spelling_of_others(text: &str) -> Result<Spelling<'_>, String> {
+    // The usual others, read at once: an optional need (`cache?`) or a list (`notifiers[]`)
+    // of a plain name, as the general reading below reads them.
+    if let Some(name) = text.strip_suffix('?')
+        && is_plain(name)
+    {
+        return Ok(Spelling::Optional(name));
+    }
+    if let Some(name) = text.strip_suffix("[]")
+        && is_plain(name)
+    {
+        return Ok(Spelling::List(name));
+    }
     let (spelling, name) = if let Some(name) = text.strip_suffix('?') {
         (Spelling::Optional(name), name)
     } else if let Some(name) = text.strip_suffix("[]") {
@@ -160,10 +172,7 @@ fn check_name(name: &str, what: &str) -> Result<(), String> {
         ));
     }
     // `::` separates a module's name from its key (`billing::client`): each part is a name.
-    if name
-        .split(crate::SEP)
-        .any(|part| part.is_empty() || part.contains(':'))
-    {
+    if !parts_are_names(name) {
         return Err(format!(
             "{what} `{name}` holds `:` other than as `::` between a module and a name \
              (`billing::client`)"
@@ -172,9 +181,44 @@ fn check_name(name: &str, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether every part of `name` between `::`s is a name: not empty, no `:` (what
+/// `name.split("::")` would say, without the substring searcher a `&str` pattern builds).
+fn parts_are_names(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let (mut at, mut part) = (0, 0);
+    while at < bytes.len() {
+        if bytes[at] != b':' {
+            (at, part) = (at + 1, part + 1);
+        } else if part > 0 && bytes.get(at + 1) == Some(&b':') {
+            (at, part) = (at + 2, 0);
+        } else {
+            return false;
+        }
+    }
+    part > 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_are_names_as_split_says() {
+        let mut names = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| ["a", ":", "é"].map(|c| format!("{n}{c}")))
+                .collect();
+            names.extend(longer);
+        }
+        for name in &names {
+            let by_split = name
+                .split(crate::SEP)
+                .all(|part| !part.is_empty() && !part.contains(':'));
+            assert_eq!(parts_are_names(name), by_split, "{name:?}");
+        }
+    }
 
     #[test]
     fn spellings_with_modules() {

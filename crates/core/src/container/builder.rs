@@ -7,7 +7,7 @@ use super::{Container, Inner, Node};
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::collections;
-use crate::graph::{self, Analysis, Decl, Input, RouteDecl, closest_key};
+use crate::graph::{self, Analysis, Decl, Input, RegisteredKeys, RouteDecl, closest_key};
 use crate::ids::{IdLists, IdVec, ProviderId};
 use crate::key::{Key, Location};
 use crate::module::{Module, RegisteredModule, relative_to};
@@ -103,6 +103,35 @@ pub(crate) struct Entry {
     pub(crate) module: Option<u32>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
+    /// Whether its keys were qualified by its module's path when it was registered
+    /// ([`qualify_keys`]): the graph then takes them as they are.
+    pub(crate) keys_qualified: bool,
+}
+
+/// Gives the declaration `registered`, of `kind`, registered in the module at `module` of
+/// `module_table`, the keys the graph knows them by (`notifications::http` for `http` in
+/// `notifications`, the key language's one rule), made by `keys`, once, at registration:
+/// `build()` would otherwise make each, and the container's descriptors hold these. Only when
+/// every key it provides is a plain name (nearly always), and not for a decorator, whose key is
+/// the one it needs (the graph qualifies what is left, as written). Returns whether it did.
+fn qualify_keys(
+    registered: &mut Registered,
+    kind: NodeKind,
+    module_table: &[RegisteredModule],
+    module: u32,
+    keys: &mut RegisteredKeys,
+) -> bool {
+    let provides = &mut registered.descriptor.provides;
+    let qualifies = matches!(
+        kind,
+        NodeKind::Provider | NodeKind::Value | NodeKind::Settings
+    ) && provides.iter().all(|spec| spec.key.is_plain());
+    if qualifies {
+        for spec in provides.iter_mut() {
+            spec.key = keys.qualify_plain(module_table, module, &spec.key);
+        }
+    }
+    qualifies
 }
 
 impl Container {
@@ -505,6 +534,7 @@ impl ContainerBuilder {
             kind,
             module: None,
             discovered_in: None,
+            keys_qualified: false,
         });
         self
     }
@@ -563,13 +593,17 @@ impl ContainerBuilder {
         });
         let index = u32::try_from(at).expect("fewer than 2^32 modules");
         let path_of_entries: Arc<str> = Arc::clone(&self.module_table[at].path);
+        let mut keys = RegisteredKeys::default();
         for (mut registered, kind) in module.entries {
+            let keys_qualified =
+                qualify_keys(&mut registered, kind, &self.module_table, index, &mut keys);
             registered.descriptor.module = Some(Arc::clone(&path_of_entries));
             self.entries.push(Entry {
                 registered,
                 kind,
                 module: Some(index),
                 discovered_in: None,
+                keys_qualified,
             });
         }
         if !module.discover.is_empty() {
@@ -597,6 +631,10 @@ impl ContainerBuilder {
     ) {
         match found {
             Found::Declaration(mut registered, kind) => {
+                let keys_qualified = module.is_some_and(|m| {
+                    let keys = &mut RegisteredKeys::default();
+                    qualify_keys(&mut registered, kind, &self.module_table, m, keys)
+                });
                 registered.descriptor.module =
                     module.map(|m| Arc::clone(&self.module_table[m as usize].path));
                 self.entries.push(Entry {
@@ -604,6 +642,7 @@ impl ContainerBuilder {
                     kind,
                     module,
                     discovered_in,
+                    keys_qualified,
                 });
             }
             Found::Worker(registered) => self.workers.push(WorkerEntry {
@@ -767,6 +806,7 @@ impl ContainerBuilder {
                 kind: NodeKind::Collection,
                 module: None,
                 discovered_in: None,
+                keys_qualified: false,
             });
         }
         problems
@@ -883,6 +923,7 @@ impl ContainerBuilder {
                 kind: e.kind,
                 descriptor: &e.registered.descriptor,
                 in_module: Decl::in_module(e.module),
+                keys_qualified: e.keys_qualified,
             })
             .collect()
     }
@@ -903,8 +944,9 @@ impl ContainerBuilder {
             collections::fill(&mut entries[id].registered, specs);
         }
         // A module's keys under their names in the graph (`notifications::http`), so that
-        // explain, health and errors say which module's they are: the keys the graph made,
-        // shared rather than made again. Contributions to the app's collections keep theirs.
+        // explain, health and errors say which module's they are: the keys the graph made
+        // (registration made most of them already), shared rather than made again.
+        // Contributions to the app's collections keep theirs.
         for (at, key) in module_keys {
             entries[at.provider].registered.descriptor.provides[at.index as usize].key = key;
         }
@@ -965,6 +1007,7 @@ pub(crate) fn worker_decls(workers: &[WorkerEntry]) -> impl Iterator<Item = Rout
             kind: NodeKind::Worker,
             descriptor: &w.registered.descriptor,
             in_module: Decl::in_module(w.module),
+            keys_qualified: false,
         },
         guards: &[],
     })

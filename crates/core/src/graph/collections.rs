@@ -102,12 +102,18 @@ pub(crate) fn nodes<'a>(declarations: impl Iterator<Item = &'a Descriptor>) -> V
 /// Gives the collection `registered` its contributions: `specs`, in order, as its needs (a
 /// map's names from their keys).
 pub(crate) fn fill(registered: &mut Registered, specs: Vec<KeySpec>) {
-    let element = registered.descriptor.provides[0].ty;
-    let names = specs
-        .iter()
-        .filter(|s| matches!(s.key.spelling(), Ok(Spelling::Entry { .. })))
-        .map(|s| Key::from(super::entry_name(&s.key).to_owned()))
-        .collect();
+    let collection = &registered.descriptor.provides[0];
+    let element = collection.ty;
+    // A list's contributions are spelled as the list is (`notifiers[]`), never as a map's
+    // entries: only a map's need reading for names.
+    let names = match collection.key.spelling() {
+        Ok(Spelling::List(_)) => Box::default(),
+        _ => specs
+            .iter()
+            .filter(|s| matches!(s.key.spelling(), Ok(Spelling::Entry { .. })))
+            .map(|s| Key::from(super::entry_name(&s.key).to_owned()))
+            .collect(),
+    };
     registered.descriptor.needs = specs;
     registered.provider = Arc::new(Collect { element, names });
 }

@@ -14,7 +14,7 @@ mod suggest;
 
 use std::collections::HashMap;
 
-use petgraph::algo::{tarjan_scc, toposort};
+use petgraph::algo::tarjan_scc;
 
 use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem, Suggestion};
@@ -24,8 +24,8 @@ use crate::module::RegisteredModule;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
-pub(crate) use modules::qualified_key;
 use modules::{Lookup, ModuleTable, QualifiedNames};
+pub(crate) use modules::{RegisteredKeys, qualified_key};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub(crate) use suggest::closest;
 pub(crate) use suggest::closest_key;
@@ -58,6 +58,9 @@ pub(crate) struct Decl<'a> {
     /// The module it was registered in, if any: its position in [`Input::module_table`], plus one
     /// (so that a declaration stays 16 bytes; read it with [`Decl::module`]).
     pub(crate) in_module: Option<std::num::NonZeroU32>,
+    /// Whether the keys it provides were qualified by its module's path at registration, each
+    /// from a plain name: the graph takes them as they are.
+    pub(crate) keys_qualified: bool,
 }
 
 impl Decl<'_> {
@@ -172,8 +175,8 @@ pub(crate) struct Analysis {
     pub(crate) route_guards: IdVec<RouteId, Box<[StepId]>>,
     /// For each collection, what it needs: its contributions' keys and types, in order.
     pub(crate) collections: Vec<(ProviderId, Vec<KeySpec>)>,
-    /// Every key of a module's provider, as the graph names it (`notifications::http`): what
-    /// the container's descriptors say, made once.
+    /// Every key of a module's provider that the graph qualified (`notifications::http`),
+    /// rather than its registration: what the container's descriptors say, made once.
     pub(crate) module_keys: Vec<(AppValue, Key)>,
 }
 
@@ -394,7 +397,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
-    let order = toposort(&graph, None).ok();
+    let order = graph.order();
     if order.is_none() {
         for component in tarjan_scc(&graph) {
             let is_cycle =
@@ -550,6 +553,45 @@ impl KeyTable {
         })
     }
 
+    /// Makes `at` the provider of `key` if nothing provides it yet (one hash of the key, where
+    /// a lookup and then an insert would take two); otherwise returns what does.
+    #[inline]
+    fn insert_first(&mut self, key: &Key, at: ValueRef) -> Option<ValueRef> {
+        use std::collections::hash_map::Entry;
+        match self.layout.declared(at.node) {
+            Declared::Provider(provider) => {
+                if !self.request.is_empty()
+                    && let Some(first) = self.request.get(key)
+                {
+                    return Some(ValueRef {
+                        node: self.layout.step(first.step),
+                        index: first.index,
+                    });
+                }
+                match self.app.entry(key.clone()) {
+                    Entry::Occupied(first) => Some(ValueRef {
+                        node: self.layout.provider(first.get().provider),
+                        index: first.get().index,
+                    }),
+                    Entry::Vacant(vacant) => {
+                        vacant.insert(AppValue {
+                            provider,
+                            index: at.index,
+                        });
+                        None
+                    }
+                }
+            }
+            Declared::Step(_) | Declared::Route(_) => match self.get(key) {
+                Some(first) => Some(first),
+                None => {
+                    self.insert(key, at);
+                    None
+                }
+            },
+        }
+    }
+
     /// Makes `at` the provider of `key`, in place of any other.
     fn insert(&mut self, key: &Key, at: ValueRef) {
         match self.layout.declared(at.node) {
@@ -615,7 +657,8 @@ pub(crate) struct Routing {
     entries: KeyMap<Vec<Key>>,
     /// For each decorator, the value it wraps: the base's, or the decorator before it.
     decorated: Vec<Option<ValueRef>>,
-    /// Every key a module's provider provides (not its contributions), as qualified.
+    /// Every key a module's provider provides (not its contributions), as qualified here
+    /// (not those qualified at registration, which its descriptor holds already).
     qualified: Vec<(AppValue, Key)>,
 }
 
@@ -670,12 +713,13 @@ fn route_keys(
     };
     let mut lists: KeyMap<Vec<ValueRef>> = KeyMap::default();
     let mut entries: KeyMap<Vec<Key>> = KeyMap::default();
-    // Room for every key of a module's declaration, counted rather than grown into.
+    // Room for every key of a module's declaration that is qualified here, counted rather than
+    // grown into.
     let in_modules = match module_table.0.is_empty() {
         true => 0,
         false => decls
             .iter()
-            .filter(|d| d.in_module.is_some())
+            .filter(|d| d.in_module.is_some() && !d.keys_qualified)
             .map(|d| d.descriptor.provides.len())
             .sum(),
     };
@@ -701,11 +745,11 @@ fn route_keys(
                     .push(value_ref(node, index));
                 continue;
             }
-            // A module's own key is qualified by its path; its contributions to collections
-            // are the app's.
+            // A module's own key is qualified by its path (at registration already, or here);
+            // its contributions to collections are the app's.
             let qualified;
             let key = match (spelling, decl.in_module) {
-                (Spelling::One(_), Some(_)) => {
+                (Spelling::One(_), Some(_)) if !decl.keys_qualified => {
                     qualified = module_table.qualify(decl.module(), &spec.key, names);
                     if let Declared::Provider(provider) = layout.declared(node) {
                         let at = AppValue {
@@ -718,14 +762,13 @@ fn route_keys(
                 }
                 _ => &spec.key,
             };
-            match keys.get(key) {
+            match keys.insert_first(key, value_ref(node, index)) {
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: key.clone(),
                     first: decls[first.node.index()].origin(),
                     second: decl.origin(),
                 }),
                 None => {
-                    keys.insert(key, value_ref(node, index));
                     if let Spelling::Entry { map, .. } = spelling {
                         entries
                             .entry(Key::from(format!("{map}{{}}")))
@@ -812,8 +855,9 @@ fn spelled<'k>(
     problems: &mut Vec<Problem>,
 ) -> Option<Spelling<'k>> {
     // Nearly every key is a plain name, which every declaration may provide: one pass over
-    // its bytes, inline; the key language's whole verdict only for the others.
-    if spec.key.is_plain() {
+    // its bytes, inline; the key language's whole verdict only for the others. A key
+    // qualified at registration was a plain name.
+    if decl.keys_qualified || spec.key.is_plain() {
         return Some(Spelling::One(spec.key.as_str()));
     }
     spelled_otherwise(decl, spec, problems)

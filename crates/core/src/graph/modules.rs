@@ -290,6 +290,30 @@ pub(crate) fn qualified_key(path: Option<&str>, key: &Key) -> Key {
     }
 }
 
+/// The keys a module's declarations are registered with, qualified as the graph would
+/// ([`ModuleTable::qualify`]), one buffer for a module's keys.
+#[derive(Default)]
+pub(crate) struct RegisteredKeys {
+    names: QualifiedNames,
+}
+
+impl RegisteredKeys {
+    /// `name`, a plain name ([`Key::is_plain`]: the caller asked), as a declaration registered
+    /// in the module at `module` of `module_table` provides it: `path::name`.
+    pub(crate) fn qualify_plain(
+        &mut self,
+        module_table: &[RegisteredModule],
+        module: u32,
+        name: &Key,
+    ) -> Key {
+        debug_assert!(name.is_plain(), "only a plain name is qualified: {name}");
+        let qualified = self
+            .names
+            .of(ModuleTable(module_table), module as usize, name.as_str());
+        Key::shared(Arc::from(qualified))
+    }
+}
+
 use green_tea_key::join_into as push_joined;
 
 /// Qualified names (`orders::name`), written one at a time into one buffer that keeps the

@@ -63,6 +63,7 @@ impl Graph {
                 .iter()
                 .map(|(kind, descriptor)| Decl {
                     in_module: None,
+                    keys_qualified: false,
                     kind: *kind,
                     descriptor,
                 })
@@ -74,6 +75,7 @@ impl Graph {
                     kind: NodeKind::Step,
                     descriptor,
                     in_module: None,
+                    keys_qualified: false,
                 })
                 .collect(),
             routes: self
@@ -84,6 +86,7 @@ impl Graph {
                         kind: NodeKind::Route,
                         descriptor,
                         in_module: None,
+                        keys_qualified: false,
                     },
                     guards,
                 })

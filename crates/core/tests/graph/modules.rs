@@ -279,6 +279,58 @@ async fn a_module_contributes_to_the_apps_list_and_decorates_its_own_keys() {
     container.close().await.unwrap();
 }
 
+/// A module's provider of plain names gets its keys qualified when the module is registered;
+/// one that also contributes to the app's list keeps its keys as written until `build()`
+/// qualifies its own: both read alike in the built container, and a key written with its
+/// module is refused either way (above).
+#[tokio::test]
+async fn a_modules_keys_read_alike_wherever_they_were_qualified() {
+    use green_tea::{BoxError, Descriptor, Needs, Provided, Provider};
+
+    struct Outbox;
+    impl Provider for Outbox {
+        fn descriptor(&self) -> Descriptor {
+            Descriptor::new("outbox")
+                .provides::<String>("outbox")
+                .provides::<String>("notifiers[]")
+        }
+        async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
+            Ok(Provided::one(String::from("outbox")).with(String::from("mail")))
+        }
+    }
+    let mail = Module::new("mail")
+        .provider(ProviderFn::new("sender", |_| async {
+            Ok(String::from("sender"))
+        }))
+        .provider(Outbox)
+        .export("sender")
+        .export("outbox");
+    let container = Container::builder()
+        .module(mail)
+        .provider(
+            ProviderFn::new("report", |needs| async move {
+                let notifiers: Vec<String> = needs.all::<String>(2)?.to_vec();
+                Ok(format!(
+                    "{} {} {notifiers:?}",
+                    needs.get::<String>(0)?,
+                    needs.get::<String>(1)?
+                ))
+            })
+            .needs::<String>("mail::sender")
+            .needs::<String>("mail::outbox")
+            .needs::<String>("notifiers[]"),
+        )
+        .build()
+        .unwrap();
+    assert_eq!(get(&container, "report").await, r#"sender outbox ["mail"]"#);
+    let keys: Vec<String> = container.keys().iter().map(|k| k.to_string()).collect();
+    assert_eq!(
+        keys,
+        ["mail::outbox", "mail::sender", "notifiers[]", "report"]
+    );
+    container.close().await.unwrap();
+}
+
 #[test]
 fn a_plain_need_at_the_root_does_not_see_into_modules() {
     let err = Container::builder()
