@@ -7,6 +7,8 @@
 
 mod adjacency;
 pub(crate) mod collections;
+mod decl;
+mod keys;
 mod modules;
 mod numbering;
 mod order;
@@ -16,141 +18,21 @@ use std::collections::HashMap;
 
 use petgraph::algo::tarjan_scc;
 
-use crate::descriptor::Descriptor;
 use crate::error::{NodeKind, Origin, Problem, Suggestion};
 use crate::ids::{AppValue, IdLists, IdVec, ProviderId, RouteId, StepId, StepValue};
 use crate::key::{Key, KeySpec, Spelling};
-use crate::module::RegisteredModule;
 use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
+pub use decl::Scope;
+pub(crate) use decl::{Decl, Input, RouteDecl};
+pub(crate) use keys::{KeyMap, KeyTable, Value};
+use keys::{ValueRef, value_ref};
 use modules::{Lookup, ModuleTable, QualifiedNames};
 pub(crate) use modules::{RegisteredKeys, qualified_key};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
 pub(crate) use suggest::closest;
 pub(crate) use suggest::closest_key;
-
-/// How long a node's values live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// Built at most once for the whole app (providers and values).
-    App,
-    /// Built from scratch on every request that needs it (steps, routes).
-    Request,
-}
-
-impl std::fmt::Display for Scope {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Scope::App => "app",
-            Scope::Request => "request",
-        })
-    }
-}
-
-/// One declaration as the graph sees it: its kind and its descriptor, borrowed (the analysis
-/// copies nothing per declaration; an [`Origin`] is made only for a problem).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Decl<'a> {
-    pub(crate) kind: NodeKind,
-    pub(crate) descriptor: &'a Descriptor,
-    /// The module it was registered in, if any: its position in [`Input::module_table`], plus one
-    /// (so that a declaration stays 16 bytes; read it with [`Decl::module`]).
-    pub(crate) in_module: Option<std::num::NonZeroU32>,
-    /// Whether the keys it provides were qualified by its module's path at registration, each
-    /// from a plain name: the graph takes them as they are.
-    pub(crate) keys_qualified: bool,
-}
-
-impl Decl<'_> {
-    /// The module it was registered in (its position in [`Input::module_table`]), if any.
-    #[inline]
-    pub(crate) fn module(&self) -> Option<u32> {
-        self.in_module.map(|m| m.get() - 1)
-    }
-
-    /// What [`Decl::in_module`] holds for the module at `module`.
-    pub(crate) fn in_module(module: Option<u32>) -> Option<std::num::NonZeroU32> {
-        crate::module::module_number(module)
-    }
-
-    fn scope(&self) -> Scope {
-        match self.kind {
-            NodeKind::Step | NodeKind::Route => Scope::Request,
-            // A worker is the app's: it cannot need a request's values.
-            _ => Scope::App,
-        }
-    }
-
-    /// Who this is, for an error.
-    pub(crate) fn origin(&self) -> Origin {
-        Origin {
-            kind: self.kind,
-            // A module's declaration by its module's path (`notifications::http`); a route
-            // by its method and path, which say where it is.
-            name: match self.kind {
-                NodeKind::Route => self.descriptor.name.to_string(),
-                _ => self.descriptor.qualified_name().into_owned(),
-            },
-            location: self.descriptor.location,
-        }
-    }
-
-    /// The order of origins (kind, name, location), without making them.
-    fn cmp_origin(&self, other: &Decl<'_>) -> std::cmp::Ordering {
-        (self.kind, &*self.descriptor.name, self.descriptor.location).cmp(&(
-            other.kind,
-            &*other.descriptor.name,
-            other.descriptor.location,
-        ))
-    }
-}
-
-/// A route as the graph sees it: its handler's declaration and the steps it names as guards.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RouteDecl<'a> {
-    pub(crate) decl: Decl<'a>,
-    pub(crate) guards: &'a [std::borrow::Cow<'static, str>],
-}
-
-/// Everything the graph checks, in three typed lists.
-pub(crate) struct Input<'a> {
-    pub(crate) providers: IdVec<ProviderId, Decl<'a>>,
-    pub(crate) steps: IdVec<StepId, Decl<'a>>,
-    pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
-    /// The modules declarations were registered in.
-    pub(crate) module_table: &'a [RegisteredModule],
-}
-
-/// Keys to values: keys come from declarations in code, not from requests, so a fast hasher
-/// (foldhash, randomly seeded) is enough.
-pub(crate) type KeyMap<V> = HashMap<Key, V, foldhash::fast::RandomState>;
-
-/// A provided value: the `index`-th value of node `node`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ValueRef {
-    node: NodeId,
-    index: u32,
-}
-
-impl ValueRef {
-    /// Nothing: an optional need that nothing provides (or a need left unresolved by a
-    /// problem, so that each declaration's row of needs stays one entry per need).
-    const ABSENT: ValueRef = ValueRef {
-        node: NodeId::NONE,
-        index: 0,
-    };
-}
-
-/// What a key resolves to: a provider's value or a step's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Value {
-    App(AppValue),
-    Step(StepValue),
-    /// An optional need that nothing provides.
-    Absent,
-}
 
 /// The checked graph, in typed ids: every need resolved, and orders in which dependencies come
 /// first.
@@ -517,133 +399,6 @@ fn typed(
         route_guards,
         collections: Vec::new(),
         module_keys: Vec::new(),
-    }
-}
-
-/// Which declaration provides each key: providers' keys apart from steps' keys, so that the
-/// providers' map is the container's, handed over as it is.
-pub(crate) struct KeyTable {
-    layout: Numbering,
-    app: KeyMap<AppValue>,
-    request: KeyMap<StepValue>,
-}
-
-impl KeyTable {
-    // Always inlined: the graph check's hottest lookup, called from several places, which can
-    // make the compiler keep it out of line (at some 10% of a 10k `build()`).
-    #[inline(always)]
-    fn get(&self, key: &Key) -> Option<ValueRef> {
-        self.get_str(key.as_str())
-    }
-
-    #[inline(always)]
-    fn get_str(&self, key: &str) -> Option<ValueRef> {
-        if let Some(at) = self.app.get(key) {
-            return Some(ValueRef {
-                node: self.layout.provider(at.provider),
-                index: at.index,
-            });
-        }
-        if self.request.is_empty() {
-            return None;
-        }
-        self.request.get(key).map(|at| ValueRef {
-            node: self.layout.step(at.step),
-            index: at.index,
-        })
-    }
-
-    /// Makes `at` the provider of `key` if nothing provides it yet (one hash of the key, where
-    /// a lookup and then an insert would take two); otherwise returns what does.
-    #[inline]
-    fn insert_first(&mut self, key: &Key, at: ValueRef) -> Option<ValueRef> {
-        use std::collections::hash_map::Entry;
-        match self.layout.declared(at.node) {
-            Declared::Provider(provider) => {
-                if !self.request.is_empty()
-                    && let Some(first) = self.request.get(key)
-                {
-                    return Some(ValueRef {
-                        node: self.layout.step(first.step),
-                        index: first.index,
-                    });
-                }
-                match self.app.entry(key.clone()) {
-                    Entry::Occupied(first) => Some(ValueRef {
-                        node: self.layout.provider(first.get().provider),
-                        index: first.get().index,
-                    }),
-                    Entry::Vacant(vacant) => {
-                        vacant.insert(AppValue {
-                            provider,
-                            index: at.index,
-                        });
-                        None
-                    }
-                }
-            }
-            Declared::Step(_) | Declared::Route(_) => match self.get(key) {
-                Some(first) => Some(first),
-                None => {
-                    self.insert(key, at);
-                    None
-                }
-            },
-        }
-    }
-
-    /// Makes `at` the provider of `key`, in place of any other.
-    fn insert(&mut self, key: &Key, at: ValueRef) {
-        match self.layout.declared(at.node) {
-            Declared::Provider(provider) => {
-                if !self.request.is_empty() {
-                    self.request.remove(key);
-                }
-                let at = AppValue {
-                    provider,
-                    index: at.index,
-                };
-                self.app.insert(key.clone(), at);
-            }
-            Declared::Step(step) => {
-                self.app.remove(key);
-                let at = StepValue {
-                    step,
-                    index: at.index,
-                };
-                self.request.insert(key.clone(), at);
-            }
-            Declared::Route(_) => unreachable!("a route provides nothing"),
-        }
-    }
-
-    fn keys(&self) -> impl Iterator<Item = &Key> {
-        self.app.keys().chain(self.request.keys())
-    }
-
-    /// Every key with what provides it.
-    fn entries(&self) -> impl Iterator<Item = (&Key, ValueRef)> {
-        let app = self.app.iter().map(|(k, at)| {
-            let node = self.layout.provider(at.provider);
-            (
-                k,
-                ValueRef {
-                    node,
-                    index: at.index,
-                },
-            )
-        });
-        let request = self.request.iter().map(|(k, at)| {
-            let node = self.layout.step(at.step);
-            (
-                k,
-                ValueRef {
-                    node,
-                    index: at.index,
-                },
-            )
-        });
-        app.chain(request)
     }
 }
 
@@ -1039,13 +794,6 @@ fn modules_providing(keys: &KeyTable, key: &Key, name: &str) -> Vec<String> {
         .collect();
     modules.sort();
     modules
-}
-
-fn value_ref(node: NodeId, index: usize) -> ValueRef {
-    ValueRef {
-        node,
-        index: u32::try_from(index).expect("fewer than 2^32 keys per declaration"),
-    }
 }
 
 /// For each route, the steps it names as guards; an unknown name is GT0007.

@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use super::{Decl, KeyTable, ValueRef};
+use super::decl::Decl;
+use super::keys::{KeyTable, ValueRef};
 use crate::error::{NodeKind, Problem};
 use crate::key::Key;
 use crate::module::{RegisteredModule, relative_to};

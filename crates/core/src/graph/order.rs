@@ -4,7 +4,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{Decl, NodeId, closest};
+use super::decl::Decl;
+use super::numbering::NodeId;
+use super::suggest::closest;
 use crate::error::Problem;
 use crate::key::Key;
 

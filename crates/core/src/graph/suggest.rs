@@ -1,6 +1,7 @@
 //! "Did you mean": the closest existing key to one that is missing.
 
-use super::{Decl, KeyTable};
+use super::decl::Decl;
+use super::keys::KeyTable;
 use crate::error::Suggestion;
 use crate::key::Key;
 

@@ -2,6 +2,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::*;
+use crate::descriptor::Descriptor;
 use crate::key::{KeySpec, Location, TypeInfo};
 
 /// Declarations for a test graph, kept alive while it is analysed.
