@@ -30,3 +30,19 @@ pub use path::{
 pub use spelling::{Form, RESERVED, Spelling, is_plain, may_be_collection, spelling};
 pub use suggest::{closest, one_edit_away};
 pub use type_name::{short_type_name, short_type_name_of, shorten_type_name};
+
+/// Every string of up to six characters from `a`, `:` and `é` (a multi-byte character), the
+/// empty one first: what the byte-by-byte walks over names are held to against std's `str`
+/// functions.
+#[cfg(test)]
+pub(crate) fn every_short_name() -> Vec<String> {
+    let mut names = vec![String::new()];
+    for _ in 0..6 {
+        let longer: Vec<String> = names
+            .iter()
+            .flat_map(|n| ["a", ":", "é"].map(|c| format!("{n}{c}")))
+            .collect();
+        names.extend(longer);
+    }
+    names
+}

@@ -140,14 +140,7 @@ mod tests {
     /// `split_last` is `rsplit_once("::")`, on well-spelled names and on any mix of `:`.
     #[test]
     fn split_last_is_rsplit_once() {
-        let mut names = vec![String::new()];
-        for _ in 0..6 {
-            let longer: Vec<String> = names
-                .iter()
-                .flat_map(|n| ["a", ":", "é"].map(|c| format!("{n}{c}")))
-                .collect();
-            names.extend(longer);
-        }
+        let mut names = crate::every_short_name();
         names.extend(["shop::orders::repo", "a:::b", "::", ":::", "a::"].map(String::from));
         for name in &names {
             let expected = match name.rsplit_once(SEP) {
