@@ -13,12 +13,12 @@ use crate::ids::{IdVec, ProviderId};
 
 impl Container {
     /// Disposes every built provider, dependents before their dependencies, each under the
-    /// dispose timeout; see [`ContainerBuilder::dispose_timeout`].
+    /// dispose timeout; see [`ContainerBuilder::dispose_timeout`](crate::ContainerBuilder::dispose_timeout).
     ///
     /// Builds still running are awaited (bounded by the dispose timeout) so their values are
     /// disposed too. A dispose that fails, panics or hangs is reported in the [`CloseError`]
     /// and never stops another. Closing twice, or concurrently, disposes once and returns the
-    /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`].
+    /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`](crate::ProvideError::Closed).
     ///
     /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
     /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes

@@ -1,7 +1,7 @@
 //! `FieldSpec`: one field of a settings type as its type describes it, and the names a field
 //! is read under (its variable, its file table; a module's prefix).
 
-/// One field of a settings type, as [`Settings::fields`] describes it.
+/// One field of a settings type, as [`Settings::fields`](super::Settings::fields) describes it.
 ///
 /// ```
 /// use green_tea::settings::FieldSpec;

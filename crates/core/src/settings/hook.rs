@@ -7,11 +7,11 @@ use super::{ExplainSetting, FieldSpec, Reader};
 /// Not a public API: [`Provider::settings_hook`] returns it.
 #[doc(hidden)]
 pub trait SettingsHook: Send + Sync {
-    /// [`Settings::KEY`].
+    /// [`Settings::KEY`](super::Settings::KEY).
     fn key(&self) -> &'static str;
-    /// [`Settings::PREFIX`].
+    /// [`Settings::PREFIX`](super::Settings::PREFIX).
     fn prefix(&self) -> &'static str;
-    /// [`Settings::fields`].
+    /// [`Settings::fields`](super::Settings::fields).
     fn fields(&self) -> Vec<FieldSpec>;
     /// Reads and validates the value, and keeps it; the problems stay in `reader`.
     fn read(&self, reader: &mut Reader<'_>);

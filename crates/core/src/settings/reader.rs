@@ -38,9 +38,9 @@ impl Snapshot<'_> {
     }
 }
 
-/// Reads the fields of one settings type: [`Settings::read`] calls one method per field.
-/// Each method returns `None` after recording its problem, so that a settings type reads
-/// every field (and reports every problem) before it gives up.
+/// Reads the fields of one settings type: [`Settings::read`](super::Settings::read) calls one
+/// method per field. Each method returns `None` after recording its problem, so that a
+/// settings type reads every field (and reports every problem) before it gives up.
 pub struct Reader<'a> {
     snapshot: &'a Snapshot<'a>,
     /// The settings key every problem names.

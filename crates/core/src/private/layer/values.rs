@@ -10,7 +10,7 @@ use crate::error::ProvideError;
 use crate::key::{Key, KeySpec};
 use crate::value::{Needs, Provided};
 
-pub use crate::ids::{AppValue, Id, IdVec, RouteId, Source, StepId};
+pub use crate::ids::{AppValue, Id, IdVec, LocalId, RouteId, Source, StepId};
 pub use crate::value::AnyValue;
 
 /// The value `at` if its provider is built.
