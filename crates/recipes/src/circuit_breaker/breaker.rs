@@ -43,6 +43,15 @@ pub(super) struct Shared {
 impl CircuitBreaker {
     /// A breaker with `config`.
     pub fn new(config: Config) -> Self {
+        CircuitBreaker::of(
+            config,
+            #[cfg(feature = "redis")]
+            None,
+        )
+    }
+
+    /// A breaker with `config`, its cold paths going through `fleet` if it has one.
+    fn of(config: Config, #[cfg(feature = "redis")] fleet: Option<Arc<dyn Fleet>>) -> Self {
         let machine = Machine::new(&config);
         CircuitBreaker {
             shared: Arc::new(Shared {
@@ -50,7 +59,7 @@ impl CircuitBreaker {
                 machine: Mutex::new(machine),
                 config,
                 #[cfg(feature = "redis")]
-                fleet: None,
+                fleet,
                 #[cfg(test)]
                 locks: Default::default(),
             }),
@@ -324,17 +333,7 @@ impl Drop for Permit<'_> {
 impl CircuitBreaker {
     /// A breaker whose cold paths go through `fleet`.
     pub(crate) fn with_fleet(config: Config, fleet: Arc<dyn Fleet>) -> Self {
-        let machine = Machine::new(&config);
-        CircuitBreaker {
-            shared: Arc::new(Shared {
-                fast: FastPath::new(machine.word(), AtomicCounters::of(&config.name)),
-                machine: Mutex::new(machine),
-                config,
-                fleet: Some(fleet),
-                #[cfg(test)]
-                locks: Default::default(),
-            }),
-        }
+        CircuitBreaker::of(config, Some(fleet))
     }
 
     /// The fleet's say on admission, for a breaker that mirrors its open verdict.

@@ -172,15 +172,7 @@ impl Machine {
                 }
             }
             (Outcome::Success, _) => {
-                self.failures = 0;
-                self.openings = 0;
-                self.set(
-                    BreakerState::Closed,
-                    config.clock.now(),
-                    config,
-                    fast,
-                    changes,
-                );
+                self.close(config, fast, changes);
             }
             (Outcome::Failure, _) => {
                 self.failures = self.failures.saturating_add(1);
@@ -222,6 +214,20 @@ impl Machine {
         // `set` published a change of state; a breaker that stays closed still loses its count.
         let word = self.word();
         fast.update(|_| word);
+    }
+
+    /// Closes, forgetting the failures and openings that led here: a call succeeded, or the
+    /// fleet's opening this state mirrored ended.
+    fn close(&mut self, config: &Config, fast: &FastPath, changes: &mut Vec<Transition>) {
+        self.failures = 0;
+        self.openings = 0;
+        self.set(
+            BreakerState::Closed,
+            config.clock.now(),
+            config,
+            fast,
+            changes,
+        );
     }
 
     fn open(
@@ -347,15 +353,7 @@ impl Machine {
         changes: &mut Vec<Transition>,
     ) {
         if self.fleet_open.is_some_and(|open| open <= generation) {
-            self.failures = 0;
-            self.openings = 0;
-            self.set(
-                BreakerState::Closed,
-                config.clock.now(),
-                config,
-                fast,
-                changes,
-            );
+            self.close(config, fast, changes);
         }
     }
 
