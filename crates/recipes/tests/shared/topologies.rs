@@ -607,8 +607,8 @@ async fn behind_sentinel_a_failover_and_a_killed_primary_then_sharing_resumes() 
 /// from outside: 6 calls at threshold 3 over 3 instances, one more than the bound). The link
 /// now loads every script on a primary before its first command: none is missing when the
 /// trip starts, no batch is resent, and one call at a time (each caller waiting for its own
-/// batch's answer, never the others' refresh) reaches the upstream threshold + instances − 1
-/// times.
+/// batch's answer, never the others' refresh) reaches the upstream at most threshold +
+/// instances − 1 times.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn behind_sentinel_the_first_trip_after_a_failover_sends_no_script_twice_and_keeps_the_bound()
 {
@@ -669,10 +669,14 @@ async fn behind_sentinel_the_first_trip_after_a_failover_sends_no_script_twice_a
         "every script was on the promoted :{promoted} before the trip"
     );
     assert_eq!(resent, 0, "no batch waited for a script's resend");
-    assert_eq!(
-        upstream.hits(),
-        u64::from(THRESHOLD) + INSTANCES as u64 - 1,
-        "threshold + instances − 1"
+    // The bound, and no tighter: an instance whose background refresh (every refresh interval)
+    // learns the verdict between two calls fails fast one call earlier, so a loaded machine
+    // may see fewer calls than the bound; never fewer than the threshold that trips it.
+    let bound = u64::from(THRESHOLD) + INSTANCES as u64 - 1;
+    assert!(
+        (u64::from(THRESHOLD)..=bound).contains(&upstream.hits()),
+        "between the threshold and threshold + instances − 1 ({bound}): {}",
+        upstream.hits()
     );
 }
 
