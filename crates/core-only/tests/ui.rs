@@ -4,11 +4,15 @@
 //! core's paths, and a decorator that compiles with core alone (bless with
 //! `TRYBUILD=overwrite cargo test -p green-tea-core-only-check --test ui`).
 
+// Two runs, as crates/macros/tests/ui.rs explains: the compile-fail cases checked together.
 #[test]
-fn ui() {
-    let cases = trybuild::TestCases::new();
-    cases.compile_fail("tests/ui/*.rs");
-    cases.pass("tests/ui/pass/*.rs");
+fn compile_fail() {
+    trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+}
+
+#[test]
+fn pass() {
+    trybuild::TestCases::new().pass("tests/ui/pass/*.rs");
 }
 
 /// `just ui-bless` regenerates these cases' `.stderr` files too, with the command above.
