@@ -71,3 +71,8 @@ soak:
 # Memory per idle keep-alive connection, 10,000 connections per server (see docs/benchmarks.md).
 bench-idle:
     bench/idle-memory.sh
+
+# The edit–compile loop: the same small service on green-tea and on axum, each a crate of its
+# own, touched and rebuilt in debug, paired (docs/benchmarks.md, "The edit–compile loop").
+dev-loop:
+    bench/dev-loop.sh

@@ -2,10 +2,12 @@
 
 use axum_core::body::Body;
 use bytes::Bytes;
+use futures_util::future::BoxFuture;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::future::Future;
 
 use crate::app::App;
 use crate::response::ResponseBody;
@@ -151,7 +153,14 @@ impl TestRequest {
     ///
     /// If the response body fails while it is read (a stream that ends in an error): a test
     /// never sees a broken body as an empty one.
-    pub async fn send(self) -> TestResponse {
+    pub fn send(self) -> impl Future<Output = TestResponse> + Send {
+        // Boxed here: the request's whole path (dispatch, steps, body) is compiled once, in
+        // green-tea, not again in every test crate.
+        let sent: BoxFuture<'static, _> = Box::pin(self.send_now());
+        sent
+    }
+
+    async fn send_now(self) -> TestResponse {
         let response = self.app.handle(self.request).await;
         let (parts, body) = response.into_parts();
         // A test must not read a broken body as an empty one: it fails here, as
@@ -196,7 +205,13 @@ impl TestRequest {
     /// app.close().await.unwrap();
     /// # }
     /// ```
-    pub async fn send_streaming(self) -> TestStream {
+    pub fn send_streaming(self) -> impl Future<Output = TestStream> + Send {
+        // Boxed here, as `send` is.
+        let sent: BoxFuture<'static, _> = Box::pin(self.send_streaming_now());
+        sent
+    }
+
+    async fn send_streaming_now(self) -> TestStream {
         let response = self.app.handle(self.request).await;
         let (parts, body) = response.into_parts();
         TestStream {

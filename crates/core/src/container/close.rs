@@ -1,5 +1,7 @@
 //! `close()`: wait for builds in flight, then dispose every built provider, dependents first.
 
+use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -23,7 +25,14 @@ impl Container {
     /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
     /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes
     /// nothing and returns a `CloseError` whose failure quotes tokio's "timers are disabled".
-    pub async fn close(&self) -> Result<(), CloseError> {
+    pub fn close(&self) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
+        // Boxed here: the close is compiled once, in green-tea, not in each crate that awaits
+        // it (closures and `async` bodies are compiled where they are first used).
+        let closing: BoxFuture<'_, _> = Box::pin(self.close_once());
+        closing
+    }
+
+    async fn close_once(&self) -> Result<(), CloseError> {
         let inner = Arc::clone(&self.inner);
         self.inner
             .close_outcome

@@ -9,6 +9,7 @@ mod resolver;
 mod settings_report;
 mod workers;
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -108,7 +109,7 @@ impl Container {
     ///
     /// If one fails, nothing more is started, everything built so far is disposed (dependents
     /// first), the container is closed, and the error is returned.
-    pub async fn build_all(&self) -> Result<(), ProvideError> {
+    pub fn build_all(&self) -> impl Future<Output = Result<(), ProvideError>> + Send + '_ {
         let mut roots: Vec<ProviderId> = self.inner.keys.values().map(|at| at.provider).collect();
         roots.extend(
             self.inner
@@ -117,16 +118,28 @@ impl Container {
                 .filter(|(_, node)| node.descriptor.provides.is_empty())
                 .map(|(id, _)| id),
         );
-        self.inner.build_now(roots).await
+        self.building(Ok(roots))
     }
 
     /// Like [`build_all`](Self::build_all), but builds only the slices of `keys`.
-    pub async fn build_keys(&self, keys: &[&str]) -> Result<(), ProvideError> {
-        let mut roots = Vec::with_capacity(keys.len());
-        for key in keys {
-            roots.push(self.inner.locate(key)?.provider);
-        }
-        self.inner.build_now(roots).await
+    pub fn build_keys(
+        &self,
+        keys: &[&str],
+    ) -> impl Future<Output = Result<(), ProvideError>> + Send + '_ {
+        let roots = keys
+            .iter()
+            .map(|key| self.inner.locate(key).map(|at| at.provider))
+            .collect();
+        self.building(roots)
+    }
+
+    /// The build of `roots` (or the error that found them), boxed here: the builds are
+    /// compiled once, in green-tea, not in each crate that awaits them.
+    fn building(
+        &self,
+        roots: Result<Vec<ProviderId>, ProvideError>,
+    ) -> BoxFuture<'_, Result<(), ProvideError>> {
+        Box::pin(async move { self.inner.build_now(roots?).await })
     }
 
     /// Whether `close()` has begun.

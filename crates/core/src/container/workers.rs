@@ -2,6 +2,8 @@
 //! restarts it as its options say (what a worker is, and the state the container keeps of
 //! each, are in `worker/`).
 
+use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
@@ -43,7 +45,13 @@ impl Container {
     /// container.close().await.unwrap(); // signals it, waits for it, then disposes
     /// # }
     /// ```
-    pub async fn start_workers(&self) -> Result<(), ProvideError> {
+    pub fn start_workers(&self) -> impl Future<Output = Result<(), ProvideError>> + Send + '_ {
+        // Boxed here, as `close()` is: the supervisors are compiled once, in green-tea.
+        let starting: BoxFuture<'_, _> = Box::pin(self.start_workers_now());
+        starting
+    }
+
+    async fn start_workers_now(&self) -> Result<(), ProvideError> {
         let workers = &self.inner.workers;
         if workers.nodes.is_empty() {
             return Ok(());

@@ -2,6 +2,8 @@
 //! `on_shutdown` hooks (in reverse registration order), then close the container (dispose in
 //! reverse).
 
+use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -23,7 +25,14 @@ impl App {
     /// Idempotent: a second or concurrent call returns the same outcome. Like
     /// [`Container::close`](green_tea_core::Container::close), it needs a runtime with tokio's
     /// timers (for the drain and dispose timeouts).
-    pub async fn close(&self) -> Result<(), CloseError> {
+    pub fn close(&self) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
+        // Boxed here, so that the close (the drain, the workers' stop, the dispose waves) is
+        // compiled once, in green-tea, not in each crate that awaits it.
+        let closing: BoxFuture<'_, _> = Box::pin(self.close_once());
+        closing
+    }
+
+    async fn close_once(&self) -> Result<(), CloseError> {
         let inner = Arc::clone(&self.inner);
         self.inner
             .close_outcome

@@ -1,6 +1,8 @@
 //! `App::health()`: the health model (`crate::health`) of the app, from its container, its
 //! close, its compiled checks and the answers of its async checks.
 
+use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::sync::atomic::Ordering;
 
 use green_tea_core::__private::layer;
@@ -48,8 +50,10 @@ impl App {
     /// assert!(!app.health().await.live);
     /// # }
     /// ```
-    pub async fn health(&self) -> AppHealth {
-        self.inner.health().await
+    pub fn health(&self) -> impl Future<Output = AppHealth> + Send + '_ {
+        // Boxed here, as `close()` is: the checks are compiled once, in green-tea.
+        let health: BoxFuture<'_, _> = Box::pin(self.inner.health());
+        health
     }
 }
 

@@ -17,6 +17,8 @@ mod metered;
 mod mount;
 mod workers;
 
+use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -192,7 +194,16 @@ impl App {
     /// assert!(app.is_closed());
     /// # }
     /// ```
-    pub async fn start(&self) -> Result<(), green_tea_core::ProvideError> {
+    pub fn start(
+        &self,
+    ) -> impl Future<Output = Result<(), green_tea_core::ProvideError>> + Send + '_ {
+        // Boxed here, as `close()` is: the builds, the workers' start and the close after a
+        // failure are compiled once, in green-tea.
+        let starting: BoxFuture<'_, _> = Box::pin(self.start_now());
+        starting
+    }
+
+    async fn start_now(&self) -> Result<(), green_tea_core::ProvideError> {
         let runtime = &self.inner.runtime;
         let mut roots: Vec<_> = runtime
             .routes

@@ -29,6 +29,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use axum_core::body::Body;
+use futures_util::future::BoxFuture;
 
 use crate::app::App;
 use crate::client_addr::ClientAddr;
@@ -42,6 +43,16 @@ use listener::Listener;
 use protocol::Protocol;
 pub use settings::ConnectionBuilders;
 use transport::{Plain, Transport};
+
+/// A `serve*` call's future, boxed where it is made: in this crate, so that an application
+/// that awaits it calls its `poll` through the box rather than compiling the server (hyper's
+/// HTTP/1 and HTTP/2 connections, tokio's tasks, the drain) into its own crate again. One
+/// allocation per `serve*` call, none per request.
+pub(crate) type ServeFuture<'a> = BoxFuture<'a, Result<(), Error>>;
+
+/// What stops a `serve*` call (Ctrl-C and SIGTERM, or the caller's own future), boxed by the
+/// public shell so that the accept loop is not generic over it.
+pub(crate) type Signal<'a> = BoxFuture<'a, ()>;
 
 impl App {
     /// Binds `addr` and serves until Ctrl-C, SIGTERM or [`close()`](App::close); then stops
@@ -75,17 +86,24 @@ impl App {
         &self,
         listener: TcpListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_until(listener, shutdown_signal())
+        self.serve_tcp(listener, Box::pin(shutdown_signal()))
     }
 
     /// Serves until `signal` resolves or `close()` is called; then closes as
     /// [`serve`](Self::serve) does. For embedding in a program with its own shutdown.
-    pub async fn serve_until(
-        &self,
+    pub fn serve_until<'a>(
+        &'a self,
         listener: TcpListener,
-        signal: impl Future<Output = ()> + Send,
-    ) -> Result<(), Error> {
-        self.serve_on(listener, Plain, signal).await
+        signal: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
+        self.serve_tcp(listener, Box::pin(signal))
+    }
+
+    /// Every TCP `serve*`'s future, made and boxed here: not generic, so that the serving
+    /// (hyper's connections, the tasks, the drain) is compiled once, in this crate, and the
+    /// application's crate only calls it (see [`ServeFuture`]).
+    fn serve_tcp<'a>(&'a self, listener: TcpListener, signal: Signal<'a>) -> ServeFuture<'a> {
+        Box::pin(self.serve_on(listener, Plain, signal))
     }
 
     /// The accept loop of every `serve*`: accepts from `listener` and serves each connection
@@ -95,7 +113,7 @@ impl App {
         &self,
         listener: L,
         transport: T,
-        signal: impl Future<Output = ()> + Send,
+        signal: Signal<'_>,
     ) -> Result<(), Error>
     where
         L: Listener,
@@ -116,6 +134,7 @@ impl App {
             return Err(error.into());
         }
         tracing::info!(%local, "serving");
+        let mut signal = signal;
         let mut closing = self.closing();
         let limits = self.limits();
         let connections =
@@ -125,7 +144,6 @@ impl App {
         let _sweeper = connections.start_sweeper()?;
         // Ready (for the readiness route) from the first accept on.
         self.mark_served();
-        tokio::pin!(signal);
         loop {
             tokio::select! {
                 // Closing first: a connection accepted once `close()` has begun would be

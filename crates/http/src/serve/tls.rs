@@ -14,9 +14,9 @@ use tokio_rustls::server::TlsStream;
 
 use super::connections::{Connection, Ended};
 use super::protocol::Protocol;
-use super::shutdown_signal;
 use super::transport::Transport;
 use super::watched::Watched;
+use super::{ServeFuture, Signal, shutdown_signal};
 use crate::app::App;
 use crate::error::Error;
 
@@ -60,22 +60,32 @@ impl App {
         listener: TcpListener,
         config: ServerConfig,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_tls_until(listener, config, shutdown_signal())
+        self.serve_tls_on(listener, config, Box::pin(shutdown_signal()))
     }
 
     /// Like [`serve_tls`](Self::serve_tls), until `signal` resolves or `close()` is called,
     /// as [`serve_until`](Self::serve_until).
-    pub async fn serve_tls_until(
-        &self,
+    pub fn serve_tls_until<'a>(
+        &'a self,
+        listener: TcpListener,
+        config: ServerConfig,
+        signal: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
+        self.serve_tls_on(listener, config, Box::pin(signal))
+    }
+
+    /// The TLS `serve*`s' future, boxed in this crate (see [`ServeFuture`]).
+    fn serve_tls_on<'a>(
+        &'a self,
         listener: TcpListener,
         mut config: ServerConfig,
-        signal: impl Future<Output = ()> + Send,
-    ) -> Result<(), Error> {
+        signal: Signal<'a>,
+    ) -> ServeFuture<'a> {
         if config.alpn_protocols.is_empty() {
             config.alpn_protocols = ALPN.iter().map(|protocol| protocol.to_vec()).collect();
         }
         let tls = Tls(TlsAcceptor::from(Arc::new(config)));
-        self.serve_on(listener, tls, signal).await
+        Box::pin(self.serve_on(listener, tls, signal))
     }
 }
 

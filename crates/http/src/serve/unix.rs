@@ -11,8 +11,8 @@ use tokio::net::{UnixListener, UnixStream};
 
 use super::listener::Listener;
 use super::protocol::Peek;
-use super::shutdown_signal;
 use super::transport::Plain;
+use super::{ServeFuture, Signal, shutdown_signal};
 use crate::app::App;
 use crate::error::Error;
 
@@ -35,17 +35,22 @@ impl App {
         &self,
         listener: UnixListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_unix_until(listener, shutdown_signal())
+        self.serve_unix_on(listener, Box::pin(shutdown_signal()))
     }
 
     /// Like [`serve_unix`](Self::serve_unix), until `signal` resolves or `close()` is
     /// called, as [`serve_until`](Self::serve_until).
-    pub async fn serve_unix_until(
-        &self,
+    pub fn serve_unix_until<'a>(
+        &'a self,
         listener: UnixListener,
-        signal: impl Future<Output = ()> + Send,
-    ) -> Result<(), Error> {
-        self.serve_on(listener, Plain, signal).await
+        signal: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
+        self.serve_unix_on(listener, Box::pin(signal))
+    }
+
+    /// The Unix `serve*`s' future, boxed in this crate (see [`ServeFuture`]).
+    fn serve_unix_on<'a>(&'a self, listener: UnixListener, signal: Signal<'a>) -> ServeFuture<'a> {
+        Box::pin(self.serve_on(listener, Plain, signal))
     }
 }
 
