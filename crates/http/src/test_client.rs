@@ -2,7 +2,7 @@
 
 use axum_core::body::Body;
 use bytes::Bytes;
-use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use serde::Serialize;
@@ -156,8 +156,7 @@ impl TestRequest {
     pub fn send(self) -> impl Future<Output = TestResponse> + Send {
         // Boxed here: the request's whole path (dispatch, steps, body) is compiled once, in
         // green-tea, not again in every test crate.
-        let sent: BoxFuture<'static, _> = Box::pin(self.send_now());
-        sent
+        self.send_now().boxed()
     }
 
     async fn send_now(self) -> TestResponse {
@@ -207,8 +206,7 @@ impl TestRequest {
     /// ```
     pub fn send_streaming(self) -> impl Future<Output = TestStream> + Send {
         // Boxed here, as `send` is.
-        let sent: BoxFuture<'static, _> = Box::pin(self.send_streaming_now());
-        sent
+        self.send_streaming_now().boxed()
     }
 
     async fn send_streaming_now(self) -> TestStream {

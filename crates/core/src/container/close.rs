@@ -1,6 +1,6 @@
 //! `close()`: wait for builds in flight, then dispose every built provider, dependents first.
 
-use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -28,8 +28,7 @@ impl Container {
     pub fn close(&self) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
         // Boxed here: the close is compiled once, in green-tea, not in each crate that awaits
         // it (closures and `async` bodies are compiled where they are first used).
-        let closing: BoxFuture<'_, _> = Box::pin(self.close_once());
-        closing
+        self.close_once().boxed()
     }
 
     async fn close_once(&self) -> Result<(), CloseError> {

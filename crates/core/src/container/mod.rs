@@ -139,7 +139,7 @@ impl Container {
         &self,
         roots: Result<Vec<ProviderId>, ProvideError>,
     ) -> BoxFuture<'_, Result<(), ProvideError>> {
-        Box::pin(async move { self.inner.build_now(roots?).await })
+        async move { self.inner.build_now(roots?).await }.boxed()
     }
 
     /// Whether `close()` has begun.

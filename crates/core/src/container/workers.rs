@@ -2,7 +2,6 @@
 //! restarts it as its options say (what a worker is, and the state the container keeps of
 //! each, are in `worker/`).
 
-use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
@@ -47,8 +46,7 @@ impl Container {
     /// ```
     pub fn start_workers(&self) -> impl Future<Output = Result<(), ProvideError>> + Send + '_ {
         // Boxed here, as `close()` is: the supervisors are compiled once, in green-tea.
-        let starting: BoxFuture<'_, _> = Box::pin(self.start_workers_now());
-        starting
+        self.start_workers_now().boxed()
     }
 
     async fn start_workers_now(&self) -> Result<(), ProvideError> {

@@ -2,7 +2,6 @@
 //! `on_shutdown` hooks (in reverse registration order), then close the container (dispose in
 //! reverse).
 
-use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -28,8 +27,7 @@ impl App {
     pub fn close(&self) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
         // Boxed here, so that the close (the drain, the workers' stop, the dispose waves) is
         // compiled once, in green-tea, not in each crate that awaits it.
-        let closing: BoxFuture<'_, _> = Box::pin(self.close_once());
-        closing
+        self.close_once().boxed()
     }
 
     async fn close_once(&self) -> Result<(), CloseError> {

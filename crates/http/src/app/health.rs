@@ -1,7 +1,7 @@
 //! `App::health()`: the health model (`crate::health`) of the app, from its container, its
 //! close, its compiled checks and the answers of its async checks.
 
-use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
 use std::future::Future;
 use std::sync::atomic::Ordering;
 
@@ -52,8 +52,7 @@ impl App {
     /// ```
     pub fn health(&self) -> impl Future<Output = AppHealth> + Send + '_ {
         // Boxed here, as `close()` is: the checks are compiled once, in green-tea.
-        let health: BoxFuture<'_, _> = Box::pin(self.inner.health());
-        health
+        self.inner.health().boxed()
     }
 }
 

@@ -17,7 +17,7 @@ mod metered;
 mod mount;
 mod workers;
 
-use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -199,8 +199,7 @@ impl App {
     ) -> impl Future<Output = Result<(), green_tea_core::ProvideError>> + Send + '_ {
         // Boxed here, as `close()` is: the builds, the workers' start and the close after a
         // failure are compiled once, in green-tea.
-        let starting: BoxFuture<'_, _> = Box::pin(self.start_now());
-        starting
+        self.start_now().boxed()
     }
 
     async fn start_now(&self) -> Result<(), green_tea_core::ProvideError> {

@@ -29,6 +29,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 
 use axum_core::body::Body;
+use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
 use crate::app::App;
@@ -86,7 +87,7 @@ impl App {
         &self,
         listener: TcpListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_tcp(listener, Box::pin(shutdown_signal()))
+        self.serve_tcp(listener, shutdown_signal())
     }
 
     /// Serves until `signal` resolves or `close()` is called; then closes as
@@ -96,14 +97,14 @@ impl App {
         listener: TcpListener,
         signal: impl Future<Output = ()> + Send + 'a,
     ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
-        self.serve_tcp(listener, Box::pin(signal))
+        self.serve_tcp(listener, signal.boxed())
     }
 
     /// Every TCP `serve*`'s future, made and boxed here: not generic, so that the serving
     /// (hyper's connections, the tasks, the drain) is compiled once, in this crate, and the
     /// application's crate only calls it (see [`ServeFuture`]).
     fn serve_tcp<'a>(&'a self, listener: TcpListener, signal: Signal<'a>) -> ServeFuture<'a> {
-        Box::pin(self.serve_on(listener, Plain, signal))
+        self.serve_on(listener, Plain, signal).boxed()
     }
 
     /// The accept loop of every `serve*`: accepts from `listener` and serves each connection
@@ -113,7 +114,7 @@ impl App {
         &self,
         listener: L,
         transport: T,
-        signal: Signal<'_>,
+        mut signal: Signal<'_>,
     ) -> Result<(), Error>
     where
         L: Listener,
@@ -134,7 +135,6 @@ impl App {
             return Err(error.into());
         }
         tracing::info!(%local, "serving");
-        let mut signal = signal;
         let mut closing = self.closing();
         let limits = self.limits();
         let connections =
@@ -449,9 +449,9 @@ async fn closed(closing: &mut tokio::sync::watch::Receiver<bool>) {
 /// from the returned future's first poll. A process manager's SIGTERM that arrives after a
 /// program printed its address, while it still builds or starts, is then a graceful stop,
 /// never the default action's instant kill (which disposes nothing).
-pub(crate) fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+pub(crate) fn shutdown_signal() -> Signal<'static> {
     let caught = Caught::now();
-    async move { caught.wait().await }
+    caught.wait().boxed()
 }
 
 /// The signals a `serve*` call stops on, registered with tokio when made (tokio keeps a

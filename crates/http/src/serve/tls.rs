@@ -12,6 +12,8 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::server::TlsStream;
 
+use futures_util::FutureExt;
+
 use super::connections::{Connection, Ended};
 use super::protocol::Protocol;
 use super::transport::Transport;
@@ -60,7 +62,7 @@ impl App {
         listener: TcpListener,
         config: ServerConfig,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_tls_on(listener, config, Box::pin(shutdown_signal()))
+        self.serve_tls_on(listener, config, shutdown_signal())
     }
 
     /// Like [`serve_tls`](Self::serve_tls), until `signal` resolves or `close()` is called,
@@ -71,7 +73,7 @@ impl App {
         config: ServerConfig,
         signal: impl Future<Output = ()> + Send + 'a,
     ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
-        self.serve_tls_on(listener, config, Box::pin(signal))
+        self.serve_tls_on(listener, config, signal.boxed())
     }
 
     /// The TLS `serve*`s' future, boxed in this crate (see [`ServeFuture`]).
@@ -85,7 +87,7 @@ impl App {
             config.alpn_protocols = ALPN.iter().map(|protocol| protocol.to_vec()).collect();
         }
         let tls = Tls(TlsAcceptor::from(Arc::new(config)));
-        Box::pin(self.serve_on(listener, tls, signal))
+        self.serve_on(listener, tls, signal).boxed()
     }
 }
 

@@ -9,6 +9,8 @@ use std::task::{Context, Poll, ready};
 use tokio::io::Interest;
 use tokio::net::{UnixListener, UnixStream};
 
+use futures_util::FutureExt;
+
 use super::listener::Listener;
 use super::protocol::Peek;
 use super::transport::Plain;
@@ -35,7 +37,7 @@ impl App {
         &self,
         listener: UnixListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_unix_on(listener, Box::pin(shutdown_signal()))
+        self.serve_unix_on(listener, shutdown_signal())
     }
 
     /// Like [`serve_unix`](Self::serve_unix), until `signal` resolves or `close()` is
@@ -45,12 +47,12 @@ impl App {
         listener: UnixListener,
         signal: impl Future<Output = ()> + Send + 'a,
     ) -> impl Future<Output = Result<(), Error>> + Send + 'a {
-        self.serve_unix_on(listener, Box::pin(signal))
+        self.serve_unix_on(listener, signal.boxed())
     }
 
     /// The Unix `serve*`s' future, boxed in this crate (see [`ServeFuture`]).
     fn serve_unix_on<'a>(&'a self, listener: UnixListener, signal: Signal<'a>) -> ServeFuture<'a> {
-        Box::pin(self.serve_on(listener, Plain, signal))
+        self.serve_on(listener, Plain, signal).boxed()
     }
 }
 
