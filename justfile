@@ -9,7 +9,7 @@ fmt:
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
     command -v cargo-hack >/dev/null || cargo install --locked cargo-hack --version 0.6.46
-    cargo hack clippy --workspace --exclude green-tea-all-features --each-feature --lib -- -D warnings
+    cargo hack clippy --workspace --exclude green-tea-all-features --exclude green-tea-examples --each-feature --lib -- -D warnings
     cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
 # PostgreSQL for the database recipe's tests (its own cluster stopped again if the install
