@@ -16,8 +16,9 @@
 #   RUNS=9 bench/dev-loop.sh
 #   DEV_LOOP_DIR=/tmp/loop bench/dev-loop.sh   # keep the crates (and their builds) there
 #
-# The shop example (an app of modules) is measured in the workspace, with its profile: touch
-# examples/shop/orders.rs, `cargo build --example shop`.
+# Then the shop example (an app of modules: examples/shop/, with its notifications crate and the
+# recipes' database), copied the same way into a crate of its own: touch one module's file
+# (src/orders.rs) and `cargo build`, RUNS times, and the same figures. It has no axum twin.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${RUNS:-5}"
@@ -28,10 +29,15 @@ export CARGO_INCREMENTAL=1 # what `cargo build` does in debug; set here in case 
 command -v cargo-llvm-lines >/dev/null || cargo install --locked cargo-llvm-lines --version 0.4.48
 
 # $1: crate name, $2: example file, $3: dependencies (TOML lines).
+# $2 is a file (the crate's main.rs) or a directory (copied whole into src/, main.rs in it).
 make_crate() {
     local name="$1" source="$2" deps="$3"
     mkdir -p "$dir/$name/src"
-    cp "$repo/examples/$source" "$dir/$name/src/main.rs"
+    if [ -d "$repo/examples/$source" ]; then
+        cp "$repo/examples/$source"/*.rs "$dir/$name/src/"
+    else
+        cp "$repo/examples/$source" "$dir/$name/src/main.rs"
+    fi
     cp "$repo/Cargo.lock" "$dir/$name/Cargo.lock"
     cat >"$dir/$name/Cargo.toml" <<EOF
 [package]
@@ -53,25 +59,35 @@ make_crate green-tea-service from_axum_green_tea.rs "green-tea = { path = \"$rep
 make_crate axum-service from_axum_axum.rs \
     'axum = { version = "0.8", default-features = false, features = ["tokio", "http1", "json", "query"] }'
 
+make_crate shop-service shop "green-tea = { path = \"$repo\" }
+green-tea-recipes = { path = \"$repo/crates/recipes\", features = [\"sqlx\"] }
+shop-notifications = { path = \"$repo/crates/shop-notifications\" }
+sqlx = { version = \"0.8\", default-features = false, features = [\"derive\"] }
+tracing-subscriber = { version = \"0.3\", features = [\"fmt\"] }"
+
 # A first build of each, so the loop below rebuilds the service's crate alone.
-for name in green-tea-service axum-service; do
+for name in green-tea-service axum-service shop-service; do
     (cd "$dir/$name" && cargo build --quiet)
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
 
-# One touch-and-build of $1: "seconds peak-KiB".
+# One touch-and-build of $1 after touching its file $2 (main.rs): "seconds peak-KiB".
 loop_once() {
-    local name="$1"
-    touch "$dir/$name/src/main.rs"
+    local name="$1" file="${2:-main.rs}"
+    touch "$dir/$name/src/$file"
     (cd "$dir/$name" && /usr/bin/time -f '%e %M' cargo build --quiet 2>&1 | tail -1)
 }
 
 : >"$dir/green-tea-service.times"
 : >"$dir/axum-service.times"
+: >"$dir/shop-service.times"
 for _ in $(seq "$runs"); do
     loop_once green-tea-service >>"$dir/green-tea-service.times"
     loop_once axum-service >>"$dir/axum-service.times"
+done
+for _ in $(seq "$runs"); do
+    loop_once shop-service orders.rs >>"$dir/shop-service.times"
 done
 
 row() {
@@ -92,3 +108,4 @@ row() {
 echo "touch + cargo build (debug), median of $runs paired runs; rustc peak; binary; IR of the crate"
 row green-tea-service
 row axum-service
+row shop-service

@@ -25,7 +25,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     let addr = listener.local_addr()?;
-    let files = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/static");
+    // The files beside this example, found from its package (crates/examples in green-tea's
+    // repository); in a crate of your own, a path of yours.
+    let files = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/static");
     let app = App::builder()
         .routes(Api::routes())
         .nest_service("/static", ServeDir::new(files))

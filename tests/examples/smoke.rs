@@ -715,6 +715,39 @@ fn every_example_is_smoke_run() {
     );
 }
 
+/// Every example in examples/ (a file, or a directory's main.rs) is an example of
+/// crates/examples, the package that `cargo run --example NAME` builds: the root's own
+/// discovery is off, so a new file not listed there would be built by nothing.
+#[test]
+fn every_example_is_in_the_examples_package() {
+    let manifest = include_str!("../../crates/examples/Cargo.toml");
+    let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples"))
+        .expect("the examples directory");
+    let mut missing = Vec::new();
+    for entry in examples {
+        let path = entry.expect("an entry").path();
+        let (name, file) = if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let file = format!("{name}.rs");
+            (name, file)
+        } else if path.join("main.rs").is_file() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let file = format!("{name}/main.rs");
+            (name, file)
+        } else {
+            continue;
+        };
+        let listed = format!("name = \"{name}\"\npath = \"../../examples/{file}\"");
+        if !manifest.contains(&listed) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "examples not listed in crates/examples/Cargo.toml: {missing:?}"
+    );
+}
+
 /// A SIGTERM sent the moment a server prints its address stops it cleanly: each catches its
 /// signals before it prints (they used to be caught only once serving began, and a SIGTERM in
 /// between was the default action's kill: `billing_upstream`'s smoke test failed so, once).
