@@ -76,3 +76,8 @@ bench-idle:
 # own, touched and rebuilt in debug, paired (docs/benchmarks.md, "The edit–compile loop").
 dev-loop:
     bench/dev-loop.sh
+
+# The README's first command on a fresh clone with an empty cargo home, to the first 201
+# (docs/benchmarks.md, "The first command").
+first-run:
+    bench/first-run.sh
