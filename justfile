@@ -21,8 +21,8 @@ test:
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends postgresql && if [ -d /run/systemd/system ]; then systemctl disable --now postgresql; else /etc/init.d/postgresql stop || true; fi; }
     command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
     command -v promtool >/dev/null || { apt-get update && apt-get install -y --no-install-recommends prometheus && if [ -d /run/systemd/system ]; then systemctl disable --now prometheus; else /etc/init.d/prometheus stop; fi; }
-    GREEN_TEA_REQUIRE_TOOLS=1 cargo test --workspace
-    GREEN_TEA_REQUIRE_TOOLS=1 cargo test -p green-tea -p green-tea-core -p green-tea-http --lib --bins --tests
+    GREEN_TEA_REQUIRE_TOOLS=1 RUST_TEST_THREADS=6 cargo test --workspace
+    GREEN_TEA_REQUIRE_TOOLS=1 RUST_TEST_THREADS=6 cargo test -p green-tea -p green-tea-core -p green-tea-http --lib --bins --tests
     cargo test -p green-tea-recipes --lib
 
 # loom models of the breaker's closed path and the in-flight count (docs/reliability.md).
