@@ -9,7 +9,9 @@ fmt:
 clippy:
     cargo clippy --workspace --all-targets -- -D warnings
     command -v cargo-hack >/dev/null || cargo install --locked cargo-hack --version 0.6.46
-    cargo hack clippy --workspace --exclude green-tea-all-features --exclude green-tea-examples --each-feature --lib -- -D warnings
+    cargo hack clippy --workspace --exclude green-tea --exclude green-tea-all-features --exclude green-tea-examples --each-feature --lib -- -D warnings
+    for features in "" axum metrics tls http2; do cargo clippy -p green-tea --lib --no-default-features --features "$features" -- -D warnings; done
+    cargo clippy -p green-tea --lib --all-features -- -D warnings
     cd bench && cargo clippy --all-features --all-targets -- -D warnings
 
 # PostgreSQL for the database recipe's tests (its own cluster stopped again if the install

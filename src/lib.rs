@@ -23,7 +23,7 @@
 //! - [`guide::streaming`]: streamed responses and server-sent events
 //! - [`guide::explain`]: seeing what a key or a route builds
 //! - [`guide::lifecycle`]: lazy builds, `start`, serving, draining, `close` and `dispose`
-//! - [`guide::serving`]: TCP, TLS, Unix sockets, the limits (HTTP/2's too), mounting in axum
+//! - [`guide::serving`]: TCP, TLS, HTTP/2, Unix sockets, the limits (HTTP/2's too), mounting in axum
 //! - [`guide::observability`]: metrics by the OpenTelemetry conventions, spans exported to
 //!   OpenTelemetry
 //! - [`guide::testing`]: overrides and `TestClient`

@@ -99,13 +99,21 @@ fn app() -> App {
         .unwrap()
 }
 
-/// Allocations of one request to `path` on this thread, once its providers are built.
+/// Allocations of one request to `path`, once its providers are built: the fewest of three
+/// requests. dhat counts the process's allocations, and the test harness's own thread may
+/// allocate while a request runs (reporting the test that finished before this one took its
+/// turn): that only ever adds, about one run in sixty, so the fewest is the request's own.
 fn per_request(runtime: &tokio::runtime::Runtime, client: &TestClient, path: &str) -> u64 {
     let send = || runtime.block_on(async { client.get(path).send().await.text() });
     assert_eq!(send(), "ok", "{path}"); // builds what the route needs
-    let before = allocations();
-    assert_eq!(send(), "ok", "{path}");
-    allocations() - before
+    (0..3)
+        .map(|_| {
+            let before = allocations();
+            assert_eq!(send(), "ok", "{path}");
+            allocations() - before
+        })
+        .min()
+        .expect("three requests")
 }
 
 #[test]

@@ -943,7 +943,7 @@ async fn a_handler_slower_than_the_header_read_timeout_is_answered() {
     let log = Log::default();
     let app = app(&log);
     let server = Server::start(&app).await;
-    for client in [support::http::http1_client(), support::http::http2_client()] {
+    for client in support::http::clients() {
         for _ in 0..2 {
             let reply = within(
                 "GET /slow",
@@ -960,6 +960,7 @@ async fn a_handler_slower_than_the_header_read_timeout_is_answered() {
 
 /// The frame types in what an HTTP/2 server sent (after its connection preface, which is a
 /// SETTINGS frame like any other): 9-byte headers, each followed by its payload.
+#[cfg(feature = "http2")]
 fn http2_frame_types(mut bytes: &[u8]) -> Vec<u8> {
     let mut types = Vec::new();
     while bytes.len() >= 9 {
@@ -973,6 +974,7 @@ fn http2_frame_types(mut bytes: &[u8]) -> Vec<u8> {
 
 /// An idle HTTP/2 connection is closed politely: GOAWAY first (frame type 7), so a client
 /// opens a new connection rather than sending a request into one being closed.
+#[cfg(feature = "http2")]
 #[tokio::test]
 async fn an_idle_http2_connection_gets_a_goaway_before_it_is_closed() {
     let log = Log::default();
@@ -1079,6 +1081,7 @@ async fn a_connection_whose_first_bytes_never_tell_its_protocol_is_closed() {
 
 /// A preface that arrives in pieces is still HTTP/2: the server answers with HTTP/2 frames
 /// (its SETTINGS, frame type 4), not with an HTTP/1 error.
+#[cfg(feature = "http2")]
 #[tokio::test]
 async fn an_http2_preface_in_pieces_is_served_as_http2() {
     let log = Log::default();

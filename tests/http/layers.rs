@@ -22,7 +22,7 @@ use green_tea::{App, HttpError, Json};
 use http_body_util::{BodyExt, Full, StreamBody};
 use serde_json::{Value, json};
 use support::Log;
-use support::http::{Server, http1_client, http2_client, within};
+use support::http::{Server, clients, http1_client, within};
 use support::logs::Logs;
 use tower::ServiceExt;
 use tower::util::MapRequestLayer;
@@ -137,7 +137,7 @@ async fn compression_is_decoded_by_a_real_client_over_http1_and_http2() {
         .build()
         .unwrap();
     let server = Server::start(&app).await;
-    for client in [http1_client(), http2_client()] {
+    for client in clients() {
         // As sent: gzip, and smaller.
         let request = Request::get(server.url("/orders"))
             .header(ACCEPT_ENCODING, "gzip")

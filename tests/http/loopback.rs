@@ -12,11 +12,15 @@ use green_tea::routing::Route;
 use green_tea::{App, HttpError, Json};
 use green_tea::{BoxError, Descriptor, Needs, Provided, Provider, ProviderFn};
 use http_body_util::{BodyExt, Empty};
-use hyper::{Method, Request, Version};
+#[cfg(feature = "http2")]
+use hyper::Method;
+use hyper::{Request, Version};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use serde_json::json;
-use support::http::{Server, get, http1_client, http2_client, join_all, post, spawn_send, within};
+use support::http::{Server, get, http1_client, post, within};
+#[cfg(feature = "http2")]
+use support::http::{http2_client, join_all, spawn_send};
 use support::{Log, Probe, Service};
 
 /// The upstream billing client. Tests replace it with one that records its charges.
@@ -249,6 +253,7 @@ async fn the_health_route_never_builds_billing() {
     server.stop().await.unwrap();
 }
 
+#[cfg(feature = "http2")]
 #[tokio::test]
 async fn http2_with_prior_knowledge_is_served() {
     let fixture = orders_app();
@@ -283,6 +288,105 @@ async fn http2_with_prior_knowledge_is_served() {
     assert_eq!(fixture.billing_builds.load(Ordering::SeqCst), 1);
 
     server.stop().await.unwrap();
+}
+
+/// Without the feature `http2`, a client that starts HTTP/2 is told in HTTP/2's own terms that
+/// HTTP/1.1 is required (the server's SETTINGS, then GOAWAY with HTTP_1_1_REQUIRED), and the
+/// connection is closed: no request is served, nothing is built, and HTTP/1.1 is served as
+/// ever. (With the feature, the test above serves it.)
+#[cfg(not(feature = "http2"))]
+#[tokio::test]
+async fn without_the_http2_feature_an_http2_client_is_told_http1_is_required() {
+    let fixture = orders_app();
+    let server = Server::start(&fixture.app).await;
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (mut sender, connection) = within("the HTTP/2 handshake", h2::client::handshake(tcp))
+        .await
+        .expect("the client's preface written");
+    let connection = tokio::spawn(connection);
+    let request = hyper::Request::post(server.url("/orders"))
+        .body(())
+        .unwrap();
+    let refused = match sender.send_request(request, true) {
+        Ok((response, _)) => within("the answer", response)
+            .await
+            .expect_err("no response over HTTP/2"),
+        Err(refused) => refused,
+    };
+    assert_eq!(
+        refused.reason(),
+        Some(h2::Reason::HTTP_1_1_REQUIRED),
+        "{refused}"
+    );
+    let ended = within("the connection's end", connection)
+        .await
+        .unwrap()
+        .expect_err("a connection ended by the server's GOAWAY");
+    assert_eq!(
+        ended.reason(),
+        Some(h2::Reason::HTTP_1_1_REQUIRED),
+        "{ended}"
+    );
+    assert_eq!(fixture.billing_builds.load(Ordering::SeqCst), 0);
+
+    let reply = get(&http1_client(), &server.url("/orders/health"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (reply.version, reply.status.as_u16()),
+        (Version::HTTP_11, 200)
+    );
+    server.stop().await.unwrap();
+}
+
+/// The refusal's bytes, as a client that reads them by hand sees them: an empty SETTINGS frame
+/// (type 4), then GOAWAY (type 7) for no stream with HTTP_1_1_REQUIRED (0xd), then the server
+/// waits for the client to close. One that never does holds no close: `close()` ends it as it
+/// ends an idle HTTP/1 connection, long before its head read timeout (an hour here).
+#[cfg(not(feature = "http2"))]
+#[tokio::test]
+async fn without_the_http2_feature_a_refused_client_that_stays_does_not_hold_close() {
+    use green_tea::serve::Limits;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut limits = Limits::default();
+    limits.header_read_timeout = Duration::from_secs(3600);
+    let app = App::builder()
+        .route(Route::get("/", |_: RequestContext| async { "hello" }))
+        .limits(limits)
+        .build()
+        .unwrap();
+    let server = Server::start(&app).await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    stream
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0; 26];
+    within("the refusal", stream.read_exact(&mut answer))
+        .await
+        .unwrap();
+    let (settings, goaway) = answer.split_at(9);
+    assert_eq!((&settings[..3], settings[3]), (&[0, 0, 0][..], 4));
+    assert_eq!((&goaway[..3], goaway[3]), (&[0, 0, 8][..], 7));
+    assert_eq!(
+        goaway[9..13],
+        [0, 0, 0, 0],
+        "the last stream id: none was opened"
+    );
+    assert_eq!(goaway[13..], [0, 0, 0, 0xd], "HTTP_1_1_REQUIRED");
+    let mut rest = [0; 1];
+    let eof = within("the server's FIN", stream.read(&mut rest)).await;
+    assert_eq!(eof.unwrap(), 0);
+
+    within(
+        "close with the refused client still connected",
+        server.stop(),
+    )
+    .await
+    .unwrap();
+    drop(stream);
 }
 
 #[tokio::test]

@@ -16,6 +16,7 @@ mod debug;
 mod explain;
 mod extract;
 mod finish;
+#[cfg(feature = "http2")]
 mod h2_limits;
 mod health;
 mod health_async;

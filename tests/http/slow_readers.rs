@@ -24,7 +24,9 @@ use green_tea::routing::Route;
 use green_tea::serve::Limits;
 use green_tea::{App, AppBuilder};
 use http_body_util::StreamBody;
-use support::http::{Server, get, http2_client, until, within};
+use support::http::{Server, until, within};
+#[cfg(feature = "http2")]
+use support::http::{get, http2_client};
 use support::raw::{Part, connect, send};
 
 const MIB: usize = 1 << 20;
@@ -165,6 +167,7 @@ async fn a_client_that_reads_gets_the_whole_response() {
     server.stop().await.expect("a clean close");
 }
 
+#[cfg(feature = "http2")]
 #[tokio::test]
 async fn an_http2_stream_given_no_window_does_not_hold_close_until_the_drain_timeout() {
     let dropped = Arc::new(AtomicBool::new(false));
@@ -218,6 +221,7 @@ async fn an_http2_stream_given_no_window_does_not_hold_close_until_the_drain_tim
         .expect("serve_until ends after close()");
 }
 
+#[cfg(feature = "http2")]
 #[tokio::test]
 async fn an_http2_client_that_reads_gets_the_whole_response_and_a_quiet_stream_is_not_cut() {
     let dropped = Arc::new(AtomicBool::new(false));

@@ -16,7 +16,9 @@ use green_tea::serve::Limits;
 use green_tea::{App, Error};
 use http_body_util::{BodyExt, Empty};
 use hyper::{Request, Version};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+#[cfg(feature = "http2")]
+use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::TokioIo;
 use tokio::io::AsyncReadExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::oneshot;
@@ -157,20 +159,23 @@ async fn http1_and_http2_over_a_unix_socket_are_answered_by_a_route() {
     assert_eq!(answer, (Version::HTTP_11, "hello".to_owned()));
 
     // HTTP/2 with prior knowledge, told from its preface as over TCP.
-    let (mut sender, connection) = hyper::client::conn::http2::handshake(
-        TokioExecutor::new(),
-        TokioIo::new(server.connect().await),
-    )
-    .await
-    .expect("an HTTP/2 connection");
-    tokio::spawn(connection);
-    let request = Request::get("http://localhost/hello")
-        .body(Empty::<Bytes>::new())
-        .unwrap();
-    let response = within("the response", sender.send_request(request))
+    #[cfg(feature = "http2")]
+    {
+        let (mut sender, connection) = hyper::client::conn::http2::handshake(
+            TokioExecutor::new(),
+            TokioIo::new(server.connect().await),
+        )
         .await
-        .expect("a response");
-    assert_eq!(read(response).await, (Version::HTTP_2, "hello".to_owned()));
+        .expect("an HTTP/2 connection");
+        tokio::spawn(connection);
+        let request = Request::get("http://localhost/hello")
+            .body(Empty::<Bytes>::new())
+            .unwrap();
+        let response = within("the response", sender.send_request(request))
+            .await
+            .expect("a response");
+        assert_eq!(read(response).await, (Version::HTTP_2, "hello".to_owned()));
+    }
 
     server.stop().await.expect("a clean close");
 }

@@ -24,7 +24,7 @@ use green_tea_recipes::circuit_breaker::{
 };
 use http_body_util::BodyExt;
 use hyper::Method;
-use support::http::{Gate, Server, http1_client, http2_client, send, until, within};
+use support::http::{Gate, Server, http1_client, send, until, within};
 use support::{Log, OnDispose, OnProvide, Probe, Service};
 use tokio::sync::Barrier;
 use tokio::task::JoinHandle;
@@ -251,9 +251,11 @@ async fn concurrent_first_requests_over_loopback_build_each_provider_once() {
     const REQUESTS: usize = 200;
     let shared = shared_graph();
     let server = Server::start(&shared.app).await;
-    let (http1, http2) = (http1_client(), http2_client());
+    let http1 = http1_client();
+    let http2 = support::http::clients().pop().expect("a client");
     let urls: Vec<String> = (0..ROUTES).map(|i| server.url(&format!("/r{i}"))).collect();
-    // Three in four over HTTP/1 (a connection each), the rest multiplexed over HTTP/2.
+    // Three in four over HTTP/1 (a connection each), the rest multiplexed over HTTP/2 (where
+    // it is served: HTTP/1 again without the feature `http2`).
     let answers = barrier_started(REQUESTS, |n| {
         let client = if n % 4 == 3 {
             http2.clone()

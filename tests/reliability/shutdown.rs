@@ -27,9 +27,9 @@ use hyper::Method;
 use hyper::body::Frame;
 use hyper::header::CONTENT_TYPE;
 use serde_json::json;
-use support::http::{
-    Client, ClientError, Reply, Server, http1_client, http2_client, until, within,
-};
+#[cfg(feature = "http2")]
+use support::http::http2_client;
+use support::http::{Client, ClientError, Reply, Server, http1_client, until, within};
 use support::{Log, Probe, Service};
 
 const CLIENTS: usize = 200;
@@ -441,6 +441,7 @@ async fn close_under_load_over_http1_loses_no_request_and_uses_no_disposed_provi
     close_under_load("HTTP/1.1, a connection per client", http1_client()).await;
 }
 
+#[cfg(feature = "http2")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_under_load_over_http2_loses_no_request_and_uses_no_disposed_provider() {
     close_under_load(

@@ -161,6 +161,18 @@ pub fn http2_client() -> Client {
         .build_http()
 }
 
+/// A client for each protocol the server speaks: HTTP/1.1, and HTTP/2 with prior knowledge
+/// where green-tea's feature `http2` serves it (last).
+pub fn clients() -> Vec<Client> {
+    [
+        Some(http1_client()),
+        cfg!(feature = "http2").then(http2_client),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// A whole response read off the wire.
 #[derive(Debug)]
 pub struct Reply {

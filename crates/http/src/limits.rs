@@ -19,6 +19,9 @@ use std::time::Duration;
 /// | `http2_keep_alive_interval` | 10 s | a PING after that long without a frame from the client |
 /// | `http2_keep_alive_timeout` | 20 s | connection closed when the PING is not answered in that time |
 ///
+/// The `http2_*` limits apply where HTTP/2 is served (the feature `http2`); without it they are
+/// kept, and change nothing.
+///
 /// ```
 /// use green_tea::App;
 /// use green_tea::serve::Limits;

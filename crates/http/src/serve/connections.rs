@@ -237,6 +237,7 @@ impl Connection {
 
     /// A response body was handed to hyper, or handed it a frame: it waits until hyper asks
     /// for the next one, which HTTP/2 does only once the client grants window for it.
+    #[cfg(feature = "http2")]
     pub(crate) fn response_held(&self) {
         // The time first, then the count: a sweep that sees the count sees this time.
         self.responses_moved_at
@@ -246,6 +247,7 @@ impl Connection {
 
     /// hyper asked a response body for a frame; `was_held`: since it last gave one (or since
     /// it was handed over), so it no longer waits.
+    #[cfg(feature = "http2")]
     pub(crate) fn response_polled(&self, was_held: bool) {
         self.responses_moved_at
             .store(self.shared.now(), Ordering::Relaxed);
@@ -256,6 +258,7 @@ impl Connection {
 
     /// A held response body went away without being asked again (its stream was reset, or
     /// the connection dropped).
+    #[cfg(feature = "http2")]
     pub(crate) fn response_released(&self) {
         self.held_responses.fetch_sub(1, Ordering::Release);
     }
@@ -588,6 +591,7 @@ mod tests {
         drop(busy);
     }
 
+    #[cfg(feature = "http2")]
     #[test]
     fn a_response_held_past_the_write_timeout_is_cut_after_a_goaway() {
         let mut clock = Clock::new();
@@ -611,6 +615,7 @@ mod tests {
         drop(busy);
     }
 
+    #[cfg(feature = "http2")]
     #[test]
     fn held_responses_that_move_or_go_away_are_not_cut() {
         let mut clock = Clock::new();

@@ -1,8 +1,9 @@
-//! Serving an `App` on hyper (HTTP/1 and HTTP/2, over TCP, TLS or a Unix domain socket), until
-//! a signal or `close()`.
+//! Serving an `App` on hyper (HTTP/1, and HTTP/2 with the feature `http2`; over TCP, TLS or a
+//! Unix domain socket), until a signal or `close()`.
 
 mod body;
 mod connections;
+#[cfg(feature = "http2")]
 mod flow;
 mod listener;
 mod protocol;
@@ -39,6 +40,7 @@ use crate::layer::Layered;
 use crate::response::Reply;
 use body::InFlightBody;
 use connections::{Connection, Connections, Ended};
+#[cfg(feature = "http2")]
 use flow::FlowWatch;
 use listener::Listener;
 use protocol::Protocol;
@@ -370,12 +372,33 @@ where
         // Boxed: an HTTP/2 connection is larger than an HTTP/1 one, and a future sized for it
         // would make every HTTP/1 connection's task that large too. Its responses are watched
         // for a client that grants them no flow-control window (`flow.rs`).
+        #[cfg(feature = "http2")]
         Protocol::Http2 => {
             let service = FlowWatch::new(service, Arc::clone(connection));
             let mut served = Box::pin(http.http2.serve_connection(io, service));
             connection
                 .serve(served.as_mut(), |served| served.graceful_shutdown())
                 .await
+        }
+        // This build serves HTTP/1 only: the client is told so in HTTP/2's own terms, then the
+        // connection is closed. The write is a few bytes into a new socket's empty buffer, and
+        // under the registry like a response: a client that reads nothing, or never closes,
+        // cannot hold it past the write or head read timeout.
+        #[cfg(not(feature = "http2"))]
+        Protocol::Http2 => {
+            drop(service);
+            let mut io = io.into_inner();
+            // Ended early when the server drains, as an idle HTTP/1 connection is.
+            let (refusal, stop) = futures_util::future::abortable(protocol::refuse_http2(&mut io));
+            tracing::debug!(
+                "a client started HTTP/2, which this build does not serve (green-tea's \
+                 feature `http2` is off): told HTTP/1.1 is required, connection closed"
+            );
+            match connection.serve(pin!(refusal), |_| stop.abort()).await {
+                Ended::Served(_) => Ended::Served(Ok(())),
+                Ended::Idle => Ended::Idle,
+                Ended::Stalled => Ended::Stalled,
+            }
         }
     }
 }

@@ -9,13 +9,13 @@
 //! short first read leaves it too small for hyper's next one, so 8 KiB becomes 16 KiB).
 //! Peeking costs one `recv(MSG_PEEK)` per connection and nothing afterwards.
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use tokio::io::ReadBuf;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
 
@@ -34,6 +34,50 @@ impl Peek for TcpStream {
 
 /// What a client that knows the server speaks HTTP/2 sends first (RFC 9113, section 3.4).
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// What a build without HTTP/2 (green-tea's feature `http2` off) answers a client that starts
+/// it: the server's connection preface, an empty SETTINGS frame, then GOAWAY with the error
+/// code HTTP_1_1_REQUIRED (RFC 9113, sections 3.4, 6.8 and 7), so that the client says why
+/// (h2 reports "HTTP_1_1_REQUIRED", curl falls back to HTTP/1.1 where it may) instead of a
+/// connection closed for no reason. No stream was opened: the last stream id is 0.
+#[cfg_attr(feature = "http2", allow(dead_code))]
+const HTTP2_REFUSAL: [u8; 26] = [
+    // SETTINGS: length 0, type 0x4, no flags, stream 0.
+    0, 0, 0, 0x4, 0, 0, 0, 0, 0, //
+    // GOAWAY: length 8, type 0x7, no flags, stream 0; last stream id 0; error 0xd.
+    0, 0, 8, 0x7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xd,
+];
+
+/// Writes [`HTTP2_REFUSAL`] to `io` and shuts its write side, then reads what the client sent
+/// until it closes its end: closed with unread bytes, a socket would answer with a reset, which
+/// may reach the client before it has read the GOAWAY. (The caller bounds the wait: a client
+/// that neither closes nor sends is idle.)
+#[cfg_attr(feature = "http2", allow(dead_code))]
+pub(crate) async fn refuse_http2<I: AsyncRead + AsyncWrite + Unpin>(io: &mut I) -> io::Result<()> {
+    let mut written = 0;
+    let mut shut = false;
+    let mut discard = [0; 1024];
+    poll_fn(|cx| {
+        while written < HTTP2_REFUSAL.len() {
+            match ready!(Pin::new(&mut *io).poll_write(cx, &HTTP2_REFUSAL[written..]))? {
+                0 => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                n => written += n,
+            }
+        }
+        if !shut {
+            ready!(Pin::new(&mut *io).poll_shutdown(cx))?;
+            shut = true;
+        }
+        loop {
+            let mut buf = ReadBuf::new(&mut discard);
+            ready!(Pin::new(&mut *io).poll_read(cx, &mut buf))?;
+            if buf.filled().is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+        }
+    })
+    .await
+}
 
 /// How long to wait before peeking again at a start that could still be the preface (a client
 /// that sent part of it so far). Peeking cannot wait for more bytes than the socket holds: the

@@ -4,7 +4,10 @@
 //! A setting is passed to hyper only where it changes something, because some explicit values
 //! cost on every request what hyper's default does not (see `Limits::max_headers`).
 
-use hyper::server::conn::{http1, http2};
+use hyper::server::conn::http1;
+#[cfg(feature = "http2")]
+use hyper::server::conn::http2;
+#[cfg(feature = "http2")]
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::limits::Limits;
@@ -37,6 +40,7 @@ fn http1_settings(builder: &mut http1::Builder, limits: &Limits) {
 /// default, so that a change of hyper's defaults does not change what the server announces
 /// (the values are chosen in `Limits`). hyper's timer is for the keep-alive pings: one timer
 /// per connection, none per request.
+#[cfg(feature = "http2")]
 fn http2_settings(builder: &mut http2::Builder<TokioExecutor>, limits: &Limits) {
     builder
         .timer(TokioTimer::new())
@@ -62,6 +66,7 @@ pub struct ConnectionBuilders {
     /// For HTTP/1 connections.
     pub http1: http1::Builder,
     /// For HTTP/2 connections (prior knowledge, or ALPN `h2` over TLS).
+    #[cfg(feature = "http2")]
     pub http2: http2::Builder<TokioExecutor>,
 }
 
@@ -70,9 +75,11 @@ impl ConnectionBuilders {
     pub fn new(limits: &Limits) -> Self {
         let mut builders = ConnectionBuilders {
             http1: http1::Builder::new(),
+            #[cfg(feature = "http2")]
             http2: http2::Builder::new(TokioExecutor::new()),
         };
         http1_settings(&mut builders.http1, limits);
+        #[cfg(feature = "http2")]
         http2_settings(&mut builders.http2, limits);
         builders
     }

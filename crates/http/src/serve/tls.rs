@@ -23,8 +23,11 @@ use crate::app::App;
 use crate::error::Error;
 
 /// The ALPN protocols offered when the configuration names none, in the server's order of
-/// preference.
-const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
+/// preference: `h2` only where HTTP/2 is served (the feature `http2`).
+#[cfg(feature = "http2")]
+const ALPN: &[&[u8]] = &[b"h2", b"http/1.1"];
+#[cfg(not(feature = "http2"))]
+const ALPN: &[&[u8]] = &[b"http/1.1"];
 
 impl App {
     /// Serves HTTPS on a bound listener until Ctrl-C, SIGTERM or [`close()`](App::close), as
@@ -32,8 +35,11 @@ impl App {
     /// close.
     ///
     /// If `config` offers no ALPN protocols, green-tea offers `h2` and `http/1.1` (in that
-    /// order); set `config.alpn_protocols` yourself to offer fewer. The protocol the client
-    /// negotiates is the one served; a client that negotiates none gets HTTP/1.1. The
+    /// order) with the feature `http2`, and `http/1.1` alone without it; set
+    /// `config.alpn_protocols` yourself to offer fewer. The protocol the client negotiates is
+    /// the one served; a client that negotiates none gets HTTP/1.1 (and one that negotiates
+    /// `h2` from a configuration of yours, in a build without `http2`, is told in HTTP/2's
+    /// terms that HTTP/1.1 is required). The
     /// handshake counts as idle time: one that has not finished within
     /// [`header_read_timeout`](crate::Limits::header_read_timeout) is closed, one that fails
     /// (a bad certificate, a client speaking plain HTTP) is closed at once, with a debug log.
