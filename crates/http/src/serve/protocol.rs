@@ -36,7 +36,7 @@ impl Peek for TcpStream {
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// What a build without HTTP/2 (green-tea's feature `http2` off) answers a client that starts
-/// it: the server's connection preface, an empty SETTINGS frame, then GOAWAY with the error
+/// it: the server's connection preface (an empty SETTINGS frame), then GOAWAY with the error
 /// code HTTP_1_1_REQUIRED (RFC 9113, sections 3.4, 6.8 and 7), so that the client says why
 /// (h2 reports "HTTP_1_1_REQUIRED", curl falls back to HTTP/1.1 where it may) instead of a
 /// connection closed for no reason. No stream was opened: the last stream id is 0.
