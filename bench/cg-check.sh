@@ -25,6 +25,17 @@ CHECK_TUNED=${CHECK_TUNED-green-tea-inproc green-tea-wired-inproc}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p results
 
+# `cg-check.sh --build`: only build what the check measures, in both profiles, and stop (.ci/run
+# starts it beside the test step, whose tests spend much of their time waiting on servers).
+if [ "${1:-}" = --build ]; then
+    source ./build.sh
+    # shellcheck disable=SC2086 # the binary lists split on purpose
+    build_servers release $CHECK_RELEASE $([[ " $CHECK_RELEASE " == *-server\ * ]] && echo loadgen)
+    # shellcheck disable=SC2086
+    build_servers tuned $CHECK_TUNED $([[ " $CHECK_TUNED " == *-server\ * ]] && echo loadgen)
+    exit
+fi
+
 # The tuned build (thin LTO, one codegen unit: the slow one) starts now, beside the release
 # build and the release measurements, rather than after them: cargo builds two profiles in one
 # target directory at once. callgrind.sh's own tuned build then finds it done (or, if it
