@@ -691,57 +691,57 @@ async fn from_axum_both_services_answer_alike() {
     }
 }
 
+/// Every example in examples/: a file (`hello.rs`), or a directory's `main.rs` (`shop/`), as
+/// its name and its path under examples/.
+fn example_files() -> Vec<(String, String)> {
+    let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples"))
+        .expect("the examples directory");
+    let mut files = Vec::new();
+    for entry in examples {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            files.push((name.clone(), format!("{name}.rs")));
+        } else if path.join("main.rs").is_file() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            files.push((name.clone(), format!("{name}/main.rs")));
+        }
+    }
+    files
+}
+
 /// Every example in examples/ is started by a test of this file (the two that are not servers,
 /// `quickstart` and `testing`'s own tests, included): a new example without a smoke test fails
 /// here.
 #[test]
 fn every_example_is_smoke_run() {
     let this_file = include_str!("smoke.rs");
-    let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples"))
-        .expect("the examples directory");
-    let mut missing = Vec::new();
-    for entry in examples {
-        let path = entry.expect("an entry").path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            if !this_file.contains(&format!("\"{name}\"")) {
-                missing.push(name);
-            }
-        }
-    }
+    let missing: Vec<String> = example_files()
+        .into_iter()
+        .map(|(name, _)| name)
+        .filter(|name| !this_file.contains(&format!("\"{name}\"")))
+        .collect();
     assert!(
         missing.is_empty(),
         "examples without a smoke test: {missing:?}"
     );
 }
 
-/// Every example in examples/ (a file, or a directory's main.rs) is an example of
-/// crates/examples, the package that `cargo run --example NAME` builds: the root's own
-/// discovery is off, so a new file not listed there would be built by nothing.
+/// Every example in examples/ is an example of crates/examples, the package that `cargo run
+/// --example NAME` builds: the root's own discovery is off, so a new file not listed there
+/// would be built by nothing.
 #[test]
 fn every_example_is_in_the_examples_package() {
     let manifest = include_str!("../../crates/examples/Cargo.toml");
-    let examples = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples"))
-        .expect("the examples directory");
-    let mut missing = Vec::new();
-    for entry in examples {
-        let path = entry.expect("an entry").path();
-        let (name, file) = if path.extension().is_some_and(|e| e == "rs") {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let file = format!("{name}.rs");
-            (name, file)
-        } else if path.join("main.rs").is_file() {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let file = format!("{name}/main.rs");
-            (name, file)
-        } else {
-            continue;
-        };
-        let listed = format!("name = \"{name}\"\npath = \"../../examples/{file}\"");
-        if !manifest.contains(&listed) {
-            missing.push(name);
-        }
-    }
+    let missing: Vec<String> = example_files()
+        .into_iter()
+        .filter(|(name, file)| {
+            !manifest.contains(&format!(
+                "name = \"{name}\"\npath = \"../../examples/{file}\""
+            ))
+        })
+        .map(|(name, _)| name)
+        .collect();
     assert!(
         missing.is_empty(),
         "examples not listed in crates/examples/Cargo.toml: {missing:?}"
