@@ -27,12 +27,10 @@ mkdir -p results
 
 # `cg-check.sh --build`: only build what the check measures, in both profiles, and stop (.ci/run
 # starts it beside the test step, whose tests spend much of their time waiting on servers).
+# callgrind.sh's own build (BUILD_ONLY), so that what is built is what it measures.
 if [ "${1:-}" = --build ]; then
-    source ./build.sh
-    # shellcheck disable=SC2086 # the binary lists split on purpose
-    build_servers release $CHECK_RELEASE $([[ " $CHECK_RELEASE " == *-server\ * ]] && echo loadgen)
-    # shellcheck disable=SC2086
-    build_servers tuned $CHECK_TUNED $([[ " $CHECK_TUNED " == *-server\ * ]] && echo loadgen)
+    [ -z "$CHECK_RELEASE" ] || PROFILE=release SERVERS=$CHECK_RELEASE BUILD_ONLY=1 bash callgrind.sh
+    [ -z "$CHECK_TUNED" ] || PROFILE=tuned SERVERS=$CHECK_TUNED BUILD_ONLY=1 bash callgrind.sh
     exit
 fi
 
@@ -41,9 +39,7 @@ fi
 # target directory at once. callgrind.sh's own tuned build then finds it done (or, if it
 # failed, fails in the open). It runs in a process group of its own, ended if we stop early.
 if [ -n "$CHECK_TUNED" ]; then
-    extra=$([[ " $CHECK_TUNED " == *-server\ * ]] && echo loadgen || true)
-    # shellcheck disable=SC2086 # the binary list splits on purpose
-    setsid bash -c 'source ./build.sh; build_servers tuned "$@"' build $CHECK_TUNED $extra \
+    PROFILE=tuned SERVERS=$CHECK_TUNED BUILD_ONLY=1 setsid bash callgrind.sh \
         >"results/cg-check-$stamp-tuned-build.log" 2>&1 &
     tuned_build=$!
     trap 'kill -TERM -- "-$tuned_build" 2>/dev/null || true' EXIT

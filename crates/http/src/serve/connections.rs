@@ -264,9 +264,11 @@ impl Connection {
     }
 
     /// Whether the client has taken none of a response for longer than the write timeout.
+    /// (Only HTTP/2 holds responses for want of a window: without the feature, no count to
+    /// read.)
     #[inline]
     fn is_stalled(&self) -> bool {
-        self.writes_stalled() || self.responses_stalled()
+        self.writes_stalled() || (cfg!(feature = "http2") && self.responses_stalled())
     }
 
     /// Whether a write has waited on the client for longer than the write timeout.

@@ -9,13 +9,17 @@
 //! short first read leaves it too small for hyper's next one, so 8 KiB becomes 16 KiB).
 //! Peeking costs one `recv(MSG_PEEK)` per connection and nothing afterwards.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
+#[cfg(not(feature = "http2"))]
+use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::ReadBuf;
+#[cfg(not(feature = "http2"))]
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::time::Sleep;
 
@@ -40,7 +44,7 @@ const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// code HTTP_1_1_REQUIRED (RFC 9113, sections 3.4, 6.8 and 7), so that the client says why
 /// (h2 reports "HTTP_1_1_REQUIRED", curl falls back to HTTP/1.1 where it may) instead of a
 /// connection closed for no reason. No stream was opened: the last stream id is 0.
-#[cfg_attr(feature = "http2", allow(dead_code))]
+#[cfg(not(feature = "http2"))]
 const HTTP2_REFUSAL: [u8; 26] = [
     // SETTINGS: length 0, type 0x4, no flags, stream 0.
     0, 0, 0, 0x4, 0, 0, 0, 0, 0, //
@@ -52,7 +56,7 @@ const HTTP2_REFUSAL: [u8; 26] = [
 /// until it closes its end: closed with unread bytes, a socket would answer with a reset, which
 /// may reach the client before it has read the GOAWAY. (The caller bounds the wait: a client
 /// that neither closes nor sends is idle.)
-#[cfg_attr(feature = "http2", allow(dead_code))]
+#[cfg(not(feature = "http2"))]
 pub(crate) async fn refuse_http2<I: AsyncRead + AsyncWrite + Unpin>(io: &mut I) -> io::Result<()> {
     let mut written = 0;
     let mut shut = false;
