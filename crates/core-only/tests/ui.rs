@@ -1,18 +1,14 @@
 //! `#[provider]`'s and `#[decorator]`'s diagnostics through green-tea-core, in a crate that
 //! depends on it alone: the same messages as through the facade
 //! (crates/macros/tests/ui/{provider,decorator}/fail/, where each case comes from), naming
-//! core's paths, and a decorator that compiles with core alone (bless with
+//! core's paths (bless with
 //! `TRYBUILD=overwrite cargo test -p green-tea-core-only-check --test ui`).
 
-// Two runs, as crates/macros/tests/ui.rs explains: the compile-fail cases checked together.
+// Compile-fail cases only, checked together (crates/macros/tests/ui.rs says why); what
+// compiles with core alone is tested in tests/providers/.
 #[test]
 fn compile_fail() {
     trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
-}
-
-#[test]
-fn pass() {
-    trybuild::TestCases::new().pass("tests/ui/pass/*.rs");
 }
 
 /// `just ui-bless` regenerates these cases' `.stderr` files too, with the command above.

@@ -61,7 +61,8 @@ fn check_mail(mail: &MailSettings) -> Result<(), String> {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let fields = MailSettings::fields();
     let names: Vec<_> = fields.iter().map(|f| f.name).collect();
     assert_eq!(

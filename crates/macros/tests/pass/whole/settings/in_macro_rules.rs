@@ -15,7 +15,10 @@ macro_rules! settings_type {
 
 settings_type!(Cache, "cache", "CACHE", size: u64 = "64");
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(Cache::fields()[0].default, Some("64"));
     assert_eq!(Cache::KEY, "cache");
+    // The struct is the one the `macro_rules!` wrote, its field as named there.
+    assert_eq!(Cache { size: 64 }.size, 64);
 }

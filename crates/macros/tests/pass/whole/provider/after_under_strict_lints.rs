@@ -51,7 +51,8 @@ pub mod notify {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let _ = Container::builder()
         .provider(notify::email::provider())
         .provider(notify::sms::provider())

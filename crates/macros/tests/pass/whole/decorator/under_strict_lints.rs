@@ -33,7 +33,8 @@ pub mod billing {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let _ = Container::builder()
         .provider(billing::billing::provider())
         .decorator(billing::logged::decorator())

@@ -8,8 +8,8 @@ fn checkout(client: &String, store: Option<&String>) -> String {
     format!("{client} and {}", store.map_or("no store", String::as_str))
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() {
+#[tokio::test(flavor = "current_thread")]
+async fn compiles_and_runs() {
     let container = Container::builder()
         .module(
             Module::new("billing")

@@ -21,6 +21,7 @@ impl Settings {
     }
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let _ = Container::builder().provider(Settings::default());
 }

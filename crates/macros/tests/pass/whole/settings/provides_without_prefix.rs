@@ -8,7 +8,12 @@ struct PaymentSettings {
     url: String,
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(PaymentSettings::PREFIX, "");
     let _ = Module::new("orders").provider(PaymentSettings::provider());
+    let settings = PaymentSettings {
+        url: "http://127.0.0.1:3001".to_owned(),
+    };
+    assert!(settings.url.starts_with("http://"));
 }

@@ -39,7 +39,8 @@ async fn forget(value: &u64) {
 counter_provider!(Counter, "counter");
 doubled_provider!(doubled, "doubled", "counter");
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let _ = Container::builder()
         .provider(Counter::default())
         .provider(doubled::provider());

@@ -25,7 +25,8 @@ pub struct BreakerSettings {
     pub reset: Duration,
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(BillingSettings::KEY, "billingSettings");
     assert_eq!(BillingSettings::PREFIX, "BILLING");
     assert_eq!((BreakerSettings::KEY, BreakerSettings::PREFIX), ("", ""));

@@ -24,9 +24,14 @@ pub mod billing {
     }
 }
 
-fn main() {
+#[tokio::test(flavor = "current_thread")]
+async fn compiles_and_runs() {
     let _ = Container::builder()
         .provider(billing::billing_url::provider())
         .provider(billing::url_parts::provider());
-    let _ = billing::url_parts(Arc::new(billing::billing_url()));
+    // The fn is still a fn.
+    let (length, host) = billing::url_parts(Arc::new(billing::billing_url()))
+        .await
+        .unwrap();
+    assert_eq!((length, host.as_str()), (21, "127.0.0.1:3001"));
 }

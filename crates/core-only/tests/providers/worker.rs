@@ -25,7 +25,8 @@ pub async fn idle() -> Result<(), std::io::Error> {
     Ok(())
 }
 
-fn main() {
+#[test]
+fn compiles_and_builds() {
     let _ = Container::builder()
         .value("outbox", String::new())
         .worker(relay::worker())

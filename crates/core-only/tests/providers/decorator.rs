@@ -31,7 +31,8 @@ pub fn retried(billing: &String) -> String {
     format!("retried({billing})")
 }
 
-fn main() {
+#[test]
+fn compiles_and_builds() {
     let _ = Container::builder()
         .provider(billing::provider())
         .decorator(audited::decorator())

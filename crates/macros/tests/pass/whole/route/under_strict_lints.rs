@@ -21,7 +21,11 @@ pub mod api {
 
         #[get("/ready")]
         fn ready(#[needs("ready")] ready: &bool) -> StatusCode {
-            if *ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE }
+            if *ready {
+                StatusCode::OK
+            } else {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
 
         #[allow(dead_code)]
@@ -37,7 +41,8 @@ pub struct Empty;
 #[green_tea::route("/")]
 impl Empty {}
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(api::Health::routes().len(), 2);
     assert!(Empty::routes().is_empty());
 }

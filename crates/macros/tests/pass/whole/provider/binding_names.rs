@@ -45,7 +45,8 @@ mod audit {
     pub(crate) const LEVEL: u32 = 3;
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let billing_api = billing_api::provider();
     let builder = Container::builder()
         .provider(billing_api)

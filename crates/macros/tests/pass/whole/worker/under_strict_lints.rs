@@ -44,11 +44,14 @@ pub mod outbox {
     }
 }
 
-fn main() {
+#[tokio::test(flavor = "current_thread")]
+async fn compiles_and_runs() {
     let _ = App::builder()
         .worker(outbox::relay::worker())
         .worker(outbox::sweep::worker())
         .worker(outbox::watch::worker());
     // The fn is still a fn.
-    let _ = outbox::sweep(std::sync::Arc::new(String::new()));
+    outbox::sweep(std::sync::Arc::new(String::new()))
+        .await
+        .unwrap();
 }

@@ -26,7 +26,8 @@ pub struct BreakerSettings {
     pub reset: Duration,
 }
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     assert_eq!(BillingSettings::PREFIX, "BILLING");
     let _ = Container::builder().provider(BillingSettings::provider());
 }

@@ -26,8 +26,8 @@ fn port() -> u16 {
     3000
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() {
+#[tokio::test(flavor = "current_thread")]
+async fn compiles_and_runs() {
     let container = Container::builder()
         .provider(Database::new("postgres://db").await)
         .provider(port::provider())

@@ -17,7 +17,10 @@ pub mod auth {
     /// Reads the caller.
     #[step(provides = "user")]
     pub async fn auth(parts: &Parts) -> Result<User, HttpError> {
-        let name = parts.headers.get("x-user").ok_or(HttpError::unauthorized("who?"))?;
+        let name = parts
+            .headers
+            .get("x-user")
+            .ok_or(HttpError::unauthorized("who?"))?;
         Ok(User(name.to_str().unwrap_or_default().to_owned()))
     }
 
@@ -32,7 +35,11 @@ pub mod auth {
     #[step(needs = "user")]
     pub fn named(auth: &User) -> Result<(), HttpError> {
         let tag = auth.0.len();
-        if tag > 0 { Ok(()) } else { Err(HttpError::forbidden("empty")) }
+        if tag > 0 {
+            Ok(())
+        } else {
+            Err(HttpError::forbidden("empty"))
+        }
     }
 }
 
@@ -47,7 +54,8 @@ macro_rules! constant_step {
 
 constant_step!(answer, "answer", 42);
 
-fn main() {
+#[test]
+fn compiles_and_runs() {
     let auth = auth::auth::step();
     let steps: Vec<Box<dyn Step>> = vec![
         Box::new(auth),
