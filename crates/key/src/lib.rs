@@ -22,6 +22,7 @@ mod path;
 mod spelling;
 mod suggest;
 mod type_name;
+mod when;
 
 pub use declare::{Declarer, cannot_provide, check_provided, register_decorator_in};
 pub use path::{
@@ -30,6 +31,7 @@ pub use path::{
 pub use spelling::{Form, RESERVED, Spelling, is_plain, may_be_collection, spelling};
 pub use suggest::{closest, one_edit_away};
 pub use type_name::{short_type_name, short_type_name_of, shorten_type_name};
+pub use when::{When, WhenError, check_switch_name, is_outcome, when};
 
 /// Every string of up to six characters from `a`, `:` and `é` (a multi-byte character), the
 /// empty one first: what the byte-by-byte walks over names are held to against std's `str`
