@@ -12,6 +12,8 @@
 //!   problem at once, secrets never shown
 //! - [`guide::workers`]: workers: long-running tasks in the graph, started with the app,
 //!   restarted on failure, stopped before what they need is disposed
+//! - [`guide::switches`]: switches: a setting that decides the graph's shape (a cache on or
+//!   off, a gateway chosen by name), every shape checked at `build()`
 //! - [`guide::steps`]: request-scoped steps and guards
 //! - [`guide::unit_of_work`]: steps that finish: a transaction per request, committed or rolled
 //!   back with the request's outcome before the response is sent
@@ -61,6 +63,14 @@ pub mod workers {
     pub use green_tea_core::workers::*;
 }
 
+/// Switches: named functions of settings with a finite set of outcomes, under which
+/// declarations are on or off; `build()` checks the graph of every outcome. See the
+/// [switches guide](crate::guide::switches).
+pub mod switches {
+    #[doc(inline)]
+    pub use green_tea_core::switches::*;
+}
+
 /// Settings: typed values read at `build()` from defaults, a TOML file and the environment,
 /// every problem in the same [`BuildError`] as the graph's, secrets never shown; see the
 /// [settings guide](crate::guide::settings).
@@ -80,7 +90,8 @@ pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{
         Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-        ExplainWorker, ExplainWorkerNeed, UnknownModule, UnknownWorker,
+        ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed,
+        UnknownModule, UnknownWorker,
     };
     #[doc(inline)]
     pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
@@ -200,7 +211,7 @@ pub mod health {
     #[doc(inline)]
     pub use green_tea_core::{
         AsyncHealthCheck, Check, CheckStatus, CheckTiming, ContainerHealth, HealthCheck,
-        ModuleHealth, ProviderHealth, ProviderState,
+        ModuleHealth, ProviderHealth, ProviderState, SwitchHealth,
     };
     #[doc(inline)]
     pub use green_tea_http::{AppHealth, CheckReport};
@@ -578,6 +589,8 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::steps::{Finish, Outcome};
     #[doc(no_inline)]
+    pub use crate::switches::Switch;
+    #[doc(no_inline)]
     pub use crate::workers::Shutdown;
     #[doc(no_inline)]
     pub use crate::{
@@ -601,6 +614,8 @@ pub mod guide {
     pub mod settings {}
     #[doc = include_str!("../docs/workers.md")]
     pub mod workers {}
+    #[doc = include_str!("../docs/switches.md")]
+    pub mod switches {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/unit-of-work.md")]
@@ -686,6 +701,8 @@ pub mod guide {
         pub mod gt0021 {}
         #[doc = include_str!("../docs/errors/GT0022.md")]
         pub mod gt0022 {}
+        #[doc = include_str!("../docs/errors/GT0023.md")]
+        pub mod gt0023 {}
         #[doc = include_str!("../docs/errors/GT0101.md")]
         pub mod gt0101 {}
         #[doc = include_str!("../docs/errors/GT0102.md")]
@@ -696,6 +713,8 @@ pub mod guide {
         pub mod gt0104 {}
         #[doc = include_str!("../docs/errors/GT0105.md")]
         pub mod gt0105 {}
+        #[doc = include_str!("../docs/errors/GT0106.md")]
+        pub mod gt0106 {}
     }
 }
 

@@ -12,6 +12,7 @@ mod support;
 
 mod macros_modules;
 mod request_scope;
+mod switches;
 mod validation;
 mod vocabulary;
 mod vocabulary_visible;

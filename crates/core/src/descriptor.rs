@@ -34,6 +34,10 @@ pub struct Descriptor {
     /// contributions; among the decorators of its key, outside them (it wraps what they
     /// made). By name; empty: registration order alone decides.
     pub after: Vec<Cow<'static, str>>,
+    /// The conditions it is on under (`cacheOn`, `gateway = stripe`), all of them: off in
+    /// every shape where one does not hold. Empty: on in every shape. See
+    /// [`Switch`](crate::switches::Switch).
+    pub when: Vec<Cow<'static, str>>,
     /// The path of the module it was registered in, once registered in one.
     pub(crate) module: Option<std::sync::Arc<str>>,
 }
@@ -48,6 +52,7 @@ impl Descriptor {
             needs: Vec::new(),
             location: Location::caller(),
             after: Vec::new(),
+            when: Vec::new(),
             module: None,
         }
     }
@@ -102,6 +107,15 @@ impl Descriptor {
     /// and that the order has no cycle (GT0013).
     pub fn after(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.after.push(name.into());
+        self
+    }
+
+    /// Puts it under the condition `condition` (`cacheOn`, `!cacheOn`, `gateway = stripe`,
+    /// `gateway = stripe | paypal`): it is part of the graph only when the switch's outcome is
+    /// one of those; `build()` checks it in every shape (see
+    /// [`Switch`](crate::switches::Switch)). Several conditions must all hold.
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.when.push(condition.into());
         self
     }
 

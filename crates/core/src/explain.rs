@@ -8,6 +8,7 @@
 
 mod module;
 mod picture;
+mod switches;
 mod worker;
 
 use std::fmt;
@@ -26,6 +27,7 @@ pub(crate) use module::module_of_key;
 pub use module::{
     ExplainImport, ExplainMember, ExplainModule, RequestMember, UnknownModule, explain_module_with,
 };
+pub use switches::{ExplainOff, ExplainSwitch, ExplainSwitches};
 pub use worker::{ExplainWorker, ExplainWorkerNeed, UnknownWorker};
 
 /// What asking for something builds, in build order. `Display` is the text form; it is also
@@ -127,6 +129,10 @@ pub struct ExplainNeed {
     pub from: Option<usize>,
     /// Whether it is an optional need (`cache?`), read as `None` when nothing provides it.
     pub optional: bool,
+    /// For an absent optional need whose key is provided under some outcomes of the switches,
+    /// where it is on (``when `cacheOn` = true``): absent because it is off in this shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off: Option<String>,
 }
 
 impl ExplainNeed {
@@ -135,11 +141,13 @@ impl ExplainNeed {
         self.optional
     }
 
-    /// The key with `(absent)` after an optional need that nothing provides.
+    /// The key with `(absent)` after an optional need that nothing provides, and why when it
+    /// is off in this shape (`(off: on when `cacheOn` = true)`).
     pub(crate) fn label(&self) -> String {
-        match self.from {
-            Some(_) => self.key.clone(),
-            None => format!("{} (absent)", self.key),
+        match (self.from, &self.off) {
+            (Some(_), _) => self.key.clone(),
+            (None, Some(on)) => format!("{} (off: on {on})", self.key),
+            (None, None) => format!("{} (absent)", self.key),
         }
     }
 }
@@ -189,6 +197,12 @@ impl Container {
                             key: spec.key.to_string(),
                             from: at.map(|at| index_in_slice[at.provider]),
                             optional: matches!(spec.key.spelling(), Ok(Spelling::Optional(_))),
+                            off: match at {
+                                None => inner.shape.as_ref().and_then(|shape| {
+                                    shape.off_reason(&inner.modules, node.module, &spec.key)
+                                }),
+                                Some(_) => None,
+                            },
                         })
                         .collect(),
                     location: d.location.to_string(),

@@ -25,6 +25,20 @@ pub struct ContainerHealth {
     pub modules: Vec<ModuleHealth>,
     /// Every worker, in registration order.
     pub workers: Vec<WorkerHealth>,
+    /// Every switch with its outcome in this shape (left out of the JSON when there are none):
+    /// what decided which declarations are here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<SwitchHealth>,
+}
+
+/// A switch and its outcome, as health lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SwitchHealth {
+    /// Its name (`cacheOn`, `payments::gateway`).
+    pub name: String,
+    /// Its outcome (`true`, `stripe`).
+    pub outcome: String,
 }
 
 /// One module's health: its own providers (a sub-module has its own entry); an app adds its
@@ -238,6 +252,15 @@ impl Container {
             providers,
             modules,
             workers,
+            switches: self
+                .explain_switches()
+                .switches
+                .into_iter()
+                .map(|s| SwitchHealth {
+                    name: s.name,
+                    outcome: s.outcome.unwrap_or_default(),
+                })
+                .collect(),
         }
     }
 }

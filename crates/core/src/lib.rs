@@ -23,6 +23,7 @@ mod provider_fn;
 mod registry;
 mod request_decls;
 pub mod settings;
+mod switch;
 mod value;
 mod worker;
 
@@ -40,17 +41,26 @@ pub use error::{
 };
 pub use explain::{
     Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-    ExplainWorker, ExplainWorkerNeed, UnknownModule, UnknownWorker,
+    ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed, UnknownModule,
+    UnknownWorker,
 };
 pub use graph::Scope;
 pub use health::{
     Check, CheckStatus, ContainerHealth, HealthCheck, ModuleHealth, ProviderHealth, ProviderState,
+    SwitchHealth,
 };
 pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
 pub use value::{All, ByName, NeedError, Needs, Provided};
+
+/// Switches: named functions of settings with a finite set of outcomes
+/// ([`Switch`](switches::Switch), [`Choice`](switches::Choice)), under which declarations are
+/// on or off; `build()` checks the graph of every outcome.
+pub mod switches {
+    pub use crate::switch::{Choice, Switch};
+}
 
 /// Workers: long-running tasks that are nodes of the graph ([`Worker`](workers::Worker),
 /// [`WorkerFn`](workers::WorkerFn)), how they restart ([`Restart`](workers::Restart),

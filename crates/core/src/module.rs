@@ -1,8 +1,11 @@
 //! `Module`: a named bundle of registrations whose keys are private to it unless exported.
 
+use std::borrow::Cow;
+
 use crate::error::NodeKind;
 use crate::key::{Key, Location};
 use crate::provider::{Provider, Registered, ValueProvider};
+use crate::switch::Switch;
 use crate::worker::{RegisteredWorker, Worker};
 
 /// A named bundle of providers, values, decorators and sub-modules. The keys its declarations
@@ -59,6 +62,13 @@ pub struct Module {
     pub(crate) discover: Vec<String>,
     /// What the layer above adds (green-tea-http: steps, routes, a prefix, shutdown hooks).
     pub(crate) extension: Option<Box<dyn ModuleExtension>>,
+    /// Its switches, named inside it (`payments::gateway`), reading its own settings.
+    pub(crate) switches: Vec<Switch>,
+    /// The conditions it is on under, as the code that registers it wrote them (resolved
+    /// where it is registered).
+    pub(crate) when: Vec<Cow<'static, str>>,
+    /// What registering it will report (a `when` over steps or routes).
+    pub(crate) problems: Vec<crate::error::Problem>,
 }
 
 /// What a layer above the core keeps in a [`Module`] (green-tea-http's steps, routes and
@@ -67,6 +77,11 @@ pub struct Module {
 pub trait ModuleExtension: std::any::Any + Send + std::fmt::Debug {
     /// What it holds that a `Container` alone cannot run (`"2 routes"`), if anything.
     fn needs_an_app(&self) -> Option<String>;
+    /// How many steps and routes it holds: what a `when` compares before and after, to refuse
+    /// those it cannot put under a condition.
+    fn declarations(&self) -> usize {
+        0
+    }
     /// Itself, to downcast.
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
     /// Itself, to downcast by value.
@@ -104,6 +119,9 @@ impl Module {
             exports: Vec::new(),
             discover: Vec::new(),
             extension: None,
+            switches: Vec::new(),
+            when: Vec::new(),
+            problems: Vec::new(),
         }
     }
 
@@ -165,6 +183,50 @@ impl Module {
         self
     }
 
+    /// Adds a switch of the module's own (`payments::gateway` to the rest of the app), which
+    /// reads the module's settings: a module registered twice decides it twice, each from
+    /// its own prefix. See [`Switch`].
+    pub fn switch(mut self, switch: Switch) -> Self {
+        self.switches.push(switch);
+        self
+    }
+
+    /// Registers what `register` adds (declarations, workers, sub-modules) under the condition
+    /// `condition` (`cacheOn`, `!cacheOn`, `gateway = stripe | paypal`): each is on only where
+    /// it holds, and `build()` checks every shape. A switch named here is the module's own
+    /// first, then its parents', as a need is. Conditions nest: all must hold.
+    #[track_caller]
+    pub fn when(
+        self,
+        condition: impl Into<Cow<'static, str>>,
+        register: impl FnOnce(Module) -> Module,
+    ) -> Self {
+        let condition = condition.into();
+        let (entries, workers, modules) =
+            (self.entries.len(), self.workers.len(), self.modules.len());
+        let declarations = self.extension.as_ref().map_or(0, |e| e.declarations());
+        let location = Location::caller();
+        let mut module = register(self);
+        let added = module.extension.as_ref().map_or(0, |e| e.declarations()) - declarations;
+        if added > 0 {
+            module.problems.push(crate::switch::refusal(
+                &condition,
+                location,
+                &format!("{added} steps or routes of the module `{}`", module.name),
+            ));
+        }
+        for (registered, _) in module.entries.iter_mut().skip(entries) {
+            registered.descriptor.when.push(condition.clone());
+        }
+        for worker in module.workers.iter_mut().skip(workers) {
+            worker.descriptor.when.push(condition.clone());
+        }
+        for sub in module.modules.iter_mut().skip(modules) {
+            sub.when.push(condition.clone());
+        }
+        module
+    }
+
     /// Adds a sub-module: its keys are its own, and its exports are the module's to use (as
     /// `sub::key`) and to export again.
     pub fn module(mut self, module: Module) -> Self {
@@ -195,6 +257,11 @@ pub(crate) struct RegisteredModule {
     /// Replaced by a test's `override_module`: it holds nothing any more, and the graph
     /// passes over it.
     pub(crate) replaced: bool,
+    /// The conditions it is on under, as registered (resolved in its parent).
+    pub(crate) when: Vec<Cow<'static, str>>,
+    /// Off in today's shape (a condition of it or of a parent does not hold): the graph of
+    /// today passes over it, as over a replaced one.
+    pub(crate) off: bool,
 }
 
 pub(crate) use green_tea_key::relative_to;

@@ -72,6 +72,14 @@ pub trait Provider: Send + Sync + 'static {
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
         None
     }
+
+    /// The value it hands out, when it has one before anything is built: a value's, or a
+    /// settings provider's once `build()` read it. What a switch decides from. Not a public
+    /// API: every other provider has none.
+    #[doc(hidden)]
+    fn ready_value(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        None
+    }
 }
 
 /// A provider behind a pointer: the container holds every provider this way. Each method
@@ -80,6 +88,9 @@ pub(crate) trait ErasedProvider: Send + Sync + 'static {
     fn provide<'a>(&'a self, needs: Needs<'a>) -> BoxFuture<'a, Result<Provided, BoxError>>;
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>>;
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
+        None
+    }
+    fn ready_value(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
         None
     }
 }
@@ -95,6 +106,10 @@ impl<P: Provider> ErasedProvider for P {
 
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
         Provider::settings_hook(self)
+    }
+
+    fn ready_value(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        Provider::ready_value(self)
     }
 }
 
@@ -149,6 +164,10 @@ impl Provider for ValueProvider {
 
     async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
         Ok(self.value.clone())
+    }
+
+    fn ready_value(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.value.first()
     }
 }
 

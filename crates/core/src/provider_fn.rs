@@ -78,6 +78,14 @@ where
         self.descriptor = self.descriptor.after(name);
         self
     }
+
+    /// Puts it under the condition `condition` (`cacheOn`, `gateway = stripe`): part of the
+    /// graph only where it holds; see [`Descriptor::when`] and the
+    /// [`Switch`](crate::switches::Switch).
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor = self.descriptor.when(condition);
+        self
+    }
 }
 
 impl<T, F, Fut> Provider for ProviderFn<T, F>

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::container::{Container, ContainerBuilder, worker_decls, worker_nodes};
 use crate::descriptor::Descriptor;
-use crate::error::{BuildError, NodeKind};
+use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, Value};
 use crate::ids::{AppValue, IdVec, LocalId, RouteId, Source, StepId};
 use crate::module::ModuleIndex;
@@ -201,7 +201,7 @@ impl ContainerBuilder {
                 .module
                 .map(|m| Arc::clone(&self.module_table[m.0 as usize].path));
         }
-        let workers = self.take_workers();
+        let mut workers = self.take_workers();
         let mut problems = self.prepare(
             scope
                 .steps
@@ -210,35 +210,44 @@ impl ContainerBuilder {
                 .chain(scope.routes.iter().map(|r| &r.descriptor))
                 .chain(workers.iter().map(|w| &w.registered.descriptor)),
         );
-        let input = Input {
-            providers: self.provider_decls(),
-            steps: scope
+        if let Some(plan) = self.plan_shapes(&workers, &mut problems) {
+            // Steps and routes are on in every shape, for now: a condition on one is refused
+            // rather than ignored.
+            for descriptor in scope
                 .steps
                 .iter()
-                .zip(scope.step_modules.iter())
-                .map(|((descriptor, _), &module)| Decl {
-                    kind: NodeKind::Step,
-                    descriptor,
-                    in_module: ModuleIndex::in_module(module),
-                    keys_qualified: false,
-                })
-                .collect(),
-            routes: scope
-                .routes
-                .iter()
-                .map(|r| RouteDecl {
-                    decl: Decl {
-                        kind: NodeKind::Route,
-                        descriptor: &r.descriptor,
-                        in_module: ModuleIndex::in_module(r.module),
-                        keys_qualified: false,
-                    },
-                    guards: &r.guards,
-                })
-                // Workers are consumers too, of the app's scope: after the routes.
-                .chain(worker_decls(&workers))
-                .collect(),
+                .map(|(d, _)| d)
+                .chain(scope.routes.iter().map(|r| &r.descriptor))
+                .filter(|d| !d.when.is_empty())
+            {
+                problems.push(Problem::Switch {
+                    subject: format!("`{}`", descriptor.qualified_name()),
+                    location: descriptor.location,
+                    reason: "is a step or a route under a condition: steps and routes are on in \
+                             every shape in this version; put the providers they need under it \
+                             instead"
+                        .to_owned(),
+                });
+            }
+            let found = self.check_shapes(
+                &plan,
+                &workers,
+                step_decls(&scope),
+                route_decls(&scope).collect(),
+            );
+            self.keep_today(plan, &mut workers, &mut problems);
+            if !found.is_empty() {
+                problems.extend(found);
+                return Err(BuildError::from_problems(problems));
+            }
+        }
+        let input = Input {
+            providers: self.provider_decls(),
+            steps: step_decls(&scope),
+            // Workers are consumers too, of the app's scope: after the routes.
+            routes: route_decls(&scope).chain(worker_decls(&workers)).collect(),
             module_table: &self.module_table,
+            shapes: None,
         };
         let analysis = graph::analyze(&input);
         drop(input);
@@ -288,6 +297,34 @@ impl ContainerBuilder {
             }),
         })
     }
+}
+
+/// The steps of `scope` as the graph sees them.
+fn step_decls<S, R>(scope: &RequestDecls<S, R>) -> IdVec<StepId, Decl<'_>> {
+    scope
+        .steps
+        .iter()
+        .zip(scope.step_modules.iter())
+        .map(|((descriptor, _), &module)| Decl {
+            kind: NodeKind::Step,
+            descriptor,
+            in_module: ModuleIndex::in_module(module),
+            keys_qualified: false,
+        })
+        .collect()
+}
+
+/// The routes of `scope` as the graph sees them.
+fn route_decls<S, R>(scope: &RequestDecls<S, R>) -> impl Iterator<Item = RouteDecl<'_>> {
+    scope.routes.iter().map(|r| RouteDecl {
+        decl: Decl {
+            kind: NodeKind::Route,
+            descriptor: &r.descriptor,
+            in_module: ModuleIndex::in_module(r.module),
+            keys_qualified: false,
+        },
+        guards: &r.guards,
+    })
 }
 
 /// Route `route`'s plan: the steps its handler and guards need, transitively, in graph order;

@@ -112,6 +112,11 @@ pub struct ExplainApp {
     /// Every settings type's fields, values (`***` for a secret) and sources; on the explain
     /// page too.
     pub settings: green_tea_core::settings::SettingsReport,
+    /// Every switch with its outcome and where it came from, and what this shape leaves out
+    /// (left out of the JSON for an app without switches); on the explain page and at the end
+    /// of the text too.
+    #[serde(skip_serializing_if = "green_tea_core::ExplainSwitches::is_empty")]
+    pub switches: green_tea_core::ExplainSwitches,
 }
 
 /// GT0104: `explain` was asked about a path no route serves.
@@ -277,6 +282,12 @@ impl fmt::Display for ExplainApp {
                 f.write_str("\n\n")?;
             }
             write!(f, "{module}")?;
+        }
+        if !self.switches.is_empty() {
+            if !first {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{}", self.switches)?;
         }
         Ok(())
     }

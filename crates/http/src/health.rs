@@ -46,6 +46,9 @@ pub struct AppHealth {
     pub modules: Vec<ModuleHealth>,
     /// Every worker, in registration order: its state, failures and restarts.
     pub workers: Vec<WorkerHealth>,
+    /// Every switch with its outcome in this shape (left out of the JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<green_tea_core::SwitchHealth>,
 }
 
 /// One health check's answer.

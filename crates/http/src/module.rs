@@ -56,6 +56,10 @@ impl ModuleExtension for Served {
         (!parts.is_empty()).then(|| parts.join(" and "))
     }
 
+    fn declarations(&self) -> usize {
+        self.steps.len() + self.routes.len()
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
     }

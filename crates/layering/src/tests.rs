@@ -50,12 +50,14 @@ const CORE: &[(&str, u8)] = &[
     ("registry", 2),
     ("metric", 2),
     ("picture", 2),
-    // 3. Declarations: providers, settings types, workers, modules.
+    // 3. Declarations: providers, settings types, workers, modules, the switches and the
+    //    conditions declarations are under.
     ("provider", 3),
     ("provider_fn", 3),
     ("settings", 3),
     ("worker", 3),
     ("module", 3),
+    ("switch", 3),
     // 4. The graph's analysis: every need resolved, every problem found.
     ("graph", 4),
     // 5. The container: building, single-flight builds, workers started, close.

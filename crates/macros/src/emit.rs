@@ -26,6 +26,8 @@ pub(crate) struct Declared<'a> {
     pub(crate) needs: Vec<(&'a LitStr, &'a Type)>,
     /// The declarations it comes after, by name (`after = [...]`).
     pub(crate) after: &'a [LitStr],
+    /// The conditions it is on under, all of which must hold (`when = [...]`).
+    pub(crate) when: &'a [LitStr],
 }
 
 impl<'a> Declared<'a> {
@@ -45,12 +47,18 @@ impl<'a> Declared<'a> {
             provides: provides.iter().zip(&output.values).collect(),
             needs: needs.iter().zip(needed.iter().map(|n| &n.ty)).collect(),
             after: &[],
+            when: &[],
         }
     }
 
     /// Puts it after the declarations named in `after`.
     pub(crate) fn after(self, after: &'a [LitStr]) -> Self {
         Declared { after, ..self }
+    }
+
+    /// Puts it under the conditions in `when`.
+    pub(crate) fn when(self, when: &'a [LitStr]) -> Self {
+        Declared { when, ..self }
     }
 }
 
@@ -109,7 +117,7 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
         let probe = probe(root, ty);
         quote!(let __descriptor = #probe.needs(__descriptor, #key);)
     });
-    let after = declared.after;
+    let (after, when) = (declared.after, declared.when);
     let location = location(root, declared.location);
     quote! {
         fn descriptor(&self) -> #root::Descriptor {
@@ -118,6 +126,7 @@ pub(crate) fn descriptor_fn(declared: &Declared<'_>) -> TokenStream {
             #(#provides)*
             #(#needs)*
             #(let __descriptor = __descriptor.after(#after);)*
+            #(let __descriptor = __descriptor.when(#when);)*
             __descriptor.at(#location)
         }
     }

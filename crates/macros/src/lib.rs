@@ -18,6 +18,7 @@ mod route;
 mod settings;
 mod step;
 mod types;
+mod when;
 mod worker;
 
 use root::Root;
@@ -26,8 +27,9 @@ use root::Root;
 ///
 /// # The attribute
 ///
-/// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`, or
-/// `#[provider(provides = "notifiers[]", after = ["email", "sms"])]`
+/// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`,
+/// `#[provider(provides = "notifiers[]", after = ["email", "sms"])]`, or
+/// `#[provider(provides = "cache", when = "cacheOn")]`
 ///
 /// - `provides`: the key, or list of keys, this provider provides (required).
 /// - `needs`: the key, or list of keys, it needs, in parameter order (optional). A key's
@@ -51,6 +53,15 @@ use root::Root;
 ///   (`discover()`'s is by module path, then name). A map's entries come in their names' order
 ///   and a plain key has one provider, so neither takes `after`. `build()` reports a name that
 ///   is no other contributor's to the list, and `after`s that form a ring (GT0013).
+/// - `when` (optional): the condition, or list of conditions (all must hold), under which the
+///   provider is part of the graph: `when = "cacheOn"` (the switch `cacheOn` is `true`),
+///   `"!cacheOn"` (it is `false`), `"gateway = stripe"` or `"gateway = stripe | paypal"` (the
+///   switch's outcome is one of those), or `when = ["cacheOn", "gateway = stripe"]`. A
+///   condition that does not parse is a compile error at its literal, in `build()`'s words. The
+///   switch is registered on the builder (`.switch(Switch::new("cacheOn", ..))`); `build()`
+///   leaves out what is off today and checks the graph of every shape, and a key that is off
+///   asked for by name is GT0106. See `green_tea::switches` and the switches guide
+///   (`green_tea::guide::switches`).
 /// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
 ///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
 /// - `discover = false` (optional): `discover()` leaves this provider out; register it
@@ -123,6 +134,50 @@ use root::Root;
 ///     .unwrap();
 /// assert_eq!(*container.get::<String>("channels").await.unwrap(), "sms,email");
 /// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// A provider that is part of the graph only when a switch is on:
+///
+/// ```
+/// use green_tea::prelude::*;
+///
+/// #[derive(Settings)]
+/// #[settings(provides = "shopSettings", prefix = "SHOP", discover = false)]
+/// pub struct ShopSettings {
+///     #[settings(default = "true")]
+///     pub cache: bool,
+/// }
+///
+/// #[provider(provides = "cache", when = "cacheOn")]
+/// fn cache() -> String {
+///     "in-memory".to_owned()
+/// }
+///
+/// #[provider(provides = "prices", needs = "cache?")]
+/// fn prices(cache: Option<&String>) -> String {
+///     cache.map_or("from the database".to_owned(), |c| format!("through the {c} cache"))
+/// }
+///
+/// fn app(cache_on: &str) -> Container {
+///     Container::builder()
+///         .provider(ShopSettings::provider())
+///         .switch(Switch::new("cacheOn", |shop: &ShopSettings| shop.cache))
+///         .override_switch(format!("cacheOn = {cache_on}"))
+///         .provider(cache::provider())
+///         .provider(prices::provider())
+///         .build()
+///         .unwrap()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let on = app("true");
+/// assert_eq!(*on.get::<String>("prices").await.unwrap(), "through the in-memory cache");
+/// on.close().await.unwrap();
+/// let off = app("false");
+/// assert_eq!(*off.get::<String>("prices").await.unwrap(), "from the database");
+/// assert_eq!(off.get::<String>("cache").await.unwrap_err().code(), Some("GT0106"));
+/// off.close().await.unwrap();
 /// # }
 /// ```
 ///
@@ -208,8 +263,8 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[decorator(decorates = "billing", needs = ["clock"], after = "retrying")]`, on a `fn` or
-/// `async fn`.
+/// `#[decorator(decorates = "billing", needs = ["clock"], after = "retrying")]` or
+/// `#[decorator(decorates = "billing", when = "!cacheOn")]`, on a `fn` or `async fn`.
 ///
 /// - `decorates`: the one key it decorates (required), spelled plainly: not an optional need
 ///   (`x?`), a list (`x[]`) or a map or its entry (`x{}`, `x{eu}`). There is no `provides`:
@@ -223,6 +278,11 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   after them, whatever the registration order. A name is a decorator fn's name. `build()`
 ///   reports a name that is no other decorator's of the key, and `after`s that form a ring
 ///   (GT0013).
+/// - `when` (optional): the condition, or list of conditions (all must hold), under which the
+///   decorator applies, spelled as for `#[provider]`: `when = "cacheOn"`, `"!cacheOn"`,
+///   `"gateway = stripe | paypal"`, or `when = ["cacheOn", "gateway = stripe"]`; checked at
+///   compile time, and in every shape by `build()`. See the switches guide
+///   (`green_tea::guide::switches`).
 /// - `discover = false` (optional): `discover()` leaves it out; register it yourself.
 ///
 /// # The fn
@@ -318,8 +378,9 @@ pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[worker(needs = ["outbox", "broker"], restart = "on_failure", critical)]`, on an
-/// `async fn`; every argument is optional.
+/// `#[worker(needs = ["outbox", "broker"], restart = "on_failure", critical)]` or
+/// `#[worker(needs = "outbox", when = "gateway = stripe | paypal")]`, on an `async fn`; every
+/// argument is optional.
 ///
 /// - `needs`: the key, or list of keys, it needs, in the order of its need parameters, spelled
 ///   and received as for `#[provider]`: `"cache"` as `&T` or `Arc<T>`, `"cache?"` as
@@ -330,6 +391,11 @@ pub fn core_decorator(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   again after the default backoff, 100 ms doubling up to 30 s). For another `Backoff`, build
 ///   the worker by hand with `WorkerFn`.
 /// - `critical` (a flag): the app is not ready while this worker is not running.
+/// - `when`: the condition, or list of conditions (all must hold), under which the worker is
+///   part of the graph, and started: spelled as for `#[provider]`, `when = "cacheOn"`,
+///   `"!cacheOn"`, `"gateway = stripe | paypal"`, or `when = ["cacheOn", "gateway = stripe"]`;
+///   checked at compile time, and in every shape by `build()`. See the switches guide
+///   (`green_tea::guide::switches`).
 /// - `discover = false`: `discover()` leaves it out; register it yourself.
 /// - There is no `provides`: a worker provides nothing (a value for others is a provider's).
 ///
@@ -409,6 +475,9 @@ pub fn core_worker(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   As for `#[provider]`, a need may name another module's key (`"sessions::store"`), and
 ///   `provides` names keys of its own, without `::`.
 /// - There is no `after`: a step runs once the values it needs are there.
+/// - There is no `when`: steps and routes are on in every shape in this version (a `when` is a
+///   compile error). Put the providers they need under the condition instead,
+///   `#[provider(..., when = "...")]`; see the switches guide (`green_tea::guide::switches`).
 ///
 /// # Parameters, read by type
 ///
@@ -495,6 +564,11 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// in the block (a string literal starting with `/`) and, optionally, the guard steps every
 /// route runs and tower layers around every route (outside each method's own).
 ///
+/// There is no `when`, here or on a method attribute: routes are on in every shape in this
+/// version (a `when` is a compile error). Put the providers they need under the condition
+/// instead, `#[provider(..., when = "...")]`; see the switches guide
+/// (`green_tea::guide::switches`).
+///
 /// # Handlers
 ///
 /// Every method marked `#[get("/path")]`, `#[post]`, `#[put]`, `#[patch]` or `#[delete]` is a
@@ -571,7 +645,7 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # The struct's attribute
 ///
 /// `#[settings(provides = "billingSettings", prefix = "BILLING", validate = check, discover =
-/// false)]`
+/// false)]`, or `#[settings(provides = "mailSettings", prefix = "MAIL", when = "mailOn")]`
 ///
 /// - `provides` and `prefix`: the key the type provides (a plain key: no `?`, `[]`, `{}` or
 ///   `::`) and the prefix of its variables, UPPER_SNAKE_CASE without the trailing `_`
@@ -583,6 +657,12 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `validate` (optional): the path of a `fn(&Self) -> Result<(), String>` (a fn, or an
 ///   associated fn like `Self::check`) that checks the values together once every field was
 ///   read; an `Err` is a build problem (GT0018).
+/// - `when` (optional, with `provides`): the condition, or list of conditions (all must hold),
+///   under which the type's provider is part of the graph, and read: spelled as for
+///   `#[provider]`, `when = "mailOn"`, `"!mailOn"`, `"gateway = stripe | paypal"`, or
+///   `when = ["mailOn", "gateway = stripe"]`; checked at compile time, and in every shape by
+///   `build()`. `T::provider()` carries them. See the switches guide
+///   (`green_tea::guide::switches`).
 /// - `discover = false` (optional): `discover()` leaves the type out; register it yourself.
 ///
 /// # Fields

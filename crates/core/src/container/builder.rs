@@ -1,5 +1,6 @@
 //! `ContainerBuilder`: declare providers, values and overrides; `build()` checks them all.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +15,8 @@ use crate::module::{Module, RegisteredModule, relative_to};
 use crate::provider::{Found, Provider, Registered, ValueProvider, discovered, in_modules, linked};
 use crate::settings::read::{self, ToRead};
 use crate::settings::{Sources, UnknownSetting};
+use crate::switch::Switch;
+use crate::switch::decide::SwitchEntry;
 use crate::worker::{RegisteredWorker, Worker, WorkerNode, Workers};
 
 /// Declares a graph; [`build`](Self::build) checks it completely and constructs nothing.
@@ -63,6 +66,12 @@ pub struct ContainerBuilder {
     worker_stop_timeout: Duration,
     /// A test's changes to the workers, applied at `build()`.
     worker_overrides: Vec<WorkerOverride>,
+    /// The switches, the app's and each module's.
+    pub(crate) switches: Vec<SwitchEntry>,
+    /// A test's outcomes for switches (`cacheOn = false`), applied once they are decided.
+    pub(crate) switch_overrides: Vec<(Cow<'static, str>, Location)>,
+    /// Today's shape, once the switches are decided at `build()`.
+    pub(crate) shape: Option<Arc<super::shape::Shape>>,
 }
 
 /// A test's change to a registered worker, by its (qualified) name.
@@ -173,6 +182,9 @@ impl ContainerBuilder {
             workers: Vec::new(),
             worker_stop_timeout: Self::DEFAULT_WORKER_STOP_TIMEOUT,
             worker_overrides: Vec::new(),
+            switches: Vec::new(),
+            switch_overrides: Vec::new(),
+            shape: None,
         }
     }
 
@@ -539,6 +551,100 @@ impl ContainerBuilder {
         self
     }
 
+    /// Adds a switch: a named function of one settings type with a finite set of outcomes,
+    /// decided at `build()`, under whose outcomes declarations are on or off
+    /// ([`when`](Self::when)). See [`Switch`].
+    pub fn switch(mut self, switch: Switch) -> Self {
+        self.switches.push(SwitchEntry {
+            switch,
+            module: None,
+        });
+        self
+    }
+
+    /// Registers what `register` adds (providers, values, decorators, workers, modules) under
+    /// the condition `condition`: `cacheOn` (on when the switch is `true`), `!cacheOn`,
+    /// `gateway = stripe` or `gateway = stripe | paypal`. Each is part of the graph only where
+    /// the condition holds; `build()` checks the graph of every outcome, not only today's.
+    /// Conditions nest: all must hold.
+    ///
+    /// ```
+    /// use green_tea::prelude::*;
+    /// use green_tea::settings::Sources;
+    /// use green_tea::switches::Switch;
+    ///
+    /// #[derive(Settings)]
+    /// #[settings(provides = "shopSettings", prefix = "SHOP", discover = false)]
+    /// pub struct ShopSettings {
+    ///     #[settings(default = "false")]
+    ///     pub cache: bool,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let container = Container::builder()
+    ///     .settings(Sources::from_env_map([("SHOP_CACHE", "true")]))
+    ///     .provider(ShopSettings::provider())
+    ///     .switch(Switch::new("cacheOn", |shop: &ShopSettings| shop.cache).reads("cache"))
+    ///     .when("cacheOn", |on| on.value("cache", String::from("in memory")))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<String>("cache").await.unwrap(), "in memory");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    pub fn when(
+        self,
+        condition: impl Into<Cow<'static, str>>,
+        register: impl FnOnce(Self) -> Self,
+    ) -> Self {
+        let condition = condition.into();
+        let marks = self.marks();
+        let mut builder = register(self);
+        builder.put_under(condition, marks);
+        builder
+    }
+
+    /// How many declarations, workers and modules there are so far: what a `when` after
+    /// them puts under its condition.
+    pub(crate) fn marks(&self) -> (usize, usize, usize) {
+        (
+            self.entries.len(),
+            self.workers.len(),
+            self.module_table.len(),
+        )
+    }
+
+    /// Puts what was registered at the app's root since `marks` under `condition`.
+    pub(crate) fn put_under(&mut self, condition: Cow<'static, str>, marks: (usize, usize, usize)) {
+        let (entries, workers, modules) = marks;
+        for entry in self.entries.iter_mut().skip(entries) {
+            // An override follows what it replaces: it has no condition of its own.
+            if entry.module.is_none() && entry.kind != NodeKind::Override {
+                entry.registered.descriptor.when.push(condition.clone());
+            }
+        }
+        for worker in self.workers.iter_mut().skip(workers) {
+            if worker.module.is_none() {
+                worker.registered.descriptor.when.push(condition.clone());
+            }
+        }
+        for module in self.module_table.iter_mut().skip(modules) {
+            if module.parent.is_none() {
+                module.when.push(condition.clone());
+            }
+        }
+    }
+
+    /// Decides the switch a test names (`cacheOn = false`, `gateway = fake`) whatever its
+    /// settings say, for tests: the graph of that outcome is the one built (every shape is
+    /// still checked). Naming a switch that is not registered, or an outcome it does not
+    /// have, is a build problem (GT0023).
+    #[track_caller]
+    pub fn override_switch(mut self, outcome: impl Into<Cow<'static, str>>) -> Self {
+        self.switch_overrides
+            .push((outcome.into(), Location::caller()));
+        self
+    }
+
     /// Adds a module: its declarations, with keys of its own (`name::key`), private unless it
     /// exports them; see [`Module`].
     pub fn module(mut self, module: Module) -> Self {
@@ -583,6 +689,7 @@ impl ContainerBuilder {
                 });
             }
         }
+        self.module_problems.extend(module.problems);
         let at = self.module_table.len();
         self.module_table.push(RegisteredModule {
             path: path.into(),
@@ -590,7 +697,14 @@ impl ContainerBuilder {
             exports: module.exports,
             parent,
             replaced: false,
+            when: module.when,
+            off: false,
         });
+        self.switches
+            .extend(module.switches.into_iter().map(|switch| SwitchEntry {
+                switch,
+                module: Some(u32::try_from(at).expect("fewer than 2^32 modules")),
+            }));
         let index = u32::try_from(at).expect("fewer than 2^32 modules");
         let path_of_entries: Arc<str> = Arc::clone(&self.module_table[at].path);
         let mut keys = RegisteredKeys::default();
@@ -708,13 +822,22 @@ impl ContainerBuilder {
     /// Checks the whole graph and returns a container that has built nothing yet, or a
     /// [`BuildError`] listing every problem found.
     pub fn build(mut self) -> Result<Container, BuildError> {
-        let workers = self.take_workers();
+        let mut workers = self.take_workers();
         let mut problems = self.prepare(workers.iter().map(|w| &w.registered.descriptor));
+        if let Some(plan) = self.plan_shapes(&workers, &mut problems) {
+            let found = self.check_shapes(&plan, &workers, IdVec::new(), Vec::new());
+            self.keep_today(plan, &mut workers, &mut problems);
+            if !found.is_empty() {
+                problems.extend(found);
+                return Err(BuildError::from_problems(problems));
+            }
+        }
         let input = Input {
             providers: self.provider_decls(),
             steps: IdVec::new(),
             routes: worker_decls(&workers).collect(),
             module_table: &self.module_table,
+            shapes: None,
         };
         let analysis = graph::analyze(&input);
         drop(input);
@@ -895,7 +1018,7 @@ impl ContainerBuilder {
 
     /// `key`, provided by `entry`, as the graph names it: qualified by the path of the module
     /// it is registered in (the key language's one rule).
-    fn key_of(&self, entry: &Entry, key: &Key) -> Key {
+    pub(crate) fn key_of(&self, entry: &Entry, key: &Key) -> Key {
         let path = entry.module.map(|m| &*self.module_table[m as usize].path);
         crate::graph::qualified_key(path, key)
     }
@@ -995,6 +1118,7 @@ impl ContainerBuilder {
                 dispose_timeout: self.dispose_timeout,
                 modules: self.module_table.into(),
                 workers: Workers::new(workers, self.worker_stop_timeout),
+                shape: self.shape,
             }),
         }
     }

@@ -7,6 +7,8 @@ mod close;
 mod metered;
 mod resolver;
 mod settings_report;
+mod shape;
+mod switched;
 mod workers;
 
 use std::future::Future;
@@ -79,6 +81,8 @@ pub(crate) struct Inner {
     pub(crate) modules: Box<[crate::module::RegisteredModule]>,
     /// The workers, in registration order.
     pub(crate) workers: crate::worker::Workers,
+    /// Today's shape, when the app has switches: their outcomes, and what is off.
+    pub(crate) shape: Option<Arc<shape::Shape>>,
 }
 
 pub(crate) struct Node {
@@ -169,6 +173,13 @@ impl Inner {
     pub(crate) fn locate(&self, key: &str) -> Result<AppValue, ProvideError> {
         self.keys.get(key).copied().ok_or_else(|| {
             let missing = Key::from(key.to_owned());
+            if let Some(off) = self.shape.as_ref().and_then(|s| s.providing(key)) {
+                return ProvideError::SwitchedOff {
+                    key: missing,
+                    name: off.describe(),
+                    on: off.on.clone(),
+                };
+            }
             ProvideError::UnknownKey {
                 suggestion: closest_key(&missing, self.keys.keys()).cloned(),
                 key: missing,

@@ -38,11 +38,22 @@ impl Container {
                 let key = node.descriptor.provides.first()?.key.clone();
                 // An override of its key took its place: it was not read.
                 let overridden = inner.keys.get(&key).map(|v| v.provider()) != Some(id);
+                let switches = inner
+                    .shape
+                    .iter()
+                    .flat_map(|shape| &shape.switches.table)
+                    .filter(|s| s.settings == key)
+                    .map(|s| match s.reads.is_empty() {
+                        true => format!("`{}`", s.name),
+                        false => format!("`{}` ({})", s.name, s.reads.join(", ")),
+                    })
+                    .collect();
                 Some(SettingsEntry {
                     key: key.to_string(),
                     location: node.descriptor.location.to_string(),
                     fields: hook.explain().unwrap_or_default(),
                     overridden,
+                    switches,
                 })
             })
             .collect();

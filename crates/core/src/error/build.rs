@@ -285,6 +285,38 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// GT0023: a switch that cannot be decided as registered (its settings are not
+    /// registered, it reads a secret, its value is none of its outcomes, it is registered
+    /// twice), or a condition that names no switch or no outcome of one.
+    Switch {
+        /// What is wrong, named: ``the switch `cacheOn` `` or ``the condition `cacheOn = maybe` ``.
+        subject: String,
+        /// Where the switch was made, or the declaration with the condition registered.
+        location: Location,
+        /// What is wrong.
+        reason: String,
+    },
+    /// GT0001 in some shapes: a declaration needs a key that is provided only under other
+    /// outcomes of the switches than those it is on for.
+    NeededInShape {
+        /// The key needed.
+        key: Key,
+        /// Who needs it.
+        consumer: Origin,
+        /// Where the need is not met: ``when `cacheOn` = false``.
+        shape: String,
+        /// When the key is provided: ``when `cacheOn` = true``, or `never` (every provider
+        /// of it is off in every shape the consumer is on in).
+        provided: String,
+    },
+    /// A problem that only some outcomes of the switches make (GT0002, GT0003): the graph of
+    /// those shapes has it, whatever today's settings are.
+    InShape {
+        /// The shapes: ``when `gateway` = stripe``.
+        shape: String,
+        /// The problem in them.
+        problem: Box<Problem>,
+    },
     /// GT0016: a required setting that no source sets (no variable, no file key, no default).
     SettingMissing {
         /// The settings type's key (`billingSettings`).
@@ -405,7 +437,7 @@ impl Problem {
     /// The error code, such as `"GT0001"`; each has a page `docs/errors/<code>.md`.
     pub fn code(&self) -> &'static str {
         match self {
-            Problem::MissingKey { .. } => "GT0001",
+            Problem::MissingKey { .. } | Problem::NeededInShape { .. } => "GT0001",
             Problem::Cycle { .. } => "GT0002",
             Problem::DuplicateProvider { .. } => "GT0003",
             Problem::TypeMismatch { .. }
@@ -433,6 +465,8 @@ impl Problem {
             Problem::SettingsWithoutPrefix { .. }
             | Problem::SettingsFieldsClash { .. }
             | Problem::SourcesTwice { .. } => "GT0022",
+            Problem::Switch { .. } => "GT0023",
+            Problem::InShape { problem, .. } => problem.code(),
         }
     }
 
@@ -491,6 +525,16 @@ impl Problem {
                 settings, variable, ..
             } => (settings.to_string(), variable.clone()),
             Problem::SourcesTwice { second, .. } => (String::new(), second.to_string()),
+            Problem::Switch {
+                subject, reason, ..
+            } => (subject.clone(), reason.clone()),
+            Problem::NeededInShape { key, consumer, .. } => {
+                (key.to_string(), consumer.name.clone())
+            }
+            Problem::InShape { problem, .. } => {
+                let (_, key, who) = problem.sort_key();
+                (key, who)
+            }
             Problem::OrderCycle { key, ring } => (
                 key.to_string(),
                 ring.first().map(|o| o.name.clone()).unwrap_or_default(),

@@ -22,6 +22,16 @@ pub enum ProvideError {
         /// The closest existing key.
         suggestion: Option<Key>,
     },
+    /// GT0106: the key's provider is switched off in today's shape.
+    #[error("error[GT0106]: `{key}` is off in this shape: {name} provides it only {on}")]
+    SwitchedOff {
+        /// The key asked for.
+        key: Key,
+        /// The declaration that provides it where it is on.
+        name: String,
+        /// Where it is on: ``when `cacheOn` = true``.
+        on: String,
+    },
     /// GT0102: the key exists with another type.
     #[error("error[GT0102]: `{key}` has type `{provided}`, but was asked for as `{requested}`")]
     WrongType {
@@ -68,6 +78,7 @@ impl ProvideError {
     pub fn code(&self) -> Option<&'static str> {
         match self {
             ProvideError::UnknownKey { .. } => Some("GT0101"),
+            ProvideError::SwitchedOff { .. } => Some("GT0106"),
             ProvideError::WrongType { .. } => Some("GT0102"),
             ProvideError::Closed => Some("GT0103"),
             ProvideError::Failed { .. } => None,

@@ -114,6 +114,18 @@ impl fmt::Display for Problem {
                 location,
                 reason,
             } => module_shape(f, code, module, location, reason),
+            Problem::Switch {
+                subject,
+                location,
+                reason,
+            } => write!(f, "error[{code}]: {subject} ({location}) {reason}"),
+            Problem::NeededInShape {
+                key,
+                consumer,
+                shape,
+                provided,
+            } => needed_in_shape(f, code, key, consumer, shape, provided),
+            Problem::InShape { shape, problem } => in_shape(f, code, shape, problem),
             Problem::WorkerShape {
                 worker,
                 location,
@@ -569,6 +581,43 @@ fn private_key(
         )?;
     }
     write!(f, "export it from `{module}` (`.export(...)`)")
+}
+
+fn needed_in_shape(
+    f: &mut fmt::Formatter<'_>,
+    code: &str,
+    key: &Key,
+    consumer: &Origin,
+    shape: &str,
+    provided: &str,
+) -> fmt::Result {
+    let provided = match provided {
+        "never" => "which nothing on there provides".to_owned(),
+        when => format!("which is provided only {when}"),
+    };
+    write!(
+        f,
+        "error[{code}]: {shape}, {consumer} needs `{key}`, {provided}\n  \
+         help: provide `{key}` in those shapes too, register `{}` under the same condition, \
+         or make the need optional (`{key}?`)",
+        consumer.name,
+    )
+}
+
+/// `problem`, said of the shapes `shape` only.
+fn in_shape(f: &mut fmt::Formatter<'_>, code: &str, shape: &str, problem: &Problem) -> fmt::Result {
+    if let Problem::DuplicateProvider { key, first, second } = problem {
+        return write!(
+            f,
+            "error[{code}]: {shape}, `{key}` is provided twice\n  by {first}\n  and by \
+             {second}\n  help: two providers of one key are alternatives when no shape has \
+             both on: register them under outcomes of one switch that exclude each other"
+        );
+    }
+    let text = problem.to_string();
+    let prefix = format!("error[{code}]: ");
+    let rest = text.strip_prefix(&prefix).unwrap_or(&text);
+    write!(f, "{prefix}{shape}: {rest}")
 }
 
 fn module_shape(

@@ -54,7 +54,7 @@ impl Explain {
         }
         for (i, node) in self.nodes.iter().enumerate() {
             for (j, need) in node.needs.iter().enumerate() {
-                let from = picture.source(need.from, i, j, &need.key);
+                let from = picture.source(need.from, (i, j), &need.key, need.off.as_deref());
                 picture.edges.push(Edge {
                     from,
                     to: i,
@@ -151,7 +151,7 @@ impl ExplainWorker {
             lines,
         });
         for (j, need) in self.needs.iter().enumerate() {
-            let from = picture.source(need.from, worker, j, &need.key);
+            let from = picture.source(need.from, (worker, j), &need.key, need.off.as_deref());
             picture.edges.push(Edge {
                 from,
                 to: worker,

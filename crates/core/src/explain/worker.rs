@@ -87,6 +87,10 @@ pub struct ExplainWorkerNeed {
     /// The key of the value it reads, qualified (`orders::outbox` for a module's private
     /// key); `None` for an optional need that nothing provides (absent).
     pub resolved: Option<String>,
+    /// For an absent optional need whose key is provided under some outcomes of the switches,
+    /// where it is on (``when `cacheOn` = true``): absent because it is off in this shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off: Option<String>,
     /// The position in the worker's [`providers`](ExplainWorker::providers)' nodes of what
     /// provides it; `None` when absent.
     pub from: Option<usize>,
@@ -191,20 +195,26 @@ impl Container {
         let roots: Vec<_> = node.needs.iter().flatten().copied().collect();
         let providers = self.explain_values(name.clone(), &roots);
         let mut root = providers.roots.iter().copied();
-        let needs = node
-            .registered
-            .descriptor
-            .needs
-            .iter()
-            .zip(node.needs.iter())
-            .map(|(spec, at)| ExplainWorkerNeed {
-                key: spec.key.to_string(),
-                type_name: spec.ty.short_name(),
-                optional: matches!(spec.key.spelling(), Ok(Spelling::Optional(_))),
-                resolved: at.map(|at| inner.spec(at).key.to_string()),
-                from: at.and_then(|_| root.next()),
-            })
-            .collect();
+        let needs =
+            node.registered
+                .descriptor
+                .needs
+                .iter()
+                .zip(node.needs.iter())
+                .map(|(spec, at)| ExplainWorkerNeed {
+                    key: spec.key.to_string(),
+                    type_name: spec.ty.short_name(),
+                    optional: matches!(spec.key.spelling(), Ok(Spelling::Optional(_))),
+                    resolved: at.map(|at| inner.spec(at).key.to_string()),
+                    off: match at {
+                        None => inner.shape.as_ref().and_then(|shape| {
+                            shape.off_reason(&inner.modules, node.module, &spec.key)
+                        }),
+                        Some(_) => None,
+                    },
+                    from: at.and_then(|_| root.next()),
+                })
+                .collect();
         let module = node
             .module
             .map(|m| inner.modules[m as usize].path.to_string());
@@ -291,11 +301,14 @@ impl fmt::Display for ExplainWorker {
                     Some(node) => {
                         write!(f, " <- {}{}", node.who(), in_module(node.module.as_deref()))?
                     }
-                    None => write!(
-                        f,
-                        " (absent: nothing provides `{}`)",
-                        crate::key::Key::from(need.key.clone()).name()
-                    )?,
+                    None => match &need.off {
+                        Some(on) => write!(f, " (absent: off, on {on})")?,
+                        None => write!(
+                            f,
+                            " (absent: nothing provides `{}`)",
+                            crate::key::Key::from(need.key.clone()).name()
+                        )?,
+                    },
                 }
             }
         }

@@ -98,4 +98,15 @@ pub(crate) struct Input<'a> {
     pub(crate) routes: IdVec<RouteId, RouteDecl<'a>>,
     /// The modules declarations were registered in.
     pub(crate) module_table: &'a [RegisteredModule],
+    /// Each node's condition, when the graph of every shape is checked at once (switches);
+    /// `None` for the graph of one shape.
+    pub(crate) shapes: Option<Shapes<'a>>,
+}
+
+/// Each node's condition (providers, then steps, then routes, as numbered), with the switches
+/// they name: the graph of every shape at once, which `graph::shapes` checks.
+#[derive(Clone, Copy)]
+pub(crate) struct Shapes<'a> {
+    pub(crate) of: &'a [crate::switch::condition::Condition],
+    pub(crate) switches: &'a crate::switch::decide::Switches,
 }

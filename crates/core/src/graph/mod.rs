@@ -12,6 +12,7 @@ mod keys;
 mod modules;
 mod numbering;
 mod order;
+mod shapes;
 mod suggest;
 
 use std::collections::HashMap;
@@ -25,12 +26,13 @@ use crate::registry;
 
 use adjacency::{Adjacency, Edge, Rows};
 pub use decl::Scope;
-pub(crate) use decl::{Decl, Input, RouteDecl};
+pub(crate) use decl::{Decl, Input, RouteDecl, Shapes};
 pub(crate) use keys::{KeyMap, KeyTable, Value};
 use keys::{ValueRef, value_ref};
 use modules::{Lookup, ModuleTable, QualifiedNames};
 pub(crate) use modules::{RegisteredKeys, qualified_key};
 pub(crate) use numbering::{Declared, NodeId, Numbering};
+use shapes::Alternatives;
 pub(crate) use suggest::closest;
 pub(crate) use suggest::closest_key;
 
@@ -78,7 +80,15 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let module_table = ModuleTable(input.module_table);
     // For the names of keys and needs in modules (`orders::name`).
     let mut names = QualifiedNames::default();
-    let routing = route_keys(&layout, &decls, module_table, &mut names, &mut problems);
+    let shapes = input.shapes;
+    let routing = route_keys(
+        &layout,
+        &decls,
+        module_table,
+        shapes.as_ref(),
+        &mut names,
+        &mut problems,
+    );
     let keys = &routing.keys;
     module_table.check(keys, &decls, &mut names, &mut problems);
     let route_guards = resolve_guards(input, &mut problems);
@@ -154,6 +164,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 }
                 _ => None,
             };
+            let optional_need = matches!(spelling, Ok(Spelling::Optional(_)));
             let found = match spelling {
                 _ if own.is_some() => own,
                 // The usual need: a plain name, outside any module, is the app's key of that
@@ -224,6 +235,31 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 needs.push(ValueRef::ABSENT);
                 continue;
             };
+            if let Some(shapes) = &shapes {
+                // Every shape's provider: the key's first (beneath its decorators) and its
+                // alternatives, each an edge for the cycles of every shape.
+                let (base, _) = undecorated(&routing, target);
+                shapes.check_need(
+                    (consumer, consumer_decl),
+                    (need, optional_need),
+                    base,
+                    &routing.alternatives,
+                    &mut problems,
+                );
+                for other in routing.alternatives.of(base.node) {
+                    let provided = decl(other.node).descriptor.provides[other.index as usize].ty;
+                    if provided != need.ty {
+                        problems.push(Problem::TypeMismatch {
+                            key: need.key.clone(),
+                            consumer: consumer_decl.origin(),
+                            expected: need.ty,
+                            provider: decl(other.node).origin(),
+                            provided,
+                        });
+                    }
+                    add_edge(&mut edges, first_edge, other.node, consumer);
+                }
+            }
             let provider = decl(target.node);
             let provided = provider.descriptor.provides[target.index as usize].ty;
             if provided != need.ty {
@@ -279,21 +315,31 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
 
     // A topological sort finds whether there is a cycle at no extra cost; only then is it worth
     // a pass over the strongly connected components to report every cycle.
-    let order = graph.order();
+    let mut order = graph.order();
     if order.is_none() {
         for component in tarjan_scc(&graph) {
             let is_cycle =
                 component.len() > 1 || graph.dependents(component[0]).contains(&component[0]);
-            if is_cycle {
-                problems.push(Problem::Cycle {
+            match &shapes {
+                // The graph of every shape has a ring; some shape may not.
+                Some(shapes) if is_cycle => {
+                    shapes.cycles(&component, &graph, &decls, &needs, &mut problems);
+                }
+                _ if is_cycle => problems.push(Problem::Cycle {
                     ring: ring_through(&component, &decls, &needs),
-                });
+                }),
+                _ => {}
             }
         }
     }
 
     if !problems.is_empty() {
         return Err(problems);
+    }
+    if shapes.is_some() && order.is_none() {
+        // Rings that no shape has: the graph of every shape is only checked, never built from,
+        // and any order does.
+        order = Some(layout.nodes().collect());
     }
     let order = order.expect("no cycle was found");
     let mut analysis = typed(&layout, routing.keys, &needs, &graph, order, route_guards);
@@ -415,6 +461,8 @@ pub(crate) struct Routing {
     /// Every key a module's provider provides (not its contributions), as qualified here
     /// (not those qualified at registration, which its descriptor holds already).
     qualified: Vec<(AppValue, Key)>,
+    /// With switches, the other providers of a key, each on where the first is not.
+    alternatives: Alternatives,
 }
 
 impl Routing {
@@ -456,9 +504,11 @@ fn route_keys(
     layout: &Numbering,
     decls: &[Decl<'_>],
     module_table: ModuleTable<'_>,
+    shapes: Option<&Shapes<'_>>,
     names: &mut QualifiedNames,
     problems: &mut Vec<Problem>,
 ) -> Routing {
+    let mut alternatives = Alternatives::default();
     let provided = |decls: &[Decl<'_>]| decls.iter().map(|d| d.descriptor.provides.len()).sum();
     let (providers, rest) = decls.split_at(layout.providers());
     let mut keys = KeyTable {
@@ -518,6 +568,16 @@ fn route_keys(
                 _ => &spec.key,
             };
             match keys.insert_first(key, value_ref(node, index)) {
+                // With switches, another provider of the key is its alternative when no shape
+                // has both.
+                Some(first) if let Some(shapes) = shapes => shapes.provided_again(
+                    key,
+                    first,
+                    value_ref(node, index),
+                    decls,
+                    &mut alternatives,
+                    problems,
+                ),
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: key.clone(),
                     first: decls[first.node.index()].origin(),
@@ -577,7 +637,11 @@ fn route_keys(
                     .entry(spec.key.clone())
                     .or_default()
                     .push(value_ref(node, index)),
-                _ => keys.insert(&spec.key, value_ref(node, index)),
+                _ => {
+                    // It replaces the key in every shape: its alternatives too.
+                    alternatives.replaced(base.node);
+                    keys.insert(&spec.key, value_ref(node, index))
+                }
             }
         }
     }
@@ -598,6 +662,7 @@ fn route_keys(
         entries,
         decorated,
         qualified: qualified_keys,
+        alternatives,
     }
 }
 

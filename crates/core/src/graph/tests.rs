@@ -93,6 +93,7 @@ impl Graph {
                 })
                 .collect(),
             module_table: &[],
+            shapes: None,
         };
         analyze(&input)
     }

@@ -109,24 +109,26 @@ impl Picture {
 
     /// Where the `index`-th need of the box at `consumer`, `key` (`cache?`), comes from: the
     /// box at `from`, or, when nothing provides it (`None`), a dotted box of its own that says
-    /// so, added now.
+    /// so, added now: that nothing provides it, or, when `off` says where it is on, that it is
+    /// off in this shape.
     pub fn source(
         &mut self,
         from: Option<usize>,
-        consumer: usize,
-        index: usize,
+        (consumer, index): (usize, usize),
         key: &str,
+        off: Option<&str>,
     ) -> usize {
         if let Some(from) = from {
             return from;
         }
-        let lines = vec![
-            key.to_owned(),
-            format!(
+        let why = match off {
+            Some(on) => format!("absent: off, on {on}"),
+            None => format!(
                 "absent: nothing provides `{}`",
                 Key::from(key.to_owned()).name()
             ),
-        ];
+        };
+        let lines = vec![key.to_owned(), why];
         self.push(Node {
             id: format!("{}a{index}", self.nodes[consumer].id),
             kind: Kind::Absent,
@@ -175,11 +177,17 @@ mod tests {
     fn an_absent_need_has_a_box_of_its_own_named_after_its_consumer() {
         let mut picture = Picture::new("x", "x");
         let consumer = picture.push(node("n0"));
-        assert_eq!(picture.source(Some(7), consumer, 0, "cache?"), 7);
-        let absent = picture.source(None, consumer, 1, "cache?");
+        assert_eq!(picture.source(Some(7), (consumer, 0), "cache?", None), 7);
+        let absent = picture.source(None, (consumer, 1), "cache?", None);
         let drawn = &picture.nodes[absent];
         assert_eq!((drawn.id.as_str(), drawn.kind), ("n0a1", Kind::Absent));
         assert_eq!(drawn.lines, ["cache?", "absent: nothing provides `cache`"]);
+        // Off in this shape: it says where it is on instead.
+        let off = picture.source(None, (consumer, 2), "cache?", Some("when `cacheOn` = true"));
+        assert_eq!(
+            picture.nodes[off].lines,
+            ["cache?", "absent: off, on when `cacheOn` = true"]
+        );
     }
 
     #[test]

@@ -111,6 +111,8 @@ impl Reader<'_> {
 /// shows each field's value and source. A settings type that is only nested has no provider.
 pub struct SettingsProvider<T: Settings> {
     location: Location,
+    /// The conditions it is on under (`#[settings(when = "..")]`).
+    when: Vec<std::borrow::Cow<'static, str>>,
     read: OnceLock<Read<T>>,
     _type: PhantomData<fn() -> T>,
 }
@@ -144,6 +146,7 @@ impl<T: Settings> SettingsProvider<T> {
     pub fn new() -> Self {
         SettingsProvider {
             location: Location::caller(),
+            when: Vec::new(),
             read: OnceLock::new(),
             _type: PhantomData,
         }
@@ -160,13 +163,22 @@ impl<T: Settings> SettingsProvider<T> {
         self.location = location;
         self
     }
+
+    /// Puts it under the condition `condition` (`cacheOn`, `gateway = stripe`): read, and part
+    /// of the graph, only where it holds; see [`Switch`](crate::switches::Switch).
+    pub fn when(mut self, condition: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        self.when.push(condition.into());
+        self
+    }
 }
 
 impl<T: Settings> Provider for SettingsProvider<T> {
     fn descriptor(&self) -> Descriptor {
-        Descriptor::new(green_tea_key::short_type_name_of::<T>())
+        let mut descriptor = Descriptor::new(green_tea_key::short_type_name_of::<T>())
             .provides::<T>(T::KEY)
-            .at(self.location)
+            .at(self.location);
+        descriptor.when.clone_from(&self.when);
+        descriptor
     }
 
     async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
@@ -183,6 +195,12 @@ impl<T: Settings> Provider for SettingsProvider<T> {
 
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
         Some(self)
+    }
+
+    fn ready_value(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.read
+            .get()
+            .map(|r| &*r.value as &(dyn std::any::Any + Send + Sync))
     }
 }
 

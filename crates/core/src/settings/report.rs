@@ -29,6 +29,10 @@ pub struct SettingsEntry {
     pub fields: Vec<ExplainSetting>,
     /// Whether a test's override replaced it.
     pub overridden: bool,
+    /// The switches decided from it, each with the fields it reads (``cacheOn` (cache)``);
+    /// left out of the JSON when none is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<String>,
 }
 
 impl SettingsReport {
@@ -47,6 +51,9 @@ impl fmt::Display for SettingsReport {
             }
             for field in &entry.fields {
                 writeln!(f, "  {} = {} ({})", field.field, field.value, field.source)?;
+            }
+            for switch in &entry.switches {
+                writeln!(f, "  decides {switch}")?;
             }
         }
         Ok(())

@@ -56,6 +56,11 @@ impl Provided {
         Provided::default()
     }
 
+    /// The first value, type-erased (a ready value's, for a switch to decide from).
+    pub(crate) fn first(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.values.as_slice().first().map(|v| &**v)
+    }
+
     /// A single value.
     pub fn one<T: Send + Sync + 'static>(value: T) -> Self {
         Provided {

@@ -254,6 +254,13 @@ where
         self.options.critical = true;
         self
     }
+
+    /// Puts it under the condition `condition` (`cacheOn`, `gateway = stripe`): started only
+    /// where it holds; see [`Switch`](crate::switches::Switch).
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor = self.descriptor.when(condition);
+        self
+    }
 }
 
 impl<F, Fut> Worker for WorkerFn<F>

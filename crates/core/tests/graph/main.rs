@@ -6,5 +6,6 @@
 
 mod arbitrary;
 mod modules;
+mod switches;
 mod visibility;
 mod vocabulary;

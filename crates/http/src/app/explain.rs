@@ -77,6 +77,7 @@ impl App {
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
             settings: self.inner.runtime.container.settings_report(),
+            switches: self.inner.runtime.container.explain_switches(),
         }
     }
 

@@ -182,6 +182,7 @@ impl AppInner {
             checks,
             modules,
             workers: container.workers,
+            switches: container.switches,
         }
     }
 }

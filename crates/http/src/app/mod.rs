@@ -15,6 +15,7 @@ mod metered;
 #[path = "unmetered.rs"]
 mod metered;
 mod mount;
+mod switches;
 mod workers;
 
 use futures_util::FutureExt;

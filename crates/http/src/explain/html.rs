@@ -152,6 +152,13 @@ impl ExplainApp {
             legend = legend_style(),
             modules = self.module_choice(),
         );
+        if !self.switches.switches.is_empty() {
+            let _ = write!(
+                out,
+                "<section class=\"switches\"><h2>switches</h2><pre>{}</pre></section>",
+                escape(&self.switches.to_string()),
+            );
+        }
         if !self.settings.settings.is_empty() {
             let _ = write!(
                 out,

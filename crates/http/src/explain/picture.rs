@@ -104,7 +104,7 @@ impl ExplainRoute {
                     NeedSource::Step(i) => Some(first_step + i),
                     NeedSource::Absent => None,
                 };
-                let from = picture.source(from, to, j, key);
+                let from = picture.source(from, (to, j), key, None);
                 picture.edges.push(PictureEdge {
                     from,
                     to,

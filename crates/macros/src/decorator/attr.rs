@@ -1,4 +1,5 @@
-//! The attribute's arguments: `decorates = "key", needs = ..., after = ..., discover = false`.
+//! The attribute's arguments: `decorates = "key", needs = ..., after = ..., when = ...,
+//! discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -17,13 +18,15 @@ pub(super) struct Args {
     pub(super) needs: Vec<LitStr>,
     /// The decorators of the same key whose values it wraps, by name.
     pub(super) after: Vec<LitStr>,
+    /// The conditions it is on under, all of which must hold.
+    pub(super) when: Vec<LitStr>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
 
 /// The arguments `#[decorator]` takes.
 const KNOWN: Known = Known {
-    names: &["decorates", "needs", "after", "discover"],
+    names: &["decorates", "needs", "after", "when", "discover"],
     synonyms: &[
         ("decorate", "decorates"),
         ("wraps", "decorates"),
@@ -36,6 +39,10 @@ const KNOWN: Known = Known {
         ("inject", "needs"),
         ("comes_after", "after"),
         ("ordered_after", "after"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),
@@ -59,6 +66,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut decorates: Option<LitStr> = None;
     let mut needs = Vec::new();
     let mut after = Vec::new();
+    let mut when = Vec::new();
     let mut discover = true;
     let mut seen: Vec<&str> = Vec::new();
     // Whether `decorates` was meant but written otherwise (reported already, not as missing).
@@ -118,6 +126,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     .take(args::names(&pair.value, "after", &DECORATORS))
                     .unwrap_or_default();
             }
+            "when" => when = crate::when::conditions(&pair.value, &mut errors),
             _ => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(ExprLit {
                     lit: Lit::Bool(flag),
@@ -158,6 +167,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         decorates,
         needs,
         after,
+        when,
         discover,
     })
 }
@@ -170,6 +180,7 @@ fn usage(name: &str) -> &'static str {
             "write `after = \"retrying\"` or `after = [\"retrying\", \"logged\"]`: the other \
              decorators of its key whose values it wraps"
         }
+        "when" => crate::when::USAGE,
         _ => {
             "write `discover = false` for a decorator you register yourself, which \
              `discover()` then leaves out (`discover = true` is the default)"
@@ -237,6 +248,26 @@ mod tests {
             found[0].starts_with("expected a decorator's name"),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn when_puts_it_under_conditions() {
+        let args = parse(quote!(decorates = "billing", when = "!cacheOn")).unwrap();
+        assert_eq!(args.when[0].value(), "!cacheOn");
+        let args = parse(quote!(
+            decorates = "billing",
+            when = ["cacheOn", "gateway = stripe"]
+        ))
+        .unwrap();
+        assert_eq!(args.when.len(), 2);
+        assert!(
+            parse(quote!(decorates = "billing"))
+                .unwrap()
+                .when
+                .is_empty()
+        );
+        let found = messages(quote!(decorates = "billing", when = "!"));
+        assert_eq!(found, [green_tea_key::when("!").unwrap_err().to_string()]);
     }
 
     #[test]

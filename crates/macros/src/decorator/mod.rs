@@ -120,6 +120,7 @@ fn expand_fn(root: Root, args: syn::Result<attr::Args>, item: ItemFn) -> syn::Re
             needed: std::iter::once(first).chain(needed).collect(),
             output,
             after: args.after,
+            when: args.when,
             dispose: None,
             discover: args.discover,
         },

@@ -1,5 +1,5 @@
-//! The attribute's arguments: `provides = ..., needs = ..., after = ..., dispose = path,
-//! discover = false`.
+//! The attribute's arguments: `provides = ..., needs = ..., after = ..., when = ...,
+//! dispose = path, discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -18,6 +18,8 @@ pub(super) struct Args {
     pub(super) needs: Vec<LitStr>,
     /// The contributors to its lists it comes after, by name.
     pub(super) after: Vec<LitStr>,
+    /// The conditions it is on under, all of which must hold.
+    pub(super) when: Vec<LitStr>,
     /// `dispose = path`, with the `dispose` key for spans.
     pub(super) dispose: Option<Dispose>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
@@ -34,7 +36,7 @@ pub(super) struct Dispose {
 
 /// The arguments `#[provider]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs", "after", "dispose", "discover"],
+    names: &["provides", "needs", "after", "when", "dispose", "discover"],
     synonyms: &[
         ("provide", "provides"),
         ("produces", "provides"),
@@ -46,6 +48,10 @@ const KNOWN: Known = Known {
         ("inject", "needs"),
         ("comes_after", "after"),
         ("ordered_after", "after"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
         ("drop", "dispose"),
         ("close", "dispose"),
         ("teardown", "dispose"),
@@ -73,6 +79,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut needs: Option<Vec<LitStr>> = None;
     // With the value as written, to point at.
     let mut after: Option<(Expr, Vec<LitStr>)> = None;
+    let mut when = Vec::new();
     let mut dispose: Option<Dispose> = None;
     let mut discover = true;
     let mut seen: Vec<String> = Vec::new();
@@ -113,6 +120,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     after = Some((pair.value.clone(), names));
                 }
             }
+            "when" => when = crate::when::conditions(&pair.value, &mut errors),
             "discover" => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(flag),
@@ -170,6 +178,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         provides: provides.unwrap_or_default(),
         needs: needs.unwrap_or_default(),
         after: after.map(|(_, names)| names).unwrap_or_default(),
+        when,
         dispose,
         discover,
     })
@@ -183,6 +192,7 @@ fn usage(name: &str) -> &'static str {
             "write `after = \"email\"` or `after = [\"email\", \"sms\"]`: the other contributors \
              to its list that come before it"
         }
+        "when" => crate::when::USAGE,
         "discover" => {
             "write `discover = false` for a provider you register yourself, which `discover()` \
              then leaves out (`discover = true` is the default)"
@@ -289,6 +299,37 @@ mod tests {
             .err()
             .unwrap();
         assert_eq!(err.into_iter().count(), 1);
+    }
+
+    #[test]
+    fn when_takes_a_condition_or_a_list_of_them() {
+        let args = parse(quote!(provides = "cache", when = "cacheOn")).unwrap();
+        let when: Vec<String> = args.when.iter().map(LitStr::value).collect();
+        assert_eq!(when, ["cacheOn"]);
+        let args = parse(quote!(
+            provides = "payments",
+            when = ["!cacheOn", "gateway = stripe | paypal"]
+        ))
+        .unwrap();
+        assert_eq!(args.when.len(), 2);
+        assert!(parse(quote!(provides = "a")).unwrap().when.is_empty());
+        assert_eq!(KNOWN.suggestion("condition"), Some("when"));
+        assert_eq!(KNOWN.suggestion("wen"), Some("when"));
+        let err = parse(quote!(provides = "a", when = ["gateway =", "cacheOn"]))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            messages,
+            [green_tea_key::when("gateway =").unwrap_err().to_string()]
+        );
+        let err = parse(quote!(provides = "a", when("cacheOn")))
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string()
+                .starts_with("expected `when = ...`; write `when = \"cacheOn\"`")
+        );
     }
 
     #[test]

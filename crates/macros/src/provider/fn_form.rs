@@ -31,6 +31,8 @@ pub(crate) struct ValidFn<'a> {
     pub(crate) output: Output,
     /// The declarations it comes after (in its lists, or among its key's decorators).
     pub(crate) after: Vec<LitStr>,
+    /// The conditions it is on under, all of which must hold.
+    pub(crate) when: Vec<LitStr>,
     /// `dispose = path`.
     pub(crate) dispose: Option<&'a Path>,
     /// Whether `discover()` finds it.
@@ -83,6 +85,7 @@ pub(super) fn expand(
             needed,
             output,
             after: args.after,
+            when: args.when,
             dispose: args.dispose.as_ref().map(|d| &d.path),
             discover: args.discover,
         },
@@ -100,6 +103,7 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
         needed,
         output,
         after,
+        when,
         dispose,
         discover,
     } = &valid;
@@ -113,7 +117,8 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
         (provides, output),
         (needs, needed),
     )
-    .after(after);
+    .after(after)
+    .when(when);
     let (fetch, pass) = emit::fetch_needs(root, needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_call = sig.asyncness.map(|_| quote!(.await));

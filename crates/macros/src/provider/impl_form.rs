@@ -148,7 +148,8 @@ pub(super) fn expand(
         (&args.provides, &output),
         (&args.needs, &needed),
     )
-    .after(&args.after);
+    .after(&args.after)
+    .when(&args.when);
     let (fetch, pass) = emit::fetch_needs(root, &needed, &TokenStream::new());
     let unused = needed.is_empty().then(|| quote!(let _ = __needs;));
     let await_provide = provide.sig.asyncness.map(|_| quote!(.await));

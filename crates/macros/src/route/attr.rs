@@ -136,6 +136,10 @@ pub(super) fn parse(
                 continue;
             }
         };
+        if arg.is_ident("when") {
+            errors.spanned(arg, crate::when::NOT_SWITCHED);
+            continue;
+        }
         let Some(arg_name) = known.find(arg) else {
             errors.spanned(arg, known.unknown(arg).0);
             continue;
@@ -230,6 +234,8 @@ mod tests {
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].starts_with("missing the path"));
         assert!(found[1].contains("did you mean `body_limit`"));
+        let found = messages(quote!("/", when = "cacheOn"));
+        assert_eq!(found, [crate::when::NOT_SWITCHED]);
         let found = messages(quote!("orders", "/again"));
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("starts with `/`"));

@@ -1,7 +1,7 @@
 //! The struct's `#[settings(...)]`: `provides = "key"` and `prefix = "BILLING"` (`provides`
 //! for a type that provides a key, with a prefix unless only modules register it, whose names
-//! give it one; neither for one only nested in another), `validate = path` and
-//! `discover = false`.
+//! give it one; neither for one only nested in another), `validate = path`, `when = ...` (the
+//! conditions its provider is on under) and `discover = false`.
 
 use syn::{Attribute, Expr, LitStr, Path};
 
@@ -19,6 +19,8 @@ pub(super) struct Container {
     pub(super) provided: Option<Provided>,
     /// `validate = path`.
     pub(super) validate: Option<Path>,
+    /// The conditions its provider is on under, all of which must hold (`when = ...`).
+    pub(super) when: Vec<LitStr>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
@@ -35,6 +37,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut provides: Option<(Path, LitStr)> = None;
     let mut prefix: Option<(Path, LitStr)> = None;
     let mut validate = None;
+    let mut when: Option<(Path, Vec<LitStr>)> = None;
     let mut discover: Option<(Path, bool)> = None;
     let attrs = parse::attrs(attrs, &known::CONTAINER, &known::FIELD, "a field", errors);
     for Attr { name, meta } in attrs.found {
@@ -62,6 +65,12 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
                 }
                 None => {}
             },
+            "when" => {
+                if let Some(value) = parse::value(&meta, name, crate::when::USAGE, errors) {
+                    let conditions = crate::when::conditions(value, errors);
+                    when = Some((meta.path().clone(), conditions));
+                }
+            }
             _ => match parse::value(&meta, name, USE_DISCOVER, errors) {
                 Some(Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(flag),
@@ -96,16 +105,23 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
             None
         }
         (None, None) => {
-            if let Some((path, _)) = &discover
-                && !written("provides")
-                && !written("prefix")
-            {
-                errors.spanned(
-                    path,
-                    "`discover` is for a settings type that provides a key (`provides`): \
-                     one only nested in another is read with it, and never discovered on its \
-                     own",
-                );
+            if !written("provides") && !written("prefix") {
+                if let Some((path, _)) = &discover {
+                    errors.spanned(
+                        path,
+                        "`discover` is for a settings type that provides a key (`provides`): \
+                         one only nested in another is read with it, and never discovered on \
+                         its own",
+                    );
+                }
+                if let Some((path, _)) = &when {
+                    errors.spanned(
+                        path,
+                        "`when` is for a settings type that provides a key (`provides`): one \
+                         only nested in another is read with it, under the conditions of the \
+                         type it is nested in",
+                    );
+                }
             }
             None
         }
@@ -113,6 +129,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
     Container {
         provided,
         validate,
+        when: when.map(|(_, conditions)| conditions).unwrap_or_default(),
         discover: discover.is_none_or(|(_, flag)| flag),
     }
 }

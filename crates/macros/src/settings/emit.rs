@@ -46,9 +46,10 @@ pub(super) fn expand(
     // A provider is located at its declaration, as a `#[provider]` fn is: the struct.
     let provider = container.provided.as_ref().map(|_| {
         let location = emit::location(root, ident.span());
+        let when = &container.when;
         quote! {
             fn provider() -> #settings::SettingsProvider<Self> {
-                #settings::SettingsProvider::new().at(#location)
+                #settings::SettingsProvider::new().at(#location) #(.when(#when))*
             }
         }
     });

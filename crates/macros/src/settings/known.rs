@@ -6,7 +6,7 @@ use crate::args::Known;
 
 /// The arguments the struct's attribute takes.
 pub(super) const CONTAINER: Known = Known {
-    names: &["provides", "prefix", "validate", "discover"],
+    names: &["provides", "prefix", "validate", "when", "discover"],
     synonyms: &[
         ("provide", "provides"),
         ("key", "provides"),
@@ -16,6 +16,10 @@ pub(super) const CONTAINER: Known = Known {
         ("validator", "validate"),
         ("check", "validate"),
         ("validate_with", "validate"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),

@@ -55,6 +55,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             errors.spanned(meta.path(), AFTER);
             continue;
         }
+        if meta.path().is_ident("when") {
+            errors.spanned(meta.path(), crate::when::NOT_SWITCHED);
+            continue;
+        }
         let Some(name) = KNOWN.find(meta.path()) else {
             errors.spanned(meta.path(), KNOWN.unknown(meta.path()).0);
             continue;
@@ -175,6 +179,15 @@ mod tests {
         let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(messages[0].starts_with("a step takes no `after`"));
+    }
+
+    #[test]
+    fn a_step_takes_no_when() {
+        let err = parse(quote!(provides = "user", when = "cacheOn"))
+            .err()
+            .unwrap();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages, [crate::when::NOT_SWITCHED]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The attribute's arguments: `needs = ..., restart = "never" | "on_failure", critical,
-//! discover = false`.
+//! when = ..., discover = false`.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
@@ -18,6 +18,8 @@ pub(super) struct Args {
     pub(super) restart: Restart,
     /// Whether the app is not ready while the worker is not running.
     pub(super) critical: bool,
+    /// The conditions it is on under, all of which must hold.
+    pub(super) when: Vec<LitStr>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
@@ -34,7 +36,7 @@ pub(super) enum Restart {
 
 /// The arguments `#[worker]` takes.
 const KNOWN: Known = Known {
-    names: &["needs", "restart", "critical", "discover"],
+    names: &["needs", "restart", "critical", "when", "discover"],
     synonyms: &[
         ("requires", "needs"),
         ("deps", "needs"),
@@ -50,6 +52,10 @@ const KNOWN: Known = Known {
         ("essential", "critical"),
         ("readiness", "critical"),
         ("ready", "critical"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),
@@ -89,6 +95,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut needs = Vec::new();
     let mut restart = Restart::Never;
     let mut critical = false;
+    let mut when = Vec::new();
     let mut discover = true;
     let mut seen: Vec<&str> = Vec::new();
 
@@ -135,6 +142,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                 }
                 other => errors.spanned(other, format!("expected a string; {}", usage(name))),
             },
+            "when" => when = crate::when::conditions(&pair.value, &mut errors),
             _ => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(ExprLit {
                     lit: Lit::Bool(flag),
@@ -152,6 +160,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         needs,
         restart,
         critical,
+        when,
         discover,
     })
 }
@@ -195,6 +204,7 @@ fn usage(name: &str) -> &'static str {
             "`critical` takes no value: write `critical` alone for a worker the app is not \
              ready without (a worker is not critical unless it says so)"
         }
+        "when" => crate::when::USAGE,
         _ => {
             "write `discover = false` for a worker you register yourself, which `discover()` \
              then leaves out (`discover = true` is the default)"
@@ -263,7 +273,10 @@ mod tests {
         let found = messages(quote!(scope = "app"));
         assert_eq!(
             found,
-            ["unknown argument `scope`; expected `needs`, `restart`, `critical` or `discover`"]
+            [
+                "unknown argument `scope`; expected `needs`, `restart`, `critical`, `when` or \
+                 `discover`"
+            ]
         );
     }
 
@@ -285,6 +298,22 @@ mod tests {
         assert!(found[0].contains("WorkerFn"), "{found:?}");
         let found = messages(quote!(restart = on_failure));
         assert!(found[0].starts_with("expected a string"), "{found:?}");
+    }
+
+    #[test]
+    fn when_puts_it_under_conditions() {
+        let args = parse(quote!(needs = "outbox", when = "gateway = stripe | paypal")).unwrap();
+        assert_eq!(args.when[0].value(), "gateway = stripe | paypal");
+        let args = parse(quote!(when = ["cacheOn", "!mailOn"])).unwrap();
+        assert_eq!(args.when.len(), 2);
+        assert!(parse(quote!()).unwrap().when.is_empty());
+        let found = messages(quote!(when = "gateway = stripe | stripe"));
+        assert_eq!(
+            found,
+            [green_tea_key::when("gateway = stripe | stripe")
+                .unwrap_err()
+                .to_string()]
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub(super) fn expand_valid(
             .zip(params.needed.iter().map(|n| &n.ty))
             .collect(),
         after: &[],
+        when: &args.when,
     };
     let cfgs = emit::cfgs(&item.attrs);
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, FnKind::Worker);

@@ -6,11 +6,13 @@
 //! - [`values`]: what a request reads, by the ids of its route's plan (the request path);
 //! - [`workers`]: what the app starts and stops of the container's workers;
 //! - [`explain`]: the slices, members and picture model of the layer's `explain`;
-//! - [`failures`]: what a failed task says.
+//! - [`failures`]: what a failed task says;
+//! - [`switches`]: what an app's `when` puts under its condition.
 
 pub mod build;
 pub mod explain;
 pub mod failures;
 pub mod modules;
+pub mod switches;
 pub mod values;
 pub mod workers;

@@ -1,0 +1,10 @@
+use green_tea::prelude::*;
+
+struct User;
+
+#[step(provides = "user", when = "cacheOn")]
+fn auth() -> User {
+    User
+}
+
+fn main() {}

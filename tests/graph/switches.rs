@@ -1,0 +1,143 @@
+//! Switches in an app: its providers, workers and modules under conditions like a container's,
+//! every shape checked with the routes that need them, and a `when` over a step or a route
+//! refused (GT0023) rather than ignored.
+
+use green_tea::extract::RequestContext;
+use green_tea::prelude::*;
+use green_tea::routing::Route;
+use green_tea::settings::Sources;
+use green_tea::steps::StepFn;
+use green_tea::test::TestClient;
+
+#[derive(Settings)]
+#[settings(provides = "shopSettings", prefix = "SHOP", discover = false)]
+struct ShopSettings {
+    #[settings(default = "false")]
+    cache: bool,
+}
+
+fn shop(cache: &str) -> AppBuilder {
+    App::builder()
+        .settings(Sources::from_env_map([("SHOP_CACHE", cache)]))
+        .provider(ShopSettings::provider())
+        .switch(Switch::new("cacheOn", |s: &ShopSettings| s.cache).reads("cache"))
+}
+
+fn prices() -> Route {
+    Route::get("/prices", |ctx: RequestContext| async move {
+        match ctx.need_optional::<String>(0) {
+            Ok(Some(cache)) => format!("through {cache}"),
+            _ => "from the database".to_owned(),
+        }
+    })
+    .needs::<String>("cache?")
+}
+
+#[tokio::test]
+async fn a_route_serves_today_s_shape() {
+    for (cache, body) in [("true", "through memory"), ("false", "from the database")] {
+        let app = shop(cache)
+            .when("cacheOn", |on| on.value("cache", String::from("memory")))
+            .route(prices())
+            .build()
+            .unwrap();
+        let client = TestClient::new(app.clone());
+        let response = client.get("/prices").send().await;
+        assert_eq!(response.text(), body, "SHOP_CACHE={cache}");
+        app.close().await.unwrap();
+    }
+}
+
+#[test]
+fn a_route_that_needs_a_key_only_one_shape_has_is_reported_whatever_today_is() {
+    let needs_cache = || {
+        Route::get("/report", |ctx: RequestContext| async move {
+            ctx.need::<String>(0)
+                .map(|c| c.to_string())
+                .unwrap_or_default()
+        })
+        .needs::<String>("cache")
+    };
+    for cache in ["true", "false"] {
+        let err = shop(cache)
+            .when("cacheOn", |on| on.value("cache", String::from("memory")))
+            .route(needs_cache())
+            .build()
+            .unwrap_err();
+        assert_eq!(err.problems()[0].code(), "GT0001", "SHOP_CACHE={cache}");
+        assert!(
+            err.to_string()
+                .starts_with("error[GT0001]: when `cacheOn` = false, route GET /report"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_when_over_a_step_or_a_route_is_refused() {
+    let err = shop("true")
+        .when("cacheOn", |on| {
+            on.step(StepFn::new("warm", |_, _| Ok(1_u32)))
+                .route(prices())
+        })
+        .build()
+        .unwrap_err();
+    assert_eq!(err.problems()[0].code(), "GT0023");
+    let text = err.to_string();
+    assert!(
+        text.contains("the condition `cacheOn` (tests/graph/switches.rs:"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "covers 2 steps or routes: steps and routes are on in every shape in this \
+             version; put the providers they need under the condition instead"
+        ),
+        "{text}"
+    );
+    let in_module = shop("true")
+        .module(Module::new("orders").when("cacheOn", |m| m.routes([prices()])))
+        .build()
+        .unwrap_err();
+    assert!(
+        in_module
+            .to_string()
+            .contains("covers 1 steps or routes of the module `orders`"),
+        "{in_module}"
+    );
+}
+
+#[tokio::test]
+async fn the_explain_page_and_health_show_the_switches() {
+    let app = shop("false")
+        .when("cacheOn", |on| on.value("cache", String::from("memory")))
+        .route(prices())
+        .build()
+        .unwrap();
+    let explain = app.explain_all();
+    let json = explain.to_json();
+    assert_eq!(json["switches"]["switches"][0]["name"], "cacheOn");
+    assert_eq!(json["switches"]["off"][0]["name"], "value `cache`");
+    let html = explain.to_html();
+    assert!(
+        html.contains("<section class=\"switches\"><h2>switches</h2>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("value `cache`: on when `cacheOn` = true"),
+        "{html}"
+    );
+    let health = serde_json::to_value(app.health().await).unwrap();
+    assert_eq!(health["switches"][0]["outcome"], "false");
+    app.close().await.unwrap();
+    // Without switches, none of it is there.
+    let plain = App::builder().route(prices()).build().unwrap();
+    assert!(plain.explain_all().to_json().get("switches").is_none());
+    assert!(
+        serde_json::to_value(plain.health().await)
+            .unwrap()
+            .get("switches")
+            .is_none()
+    );
+    plain.close().await.unwrap();
+}
