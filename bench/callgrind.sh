@@ -15,8 +15,8 @@
 # each, and analyze.py prints one table per profile. SERVERS overrides the list of binaries
 # (names ending in -server or -inproc); OUT the results file; PROFILES_DIR where the raw
 # profiles go (results/profiles/<profile>/<binary>.<tool>.<n>). green-tea-build in SERVERS
-# counts no request but one `build()` of each graph BUILD_SHAPES names (plain, vocabulary and
-# modules by default: the root's graph_shapes graphs), callgrind counting
+# counts no request but one `build()` of each graph BUILD_SHAPES names (plain, vocabulary,
+# modules and switched by default: the root's graph_shapes graphs), callgrind counting
 # `ContainerBuilder::build` alone, as docs/benchmarks.md counts them: a row
 # `green-tea-build:SHAPE` of tool `build`, the build's total. A server whose name holds
 # `sqlite` (the SQLite write route's) opens a fresh database file in a temporary directory for
@@ -110,7 +110,7 @@ measure() { # profile server tool n
 measure_build() { # profile binary: one build() of each shape, counted alone (no requests, no dhat)
     local profile=$1 binary=$2 shape file total
     mkdir -p "$PROFILES_DIR/$profile"
-    for shape in ${BUILD_SHAPES:-plain vocabulary modules}; do
+    for shape in ${BUILD_SHAPES:-plain vocabulary modules switched}; do
         file="$PROFILES_DIR/$profile/$binary.$shape.callgrind"
         valgrind --tool=callgrind --callgrind-out-file="$file" --toggle-collect='*ContainerBuilder*build*' \
             "target/$profile/$binary" "$shape" 2>"$file.log" || { echo "$binary $shape failed; see $file.log" >&2; exit 1; }

@@ -102,8 +102,8 @@ fn explain(c: &mut Criterion) {
 }
 
 /// `build()` of the 10,000-declaration graph with and without the graph's vocabulary (lists,
-/// decorators, optional needs), and as 100 modules of 100 providers: `graph_shapes` counts
-/// the same three under callgrind.
+/// decorators, optional needs), as 100 modules of 100 providers, and under six switches:
+/// `graph_shapes` counts the same four under callgrind.
 fn build_shapes(c: &mut Criterion) {
     let mut group = c.benchmark_group("build_shapes");
     group.sample_size(10);
@@ -111,6 +111,7 @@ fn build_shapes(c: &mut Criterion) {
         ("plain", shapes::plain as fn() -> ContainerBuilder),
         ("vocabulary", shapes::vocabulary),
         ("modules", shapes::modules),
+        ("switched", shapes::switched),
     ] {
         group.bench_function(BenchmarkId::new(name, shapes::N), |b| {
             b.iter_batched(

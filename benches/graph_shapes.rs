@@ -1,8 +1,10 @@
 //! One `build()` of a 10,000-declaration graph, for callgrind to count: the `core` bench's
 //! graph (`plain`), the same size with the graph's vocabulary (`vocabulary`): a fifth of
 //! the declarations contribute to one of 50 lists that providers need, a tenth are
-//! decorators, and a tenth have two optional needs, one of them absent; or the plain graph's
-//! providers in 100 modules of 100 (`modules`) (`shared/shapes.rs`).
+//! decorators, and a tenth have two optional needs, one of them absent; the plain graph's
+//! providers in 100 modules of 100 (`modules`); or the plain graph under six switches, every
+//! 100th provider on under one with an alternative under the other outcome (`switched`)
+//! (`shared/shapes.rs`).
 //!
 //! ```text
 //! cargo bench --bench graph_shapes --no-run
@@ -19,7 +21,7 @@ use std::time::{Duration, Instant};
 mod shapes;
 
 use green_tea::ContainerBuilder;
-use shapes::{N, modules, plain, vocabulary};
+use shapes::{N, modules, plain, switched, vocabulary};
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
@@ -27,10 +29,11 @@ fn main() {
         "plain" => plain,
         "vocabulary" => vocabulary,
         "modules" => modules,
+        "switched" => switched,
         _ => {
             eprintln!(
-                "usage: graph_shapes plain|vocabulary|modules [builds] (cargo bench passes \
-                 --bench: nothing to do)"
+                "usage: graph_shapes plain|vocabulary|modules|switched [builds] (cargo bench \
+                 passes --bench: nothing to do)"
             );
             return;
         }

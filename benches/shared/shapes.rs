@@ -119,3 +119,56 @@ pub(crate) fn modules() -> ContainerBuilder {
         builder.module(module)
     })
 }
+
+/// The switches of [`switched`]: six flags of one settings type.
+#[derive(green_tea::settings::Settings)]
+#[settings(provides = "flags", prefix = "FLAGS", discover = false)]
+pub(crate) struct Flags {
+    #[settings(default = "false")]
+    pub(crate) s0: bool,
+    #[settings(default = "true")]
+    pub(crate) s1: bool,
+    #[settings(default = "false")]
+    pub(crate) s2: bool,
+    #[settings(default = "true")]
+    pub(crate) s3: bool,
+    #[settings(default = "false")]
+    pub(crate) s4: bool,
+    #[settings(default = "true")]
+    pub(crate) s5: bool,
+}
+
+/// The plain graph under six switches: every 100th provider (100 of them) is on under one
+/// switch's `true` (`p{i}` under `s{i/100 % 6}`), with an alternative value of its key under
+/// `false`, so that every shape has each key once; the settings type the switches read is
+/// the 10,101st declaration. Against [`plain`], what switches cost `build()`: the settings
+/// read, the switches decided, every shape checked and today's shape built.
+pub(crate) fn switched() -> ContainerBuilder {
+    use green_tea::switches::Switch;
+    let flag = |k: usize, flags: &Flags| match k {
+        0 => flags.s0,
+        1 => flags.s1,
+        2 => flags.s2,
+        3 => flags.s3,
+        4 => flags.s4,
+        _ => flags.s5,
+    };
+    let builder = (0..6).fold(
+        Container::builder().provider(<Flags as green_tea::settings::Settings>::provider()),
+        |builder, k| builder.switch(Switch::new(format!("s{k}"), move |f: &Flags| flag(k, f))),
+    );
+    declarations(N)
+        .into_iter()
+        .enumerate()
+        .fold(builder, |builder, (i, provider)| {
+            if i % 100 != 0 {
+                return builder.provider(provider);
+            }
+            let switch = format!("s{}", i / 100 % 6);
+            builder
+                .when(switch.clone(), |on| on.provider(provider))
+                .when(format!("!{switch}"), |off| {
+                    off.value(format!("p{i}"), i as u64)
+                })
+        })
+}

@@ -156,6 +156,8 @@ impl Container {
         let providers = inner
             .order
             .iter()
+            // Today's providers: what is off is listed by `explain_switches`.
+            .filter(|&&id| inner.is_on(id))
             .map(|&id| {
                 let node = &inner.providers[id];
                 let slot = &inner.slots[id];

@@ -210,7 +210,8 @@ impl ContainerBuilder {
                 .chain(scope.routes.iter().map(|r| &r.descriptor))
                 .chain(workers.iter().map(|w| &w.registered.descriptor)),
         );
-        if let Some(plan) = self.plan_shapes(&workers, &mut problems) {
+        let shapes = self.plan_shapes(&workers, &mut problems);
+        if shapes.is_some() {
             // Steps and routes are on in every shape, for now: a condition on one is refused
             // rather than ignored.
             for descriptor in scope
@@ -229,32 +230,43 @@ impl ContainerBuilder {
                         .to_owned(),
                 });
             }
-            let found = self.check_shapes(
-                &plan,
-                &workers,
-                step_decls(&scope),
-                route_decls(&scope).collect(),
-            );
-            self.keep_today(plan, &mut workers, &mut problems);
-            if !found.is_empty() {
-                problems.extend(found);
-                return Err(BuildError::from_problems(problems));
-            }
         }
+        let (of, on) = match &shapes {
+            Some(shapes) => self.nodes(shapes, scope.steps.len(), scope.routes.len()),
+            None => Default::default(),
+        };
         let input = Input {
             providers: self.provider_decls(),
             steps: step_decls(&scope),
             // Workers are consumers too, of the app's scope: after the routes.
             routes: route_decls(&scope).chain(worker_decls(&workers)).collect(),
             module_table: &self.module_table,
-            shapes: None,
+            shapes: shapes.as_ref().map(|shapes| graph::Shapes {
+                of: &of,
+                conditions: &shapes.conditions,
+                on: &on,
+                switches: &shapes.switches,
+            }),
         };
-        let analysis = graph::analyze(&input);
+        let mut analysis = graph::analyze(&input);
         drop(input);
-        let mut analysis =
+        let mut worker_needs = match &mut analysis {
+            Ok(analysis) => {
+                analysis.route_guards.split_off(scope.routes.len());
+                analysis.route_needs.split_off(scope.routes.len())
+            }
+            Err(_) => Vec::new(),
+        };
+        if let Some(shapes) = shapes {
+            self.keep_today(
+                shapes,
+                (&of, &on),
+                (&mut workers, &mut worker_needs),
+                &mut problems,
+            );
+        }
+        let analysis =
             graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
-        let worker_needs = analysis.route_needs.split_off(scope.routes.len());
-        analysis.route_guards.split_off(scope.routes.len());
         let plans: IdVec<RouteId, RoutePlan> = analysis
             .route_needs
             .ids()

@@ -1,4 +1,4 @@
-//! green-tea's `build()`: `green-tea-build plain|vocabulary|modules` registers one of the
+//! green-tea's `build()`: `green-tea-build plain|vocabulary|modules|switched` registers one of the
 //! root's 10,000-declaration graphs (`benches/shared/shapes.rs`, the graph_shapes bench's,
 //! compiled here as it is) and builds it once. `bench/cg-check.sh` counts the build alone under
 //! callgrind (`--toggle-collect='*ContainerBuilder*build*'`) and compares it with its baseline
@@ -11,7 +11,7 @@ use std::hint::black_box;
 mod shapes;
 
 use green_tea::ContainerBuilder;
-use shapes::{N, modules, plain, vocabulary};
+use shapes::{N, modules, plain, switched, vocabulary};
 
 fn main() {
     let shape = std::env::args().nth(1).unwrap_or_default();
@@ -19,8 +19,9 @@ fn main() {
         "plain" => plain,
         "vocabulary" => vocabulary,
         "modules" => modules,
+        "switched" => switched,
         _ => {
-            eprintln!("usage: green-tea-build plain|vocabulary|modules");
+            eprintln!("usage: green-tea-build plain|vocabulary|modules|switched");
             std::process::exit(2);
         }
     };

@@ -72,6 +72,12 @@ pub struct ContainerBuilder {
     pub(crate) switch_overrides: Vec<(Cow<'static, str>, Location)>,
     /// Today's shape, once the switches are decided at `build()`.
     pub(crate) shape: Option<Arc<super::shape::Shape>>,
+    /// Whether each declaration is on today, once the switches are decided (`None`: every
+    /// one is, as without switches).
+    pub(crate) today: Option<Vec<bool>>,
+    /// Whether a declaration, worker or module was registered under a condition: kept as
+    /// they are registered, so that `build()` of an app without switches looks at none.
+    pub(crate) conditioned: bool,
 }
 
 /// A test's change to a registered worker, by its (qualified) name.
@@ -185,6 +191,8 @@ impl ContainerBuilder {
             switches: Vec::new(),
             switch_overrides: Vec::new(),
             shape: None,
+            today: None,
+            conditioned: false,
         }
     }
 
@@ -425,8 +433,10 @@ impl ContainerBuilder {
     /// app's `serve`) once they are built and stopped by `close()` before any of them is
     /// disposed. `build()` checks its needs like any other's.
     pub fn worker(mut self, worker: impl Worker) -> Self {
+        let registered = RegisteredWorker::new(worker);
+        self.conditioned |= !registered.descriptor.when.is_empty();
         self.workers.push(WorkerEntry {
-            registered: RegisteredWorker::new(worker),
+            registered,
             module: None,
             discovered_in: None,
         });
@@ -541,6 +551,7 @@ impl ContainerBuilder {
     }
 
     fn entry(mut self, registered: Registered, kind: NodeKind) -> Self {
+        self.conditioned |= !registered.descriptor.when.is_empty();
         self.entries.push(Entry {
             registered,
             kind,
@@ -616,6 +627,7 @@ impl ContainerBuilder {
     /// Puts what was registered at the app's root since `marks` under `condition`.
     pub(crate) fn put_under(&mut self, condition: Cow<'static, str>, marks: (usize, usize, usize)) {
         let (entries, workers, modules) = marks;
+        self.conditioned = true;
         for entry in self.entries.iter_mut().skip(entries) {
             // An override follows what it replaces: it has no condition of its own.
             if entry.module.is_none() && entry.kind != NodeKind::Override {
@@ -690,6 +702,7 @@ impl ContainerBuilder {
             }
         }
         self.module_problems.extend(module.problems);
+        self.conditioned |= !module.when.is_empty();
         let at = self.module_table.len();
         self.module_table.push(RegisteredModule {
             path: path.into(),
@@ -712,6 +725,7 @@ impl ContainerBuilder {
             let keys_qualified =
                 qualify_keys(&mut registered, kind, &self.module_table, index, &mut keys);
             registered.descriptor.module = Some(Arc::clone(&path_of_entries));
+            self.conditioned |= !registered.descriptor.when.is_empty();
             self.entries.push(Entry {
                 registered,
                 kind,
@@ -724,6 +738,7 @@ impl ContainerBuilder {
             self.discover_into(at, module.discover);
         }
         for registered in module.workers {
+            self.conditioned |= !registered.descriptor.when.is_empty();
             self.workers.push(WorkerEntry {
                 registered,
                 module: Some(index),
@@ -751,6 +766,7 @@ impl ContainerBuilder {
                 });
                 registered.descriptor.module =
                     module.map(|m| Arc::clone(&self.module_table[m as usize].path));
+                self.conditioned |= !registered.descriptor.when.is_empty();
                 self.entries.push(Entry {
                     registered,
                     kind,
@@ -759,11 +775,14 @@ impl ContainerBuilder {
                     keys_qualified,
                 });
             }
-            Found::Worker(registered) => self.workers.push(WorkerEntry {
-                registered,
-                module,
-                discovered_in,
-            }),
+            Found::Worker(registered) => {
+                self.conditioned |= !registered.descriptor.when.is_empty();
+                self.workers.push(WorkerEntry {
+                    registered,
+                    module,
+                    discovered_in,
+                });
+            }
         }
     }
 
@@ -824,26 +843,40 @@ impl ContainerBuilder {
     pub fn build(mut self) -> Result<Container, BuildError> {
         let mut workers = self.take_workers();
         let mut problems = self.prepare(workers.iter().map(|w| &w.registered.descriptor));
-        if let Some(plan) = self.plan_shapes(&workers, &mut problems) {
-            let found = self.check_shapes(&plan, &workers, IdVec::new(), Vec::new());
-            self.keep_today(plan, &mut workers, &mut problems);
-            if !found.is_empty() {
-                problems.extend(found);
-                return Err(BuildError::from_problems(problems));
-            }
-        }
+        let plan = self.plan_shapes(&workers, &mut problems);
+        let (of, on) = match &plan {
+            Some(plan) => self.nodes(plan, 0, 0),
+            None => Default::default(),
+        };
         let input = Input {
             providers: self.provider_decls(),
             steps: IdVec::new(),
             routes: worker_decls(&workers).collect(),
             module_table: &self.module_table,
-            shapes: None,
+            shapes: plan.as_ref().map(|plan| graph::Shapes {
+                of: &of,
+                conditions: &plan.conditions,
+                on: &on,
+                switches: &plan.switches,
+            }),
         };
-        let analysis = graph::analyze(&input);
+        let mut analysis = graph::analyze(&input);
         drop(input);
-        let mut analysis =
+        let mut worker_needs = match &mut analysis {
+            Ok(analysis) => analysis.route_needs.split_off(0),
+            Err(_) => Vec::new(),
+        };
+        if let Some(plan) = plan {
+            self.keep_today(
+                plan,
+                (&of, &on),
+                (&mut workers, &mut worker_needs),
+                &mut problems,
+            );
+        }
+        let analysis =
             graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
-        let workers = worker_nodes(workers, analysis.route_needs.split_off(0));
+        let workers = worker_nodes(workers, worker_needs);
         Ok(self.into_container(analysis, workers))
     }
 
@@ -964,6 +997,10 @@ impl ContainerBuilder {
         let to_read: Vec<ToRead<'_>> = self
             .entries
             .iter()
+            // Registration made each settings provider's kind `Settings` (or `Override`, for
+            // one a test puts in place of another): one byte compare a declaration, and the
+            // read hook asked of those alone.
+            .filter(|e| matches!(e.kind, NodeKind::Settings | NodeKind::Override))
             .filter_map(|e| {
                 let hook = e.registered.provider.settings_hook()?;
                 let key = qualified(e, hook.key());
@@ -1119,6 +1156,7 @@ impl ContainerBuilder {
                 modules: self.module_table.into(),
                 workers: Workers::new(workers, self.worker_stop_timeout),
                 shape: self.shape,
+                today: self.today.map(Vec::into_boxed_slice),
             }),
         }
     }

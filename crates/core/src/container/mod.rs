@@ -83,6 +83,9 @@ pub(crate) struct Inner {
     pub(crate) workers: crate::worker::Workers,
     /// Today's shape, when the app has switches: their outcomes, and what is off.
     pub(crate) shape: Option<Arc<shape::Shape>>,
+    /// With switches, whether each provider is on today (one that is off is part of the graph
+    /// every shape was checked with, never built, never shown as today's); `None`: all are.
+    pub(crate) today: Option<Box<[bool]>>,
 }
 
 pub(crate) struct Node {
@@ -119,7 +122,7 @@ impl Container {
             self.inner
                 .providers
                 .iter_enumerated()
-                .filter(|(_, node)| node.descriptor.provides.is_empty())
+                .filter(|(id, node)| node.descriptor.provides.is_empty() && self.inner.is_on(*id))
                 .map(|(id, _)| id),
         );
         self.building(Ok(roots))
@@ -169,6 +172,12 @@ impl std::fmt::Debug for Container {
 }
 
 impl Inner {
+    /// Whether provider `id` is on in today's shape (always, without switches).
+    #[inline]
+    pub(crate) fn is_on(&self, id: ProviderId) -> bool {
+        self.today.as_ref().is_none_or(|on| on[id.index()])
+    }
+
     /// Where `key`'s value lives, or an error with the closest existing key.
     pub(crate) fn locate(&self, key: &str) -> Result<AppValue, ProvideError> {
         self.keys.get(key).copied().ok_or_else(|| {

@@ -33,6 +33,8 @@ impl Container {
         let settings = inner
             .providers
             .iter_enumerated()
+            // Settings that are off today were not needed (`explain_switches` lists them).
+            .filter(|(id, _)| inner.is_on(*id))
             .filter_map(|(id, node)| {
                 let hook = node.provider.settings_hook()?;
                 let key = node.descriptor.provides.first()?.key.clone();

@@ -1,27 +1,43 @@
 //! `build()` with switches: decide them from the settings read, give each declaration its
-//! condition, check the graph of every shape at once, then leave out what today's shape has
-//! off, so that the graph checked and built as without switches is today's.
+//! condition and whether it is on today, for the one analysis that checks the graph of every
+//! shape and resolves today's; then keep today's shape for what shows it.
 
 use std::sync::Arc;
 
-use super::builder::{ContainerBuilder, WorkerEntry, worker_decls};
+use super::builder::{ContainerBuilder, WorkerEntry};
 use super::shape::{Off, Shape};
 use crate::error::{NodeKind, Problem};
-use crate::graph::{self, Decl, Input, Shapes};
-use crate::ids::IdVec;
 use crate::key::Key;
 use crate::switch::condition::Condition;
 use crate::switch::decide::{self, Ready, Switches};
 
-/// What the switches decide for one build: each switch and each declaration's condition.
+/// What the switches decide for one build: each switch, and each declaration's condition, as
+/// a position in a table of the distinct conditions (the first, `0`, is on in every shape: an
+/// app's declarations are nearly all there, and cost a `u32` each).
 pub(crate) struct Plan {
     pub(crate) switches: Switches,
-    /// Each declaration's, by its position among the builder's entries.
-    entries: Vec<Condition>,
+    /// The distinct conditions, [`Condition::ALWAYS`] first.
+    pub(crate) conditions: Vec<Condition>,
+    /// Each declaration's condition, by its position among the builder's entries.
+    entries: Vec<u32>,
     /// Each worker's, in registration order.
-    workers: Vec<Condition>,
+    workers: Vec<u32>,
     /// Each module's, with its parents'.
-    modules: Vec<Condition>,
+    modules: Vec<u32>,
+}
+
+impl Plan {
+    /// The position of `condition` in the table, added if new.
+    fn intern(conditions: &mut Vec<Condition>, condition: Condition) -> u32 {
+        let at = match conditions.iter().position(|c| *c == condition) {
+            Some(at) => at,
+            None => {
+                conditions.push(condition);
+                conditions.len() - 1
+            }
+        };
+        u32::try_from(at).expect("fewer than 2^32 conditions")
+    }
 }
 
 /// GT0023 for `what`, whose conditions cannot hold together; it is checked as if it had none.
@@ -38,17 +54,8 @@ fn never(what: String, location: crate::key::Location, problems: &mut Vec<Proble
 
 impl ContainerBuilder {
     /// Whether anything here names a switch: a switch, a condition, an override of one.
-    fn has_switches(&self, workers: &[WorkerEntry]) -> bool {
-        !self.switches.is_empty()
-            || !self.switch_overrides.is_empty()
-            || self.module_table.iter().any(|m| !m.when.is_empty())
-            || workers
-                .iter()
-                .any(|w| !w.registered.descriptor.when.is_empty())
-            || self
-                .entries
-                .iter()
-                .any(|e| !e.registered.descriptor.when.is_empty())
+    fn has_switches(&self) -> bool {
+        !self.switches.is_empty() || !self.switch_overrides.is_empty() || self.conditioned
     }
 
     /// Decides the switches (the settings were read) and gives each declaration its
@@ -58,7 +65,7 @@ impl ContainerBuilder {
         workers: &[WorkerEntry],
         problems: &mut Vec<Problem>,
     ) -> Option<Plan> {
-        if !self.has_switches(workers) {
+        if !self.has_switches() {
             return None;
         }
         let modules = &self.module_table;
@@ -83,15 +90,18 @@ impl ContainerBuilder {
             problems,
         );
         drop(ready);
-        let mut module_conditions: Vec<Condition> = Vec::with_capacity(modules.len());
+        let mut conditions = vec![Condition::ALWAYS];
+        let mut module_conditions: Vec<u32> = Vec::with_capacity(modules.len());
         for module in modules.iter() {
-            let outer = module
-                .parent
-                .map_or(Condition::ALWAYS, |p| module_conditions[p].clone());
+            let outer = module.parent.map_or(0, |p| module_conditions[p]);
+            if module.when.is_empty() {
+                module_conditions.push(outer);
+                continue;
+            }
             let parent = module.parent.map(|p| p as u32);
             let condition = switches
                 .condition(modules, parent, &module.when, module.location, problems)
-                .and_then(|own| outer.and(&own))
+                .and_then(|own| conditions[outer as usize].and(&own))
                 .unwrap_or_else(|| {
                     never(
                         format!("the module `{}`", module.path),
@@ -99,16 +109,26 @@ impl ContainerBuilder {
                         problems,
                     )
                 });
-            module_conditions.push(condition);
+            module_conditions.push(Plan::intern(&mut conditions, condition));
         }
-        let condition_of = |descriptor: &crate::descriptor::Descriptor,
-                            module: Option<u32>,
-                            problems: &mut Vec<Problem>| {
-            let outer = module.map_or(Condition::ALWAYS, |m| module_conditions[m as usize].clone());
+        // What each module and list of conditions made: many declarations share one (the
+        // declarations of one `when`), and each is parsed and resolved once.
+        let mut made: Vec<(Option<u32>, Vec<std::borrow::Cow<'static, str>>, u32)> = Vec::new();
+        let mut condition_of = |descriptor: &crate::descriptor::Descriptor,
+                                module: Option<u32>,
+                                problems: &mut Vec<Problem>| {
+            let outer = module.map_or(0, |m| module_conditions[m as usize]);
             if descriptor.when.is_empty() {
                 return outer;
             }
-            switches
+            let seen = made
+                .iter()
+                .find(|(m, when, _)| *m == module && *when == descriptor.when);
+            if let Some(&(_, _, made)) = seen {
+                return made;
+            }
+            let before = problems.len();
+            let condition = switches
                 .condition(
                     modules,
                     module,
@@ -116,22 +136,30 @@ impl ContainerBuilder {
                     descriptor.location,
                     problems,
                 )
-                .and_then(|own| outer.and(&own))
+                .and_then(|own| conditions[outer as usize].and(&own))
                 .unwrap_or_else(|| {
                     never(
                         format!("`{}`", descriptor.qualified_name()),
                         descriptor.location,
                         problems,
                     )
-                })
+                });
+            let at = Plan::intern(&mut conditions, condition);
+            // A list with a problem is read again for each declaration, each problem named
+            // where it is.
+            if problems.len() == before {
+                made.push((module, descriptor.when.clone(), at));
+            }
+            at
         };
         let entries = self
             .entries
             .iter()
             .map(|e| match e.kind {
                 // A collection is on in every shape (it holds what is on); an override follows
-                // what it replaces.
-                NodeKind::Collection | NodeKind::Override => Condition::ALWAYS,
+                // what it replaces; and nearly every declaration is the app's, on in every shape.
+                NodeKind::Collection | NodeKind::Override => 0,
+                _ if e.module.is_none() && e.registered.descriptor.when.is_empty() => 0,
                 _ => condition_of(&e.registered.descriptor, e.module, problems),
             })
             .collect();
@@ -141,108 +169,95 @@ impl ContainerBuilder {
             .collect();
         Some(Plan {
             switches,
+            conditions,
             entries,
             workers,
             modules: module_conditions,
         })
     }
 
-    /// The problems of the graph of every shape at once, with `others` (steps, then routes)
-    /// on in every shape.
-    pub(crate) fn check_shapes(
-        &self,
-        plan: &Plan,
-        workers: &[WorkerEntry],
-        steps: IdVec<crate::ids::StepId, Decl<'_>>,
-        routes: Vec<graph::RouteDecl<'_>>,
-    ) -> Vec<Problem> {
-        let mut of: Vec<Condition> = plan.entries.clone();
-        of.extend(std::iter::repeat_n(
-            Condition::ALWAYS,
-            steps.len() + routes.len(),
-        ));
-        of.extend(plan.workers.iter().cloned());
-        let input = Input {
-            providers: self.provider_decls(),
-            steps,
-            routes: routes.into_iter().chain(worker_decls(workers)).collect(),
-            module_table: &self.module_table,
-            shapes: Some(Shapes {
-                of: &of,
-                switches: &plan.switches,
-            }),
-        };
-        match graph::analyze(&input) {
-            Ok(_) => Vec::new(),
-            Err(problems) => problems,
+    /// Each node's condition (its position in the plan's table) and whether it is on today,
+    /// in the graph's numbering: the declarations, then `steps` steps and `routes` routes (on
+    /// in every shape), then the workers. An override is on where some declaration of its key
+    /// is on today: it follows what it replaces.
+    pub(crate) fn nodes(&self, plan: &Plan, steps: usize, routes: usize) -> (Vec<u32>, Vec<bool>) {
+        let mut of: Vec<u32> =
+            Vec::with_capacity(plan.entries.len() + steps + routes + plan.workers.len());
+        of.extend_from_slice(&plan.entries);
+        of.extend(std::iter::repeat_n(0, steps + routes));
+        of.extend_from_slice(&plan.workers);
+        let holds: Vec<bool> = plan
+            .conditions
+            .iter()
+            .map(|c| plan.switches.holds(c))
+            .collect();
+        let mut on: Vec<bool> = of.iter().map(|&c| holds[c as usize]).collect();
+        let overrides =
+            (self.entries.iter().enumerate()).filter(|(_, e)| e.kind == NodeKind::Override);
+        for (at, entry) in overrides {
+            let keys: Vec<Key> = (entry.registered.descriptor.provides.iter())
+                .map(|s| self.key_of(entry, &s.key))
+                .collect();
+            let providers = self.entries.iter().enumerate().filter(|(_, e)| {
+                e.kind != NodeKind::Override
+                    && (e.registered.descriptor.provides.iter())
+                        .any(|s| keys.contains(&self.key_of(e, &s.key)))
+            });
+            let mut any = false;
+            let mut any_on = false;
+            for (i, _) in providers {
+                any = true;
+                any_on |= on[i];
+            }
+            // With nothing to replace, it is on, and the graph says so (GT0005).
+            on[at] = !any || any_on;
         }
+        (of, on)
     }
 
-    /// Leaves out what today's shape has off: declarations, workers, modules (marked, as a
-    /// replaced one is), the overrides of keys that are off, and the problems of settings that
-    /// are off. Keeps the shape for `explain`.
-    pub(crate) fn keep_today(
+    /// After the analysis of every shape (which resolved today's graph): marks the modules
+    /// that are off today, leaves out the workers that are off (and their needs, `worker_needs`,
+    /// in the same order), drops the problems of settings that are off, and keeps today's shape
+    /// for `explain`, health and GT0106. The declarations stay where they are (their ids are
+    /// the graph's); `on` says which the container may build.
+    pub(crate) fn keep_today<T>(
         &mut self,
         plan: Plan,
-        workers: &mut Vec<WorkerEntry>,
+        (of, on): (&[u32], &[bool]),
+        (workers, worker_needs): (&mut Vec<WorkerEntry>, &mut Vec<T>),
         problems: &mut Vec<Problem>,
     ) {
         let Plan {
             switches,
-            entries: conditions,
+            conditions,
             workers: worker_conditions,
             modules: module_conditions,
+            ..
         } = plan;
-        for (module, condition) in self.module_table.iter_mut().zip(&module_conditions) {
-            module.off = !switches.holds(condition);
+        for (module, &condition) in self.module_table.iter_mut().zip(&module_conditions) {
+            module.off = !switches.holds(&conditions[condition as usize]);
         }
         let mut off = Vec::new();
-        let mut kept: Vec<super::builder::Entry> = Vec::new();
-        let mut off_keys: Vec<Key> = Vec::new();
-        let mut on_keys: Vec<Key> = Vec::new();
-        for (entry, condition) in std::mem::take(&mut self.entries)
-            .into_iter()
-            .zip(&conditions)
-        {
-            let keys: Vec<Key> = entry
-                .registered
-                .descriptor
-                .provides
-                .iter()
-                .map(|s| self.key_of(&entry, &s.key))
-                .collect();
-            if switches.holds(condition) {
-                if entry.kind != NodeKind::Override {
-                    on_keys.extend(keys);
-                }
-                kept.push(entry);
-            } else {
-                off_keys.extend(keys.iter().cloned());
+        for ((entry, &condition), on) in self.entries.iter().zip(of).zip(on) {
+            if !on {
+                let condition = &conditions[condition as usize];
                 off.push(Off {
                     kind: entry.kind,
                     name: entry.registered.descriptor.qualified_name().into_owned(),
-                    provides: keys,
+                    provides: (entry.registered.descriptor.provides.iter())
+                        .map(|s| self.key_of(entry, &s.key))
+                        .collect(),
                     on: switches.describe(condition),
                     location: entry.registered.descriptor.location,
                 });
             }
         }
-        // An override of a key that is off today is off with it.
-        self.entries = kept
-            .into_iter()
-            .filter(|e| {
-                e.kind != NodeKind::Override
-                    || e.registered.descriptor.provides.iter().any(|s| {
-                        let key = self.key_of(e, &s.key);
-                        on_keys.contains(&key) || !off_keys.contains(&key)
-                    })
-            })
+        let workers_on: Vec<bool> = (worker_conditions.iter())
+            .map(|&c| switches.holds(&conditions[c as usize]))
             .collect();
-        let mut kept_workers = Vec::with_capacity(workers.len());
-        for (worker, condition) in std::mem::take(workers).into_iter().zip(&worker_conditions) {
-            if switches.holds(condition) {
-                kept_workers.push(worker);
-            } else {
+        for (worker, &condition) in workers.iter().zip(&worker_conditions) {
+            let condition = &conditions[condition as usize];
+            if !switches.holds(condition) {
                 off.push(Off {
                     kind: NodeKind::Worker,
                     name: worker.registered.descriptor.qualified_name().into_owned(),
@@ -252,7 +267,10 @@ impl ContainerBuilder {
                 });
             }
         }
-        *workers = kept_workers;
+        let mut keep = workers_on.iter();
+        workers.retain(|_| *keep.next().expect("a condition per worker"));
+        let mut keep = workers_on.iter();
+        worker_needs.retain(|_| *keep.next().expect("a condition per worker"));
         // Settings that are off are not needed today: what reading them found is not a problem.
         let off_settings: Vec<&Key> = off
             .iter()
@@ -267,6 +285,7 @@ impl ContainerBuilder {
                 _ => true,
             });
         }
+        self.today = Some(on[..self.entries.len()].to_vec());
         self.shape = Some(Arc::new(Shape { switches, off }));
     }
 }

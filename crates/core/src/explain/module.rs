@@ -232,7 +232,8 @@ pub fn explain_module_with(
     };
     let in_module = u32::try_from(at).ok();
     for (id, node) in inner.providers.iter_enumerated() {
-        if node.module != in_module {
+        // What is off today is not the module's today (`explain_switches` lists it).
+        if node.module != in_module || !inner.is_on(id) {
             continue;
         }
         let d = &node.descriptor;

@@ -107,6 +107,12 @@ pub(crate) struct Input<'a> {
 /// they name: the graph of every shape at once, which `graph::shapes` checks.
 #[derive(Clone, Copy)]
 pub(crate) struct Shapes<'a> {
-    pub(crate) of: &'a [crate::switch::condition::Condition],
+    /// Each node's condition, as a position in `conditions` (`0`: on in every shape).
+    pub(crate) of: &'a [u32],
+    /// The distinct conditions, on in every shape first.
+    pub(crate) conditions: &'a [crate::switch::condition::Condition],
+    /// Whether each node is on in today's shape: the analysis resolves each key to today's
+    /// provider, leaves out of a need what is off today, and orders today's graph.
+    pub(crate) on: &'a [bool],
     pub(crate) switches: &'a crate::switch::decide::Switches,
 }

@@ -98,7 +98,9 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     // need, even when the need is not resolved (an absent optional need, or a problem).
     let total_needs = decls.iter().map(|d| d.descriptor.needs.len()).sum();
     let mut needs: Rows<ValueRef> = Rows::with_capacity(decls.len(), total_needs);
-    let mut edges: Vec<Edge> = Vec::with_capacity(total_needs);
+    // With switches, a need has an edge to each alternative of its key too: room for some.
+    let alternatives_room = input.shapes.map_or(0, |_| total_needs / 8);
+    let mut edges: Vec<Edge> = Vec::with_capacity(total_needs + alternatives_room);
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
     let mut collections = Vec::new();
 
@@ -125,6 +127,12 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 _ => members,
             };
             for target in members {
+                // A contribution that is off today is an edge of every shape's graph, and not
+                // in today's collection.
+                if shapes.is_some_and(|s| !s.on(target.node)) {
+                    add_edge(&mut edges, first_edge, target.node, consumer);
+                    continue;
+                }
                 let contributor = decl(target.node);
                 let contributed = &contributor.descriptor.provides[target.index as usize];
                 if contributed.ty != collection.ty {
@@ -164,7 +172,6 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 }
                 _ => None,
             };
-            let optional_need = matches!(spelling, Ok(Spelling::Optional(_)));
             let found = match spelling {
                 _ if own.is_some() => own,
                 // The usual need: a plain name, outside any module, is the app's key of that
@@ -235,30 +242,19 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 needs.push(ValueRef::ABSENT);
                 continue;
             };
-            if let Some(shapes) = &shapes {
-                // Every shape's provider: the key's first (beneath its decorators) and its
-                // alternatives, each an edge for the cycles of every shape.
-                let (base, _) = undecorated(&routing, target);
-                shapes.check_need(
-                    (consumer, consumer_decl),
-                    (need, optional_need),
-                    base,
-                    &routing.alternatives,
+            // With switches: every shape's providers of the key, and whether today has one.
+            let mut today = target;
+            if let Some(shapes) = &shapes
+                && !shapes.on_everywhere(consumer, target, &routing.alternatives)
+            {
+                today = every_shape(
+                    shapes,
+                    (consumer, consumer_decl, need),
+                    target,
+                    (&routing, &decls),
+                    (&mut edges, first_edge),
                     &mut problems,
                 );
-                for other in routing.alternatives.of(base.node) {
-                    let provided = decl(other.node).descriptor.provides[other.index as usize].ty;
-                    if provided != need.ty {
-                        problems.push(Problem::TypeMismatch {
-                            key: need.key.clone(),
-                            consumer: consumer_decl.origin(),
-                            expected: need.ty,
-                            provider: decl(other.node).origin(),
-                            provided,
-                        });
-                    }
-                    add_edge(&mut edges, first_edge, other.node, consumer);
-                }
             }
             let provider = decl(target.node);
             let provided = provider.descriptor.provides[target.index as usize].ty;
@@ -279,7 +275,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
                 });
             }
             add_edge(&mut edges, first_edge, target.node, consumer);
-            needs.push(target);
+            needs.push(today);
         }
         needs.end_row();
     }
@@ -301,7 +297,6 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
         }
     }
     let graph = Adjacency::new(decls.len(), &edges);
-    drop(edges);
 
     report_missing(
         missing,
@@ -336,16 +331,107 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    if shapes.is_some() && order.is_none() {
-        // Rings that no shape has: the graph of every shape is only checked, never built from,
-        // and any order does.
-        order = Some(layout.nodes().collect());
+    // With switches, the container is today's graph. An order of the graph of every shape
+    // orders today's (what is off today is never built, and its dependents are left out
+    // below); where that graph has a ring no shape has, today's graph is ordered alone.
+    let today = match &shapes {
+        Some(shapes) if order.is_none() => {
+            let (today, today_order) = today_graph(shapes, decls.len(), edges);
+            order = today_order;
+            Some(today)
+        }
+        _ => None,
+    };
+    let graph = today.as_ref().unwrap_or(&graph);
+    let order = order.expect("a ring of today's graph is a cycle reported above");
+    let mut keys = routing.keys;
+    if let Some(shapes) = &shapes {
+        // A key that is off today is not the container's (asking for it says where it is on).
+        let providers = &decls[..layout.providers()];
+        for (node, decl) in providers.iter().enumerate().filter(|(n, _)| !shapes.on[*n]) {
+            for spec in &decl.descriptor.provides {
+                let key = module_table.qualify(decl.module(), &spec.key, &mut names);
+                if keys
+                    .app
+                    .get(&key)
+                    .is_some_and(|at| at.provider.index() == node)
+                {
+                    keys.app.remove(&key);
+                }
+            }
+        }
     }
-    let order = order.expect("no cycle was found");
-    let mut analysis = typed(&layout, routing.keys, &needs, &graph, order, route_guards);
+    let on = shapes.map(|s| s.on);
+    let mut analysis = typed(&layout, keys, &needs, (graph, on), order, route_guards);
     analysis.collections = collections;
     analysis.module_keys = routing.qualified;
     Ok(analysis)
+}
+
+/// A need of `consumer`, met in the graph of every shape by `target` (a key's provider today,
+/// or its first if none is on): checked in every shape where `consumer` is on against the
+/// key's providers (the first beneath its decorators, and its alternatives), each an edge for
+/// the cycles of every shape. Returns what today's graph reads: `target`, or nothing where it
+/// is off today (an optional need: a required one unmet is a problem already).
+#[cold]
+#[inline(never)]
+fn every_shape(
+    shapes: &Shapes<'_>,
+    (consumer, consumer_decl, need): (NodeId, &Decl<'_>, &KeySpec),
+    target: ValueRef,
+    (routing, decls): (&Routing, &[Decl<'_>]),
+    (edges, first_edge): (&mut Vec<Edge>, usize),
+    problems: &mut Vec<Problem>,
+) -> ValueRef {
+    let (base, _) = undecorated(routing, target);
+    if !shapes.met_everywhere(consumer, base, &routing.alternatives) {
+        let optional = matches!(need.key.spelling(), Ok(Spelling::Optional(_)));
+        shapes.check_need(
+            (consumer, consumer_decl),
+            (need, optional),
+            base,
+            &routing.alternatives,
+            problems,
+        );
+        for other in routing.alternatives.of(base.node) {
+            let other_decl = &decls[other.node.index()];
+            let provided = other_decl.descriptor.provides[other.index as usize].ty;
+            if provided != need.ty {
+                problems.push(Problem::TypeMismatch {
+                    key: need.key.clone(),
+                    consumer: consumer_decl.origin(),
+                    expected: need.ty,
+                    provider: other_decl.origin(),
+                    provided,
+                });
+            }
+            if !edges[first_edge..].iter().any(|e| e.from == other.node) {
+                edges.push(Edge {
+                    from: other.node,
+                    to: consumer,
+                });
+            }
+        }
+    }
+    match shapes.on(consumer) && !shapes.on(target.node) {
+        true => ValueRef::ABSENT,
+        false => target,
+    }
+}
+
+/// Today's graph, of `nodes` nodes: `edges` between what is on today, and its order (`None`
+/// only with a ring today's shape has, which the check reported).
+#[cold]
+#[inline(never)]
+fn today_graph(
+    shapes: &Shapes<'_>,
+    nodes: usize,
+    mut edges: Vec<Edge>,
+) -> (Adjacency, Option<Vec<NodeId>>) {
+    edges.retain(|e| shapes.on(e.from) && shapes.on(e.to));
+    let today = Adjacency::new(nodes, &edges);
+    let order = today.order();
+    (today, order)
 }
 
 /// `analysis`, failed with `problems` found before it too (all of them, in one error).
@@ -369,7 +455,7 @@ fn typed(
     layout: &Numbering,
     keys: KeyTable,
     needs: &Rows<ValueRef>,
-    graph: &Adjacency,
+    (graph, on): (&Adjacency, Option<&[bool]>),
     order: Vec<NodeId>,
     route_guards: IdVec<RouteId, Box<[StepId]>>,
 ) -> Analysis {
@@ -405,8 +491,19 @@ fn typed(
     }
     // A provider's dependents among providers are the other end of their needs' edges.
     let mut provider_dependents = IdLists::with_capacity(providers, provider_needs_count);
-    for users in graph.all_dependents().take(providers) {
-        provider_dependents.push(users.iter().filter_map(provider));
+    match on {
+        None => {
+            for users in graph.all_dependents().take(providers) {
+                provider_dependents.push(users.iter().filter_map(provider));
+            }
+        }
+        // A dependent that is off today is none (switches).
+        Some(on) => {
+            for users in graph.all_dependents().take(providers) {
+                let on_today = users.iter().filter(|u| on[u.index()]);
+                provider_dependents.push(on_today.filter_map(provider));
+            }
+        }
     }
     let mut step_needs = IdVec::with_capacity(layout.steps());
     let mut route_needs = IdVec::with_capacity(layout.routes());
@@ -570,14 +667,13 @@ fn route_keys(
             match keys.insert_first(key, value_ref(node, index)) {
                 // With switches, another provider of the key is its alternative when no shape
                 // has both.
-                Some(first) if let Some(shapes) = shapes => shapes.provided_again(
-                    key,
-                    first,
-                    value_ref(node, index),
-                    decls,
-                    &mut alternatives,
-                    problems,
-                ),
+                Some(first) if let Some(shapes) = shapes => {
+                    let at = value_ref(node, index);
+                    let today = (first, at);
+                    if shapes.provided_again(key, today, decls, &mut alternatives, problems) {
+                        keys.insert(key, at);
+                    }
+                }
                 Some(first) => problems.push(Problem::DuplicateProvider {
                     key: key.clone(),
                     first: decls[first.node.index()].origin(),
@@ -597,6 +693,10 @@ fn route_keys(
 
     let mut list_overrides: KeyMap<Vec<ValueRef>> = KeyMap::default();
     for node in nodes().filter(of_kind(NodeKind::Override)) {
+        // An override follows what it replaces: off where the key is off today.
+        if shapes.is_some_and(|s| !s.on(node)) {
+            continue;
+        }
         let decl = &decls[node.index()];
         for (index, spec) in decl.descriptor.provides.iter().enumerate() {
             let Some(spelling) = spelled(decl, spec, problems) else {
@@ -637,11 +737,8 @@ fn route_keys(
                     .entry(spec.key.clone())
                     .or_default()
                     .push(value_ref(node, index)),
-                _ => {
-                    // It replaces the key in every shape: its alternatives too.
-                    alternatives.replaced(base.node);
-                    keys.insert(&spec.key, value_ref(node, index))
-                }
+                // It replaces the key in every shape where it is on (its alternatives too).
+                _ => keys.insert(&spec.key, value_ref(node, index)),
             }
         }
     }
@@ -650,7 +747,7 @@ fn route_keys(
     let decorated = decorate(
         &mut keys,
         decls,
-        module_table,
+        (module_table, shapes),
         names,
         nodes().filter(of_kind(NodeKind::Decorator)),
         &mut qualified_keys,
@@ -726,7 +823,7 @@ fn is_override(decl: &Decl<'_>) -> bool {
 fn decorate(
     keys: &mut KeyTable,
     decls: &[Decl<'_>],
-    module_table: ModuleTable<'_>,
+    (module_table, shapes): (ModuleTable<'_>, Option<&Shapes<'_>>),
     names: &mut QualifiedNames,
     decorators: impl Iterator<Item = NodeId>,
     qualified: &mut Vec<(AppValue, Key)>,
@@ -826,7 +923,11 @@ fn decorate(
                 });
             }
             decorated[node.index()] = Some(current);
-            current = value_ref(node, 0);
+            // One that is off today wraps what is there (its need is checked in every shape)
+            // and is no link of today's chain.
+            if shapes.is_none_or(|s| s.on(node)) {
+                current = value_ref(node, 0);
+            }
         }
         keys.insert(key, current);
     }

@@ -17,32 +17,65 @@ use crate::error::{Origin, Problem};
 use crate::key::{Key, KeySpec};
 use crate::switch::condition::{Condition, SwitchId};
 
-/// The other providers of a key, each beside the first one registered (what the key table
-/// holds): no shape has two of them on.
+/// The providers of one key that no shape has two of, in groups: each a key's first provider
+/// and its alternatives. Empty (and free) without switches.
 #[derive(Default)]
 pub(crate) struct Alternatives {
-    of: Vec<(NodeId, ValueRef)>,
+    /// Each node's group, or [`NONE`](Self::NONE); as long as the declarations once any
+    /// alternative is found.
+    group: Vec<u32>,
+    /// Each group's members, in registration order.
+    members: Vec<Vec<ValueRef>>,
 }
 
 impl Alternatives {
-    /// The alternatives of `first`'s key, besides `first`.
-    pub(crate) fn of(&self, first: NodeId) -> impl Iterator<Item = ValueRef> + '_ {
-        self.of
-            .iter()
-            .filter(move |(f, _)| *f == first)
-            .map(|(_, at)| *at)
+    const NONE: u32 = u32::MAX;
+
+    /// The other providers of the key `at` provides, each on where `at` is not.
+    #[inline]
+    pub(crate) fn of(&self, at: NodeId) -> impl Iterator<Item = ValueRef> + '_ {
+        let group = self.group.get(at.index()).copied().unwrap_or(Self::NONE);
+        let members = match group {
+            Self::NONE => &[][..],
+            g => &self.members[g as usize][..],
+        };
+        members.iter().copied().filter(move |m| m.node != at)
     }
 
-    /// Forgets `first`'s alternatives: an override replaced them all.
-    pub(crate) fn replaced(&mut self, first: NodeId) {
-        self.of.retain(|(f, _)| *f != first);
+    /// Whether `at` has alternatives.
+    #[inline]
+    fn has(&self, at: NodeId) -> bool {
+        self.group.get(at.index()).is_some_and(|g| *g != Self::NONE)
+    }
+
+    /// `at` and its alternatives.
+    fn with(&self, at: ValueRef) -> Vec<ValueRef> {
+        std::iter::once(at).chain(self.of(at.node)).collect()
+    }
+
+    /// Adds `second` to the group of `first`.
+    fn join(&mut self, first: ValueRef, second: ValueRef, nodes: usize) {
+        if self.group.is_empty() {
+            self.group = vec![Self::NONE; nodes];
+        }
+        let group = match self.group[first.node.index()] {
+            Self::NONE => {
+                let g = u32::try_from(self.members.len()).expect("fewer than 2^32 keys");
+                self.members.push(vec![first]);
+                self.group[first.node.index()] = g;
+                g
+            }
+            g => g,
+        };
+        self.members[group as usize].push(second);
+        self.group[second.node.index()] = group;
     }
 }
 
 impl Shapes<'_> {
     #[inline]
     pub(crate) fn of(&self, node: NodeId) -> &Condition {
-        &self.of[node.index()]
+        &self.conditions[self.of[node.index()] as usize]
     }
 
     pub(crate) fn describe(&self, condition: &Condition) -> String {
@@ -53,20 +86,55 @@ impl Shapes<'_> {
         |s| self.switches.count(s)
     }
 
-    /// `second` provides `key` as `first` did: an alternative of it when no shape has both
-    /// (and each alternative before it) on, otherwise a duplicate, in the shapes where two are.
+    /// Whether a need of `consumer` met by `base` is met in every shape without looking
+    /// further: both are on in every shape, and `base` has no alternative (nearly every need).
+    #[inline]
+    pub(crate) fn met_everywhere(
+        &self,
+        consumer: NodeId,
+        base: ValueRef,
+        alternatives: &Alternatives,
+    ) -> bool {
+        self.of[consumer.index()] == 0
+            && self.of[base.node.index()] == 0
+            && !alternatives.has(base.node)
+    }
+
+    /// Whether `consumer` and `target`, the provider a need of it resolved to, are both on
+    /// in every shape and `target` has no alternative: the need is met in every shape and
+    /// read today as it is (nearly every need; decorators check their own need).
+    #[inline]
+    pub(crate) fn on_everywhere(
+        &self,
+        consumer: NodeId,
+        target: ValueRef,
+        alternatives: &Alternatives,
+    ) -> bool {
+        self.of[consumer.index()] == 0
+            && self.of[target.node.index()] == 0
+            && !alternatives.has(target.node)
+    }
+
+    /// Whether `node` is on in today's shape.
+    #[inline]
+    pub(crate) fn on(&self, node: NodeId) -> bool {
+        self.on[node.index()]
+    }
+
+    /// `second` provides `key` as `first` (the key's provider so far) does: an alternative of
+    /// it when no shape has both (and each alternative before it) on, otherwise a duplicate,
+    /// in the shapes where two are. Returns whether `second` is the key's provider today in
+    /// `first`'s place (it is on, and `first` is off).
     pub(crate) fn provided_again(
         &self,
         key: &Key,
-        first: ValueRef,
-        second: ValueRef,
+        (first, second): (ValueRef, ValueRef),
         decls: &[Decl<'_>],
         alternatives: &mut Alternatives,
         problems: &mut Vec<Problem>,
-    ) {
+    ) -> bool {
         let mine = self.of(second.node);
-        let earlier = std::iter::once(first).chain(alternatives.of(first.node));
-        for other in earlier.collect::<Vec<_>>() {
+        for other in alternatives.with(first) {
             if let Some(both) = self.of(other.node).and(mine) {
                 let duplicate = Problem::DuplicateProvider {
                     key: key.clone(),
@@ -80,10 +148,11 @@ impl Shapes<'_> {
                         problem: Box::new(duplicate),
                     },
                 });
-                return;
+                return false;
             }
         }
-        alternatives.of.push((first.node, second));
+        alternatives.join(first, second, self.of.len());
+        self.on(second.node) && !self.on(first.node)
     }
 
     /// Checks that `consumer`'s need `need` (met, in the union, by `base`, a key's first
@@ -99,12 +168,16 @@ impl Shapes<'_> {
     ) {
         let wanted = self.of(consumer);
         let first = self.of(base.node);
-        if first.contains(wanted) || optional {
+        if first.contains(wanted)
+            || optional
+            || self.covered_on_one_switch(wanted, base, alternatives)
+        {
             return;
         }
-        let cover: Vec<&Condition> = std::iter::once(first)
-            .chain(alternatives.of(base.node).map(|at| self.of(at.node)))
-            .collect();
+        // In registration order, whichever is today's.
+        let mut members = alternatives.with(base);
+        members.sort_unstable_by_key(|m| m.node);
+        let cover: Vec<&Condition> = members.iter().map(|at| self.of(at.node)).collect();
         if let Some(left) = wanted.uncovered(cover.iter().copied(), &self.count()) {
             let provided = match cover.iter().filter(|c| c.overlaps(wanted)).count() {
                 0 => "never".to_owned(),
@@ -121,6 +194,33 @@ impl Shapes<'_> {
                 provided,
             });
         }
+    }
+
+    /// Whether `base` and its alternatives, each on for some outcomes of one switch (the same
+    /// one), cover `wanted` between them: the usual alternatives (`gateway = stripe`,
+    /// `gateway = fake`), told without the general search.
+    fn covered_on_one_switch(
+        &self,
+        wanted: &Condition,
+        base: ValueRef,
+        alternatives: &Alternatives,
+    ) -> bool {
+        let mut on: Option<(SwitchId, u64)> = None;
+        for member in std::iter::once(base).chain(alternatives.of(base.node)) {
+            match (self.of(member.node).terms(), on) {
+                (&[(switch, outcomes)], None) => on = Some((switch, outcomes)),
+                (&[(switch, outcomes)], Some((s, union))) if s == switch => {
+                    on = Some((s, union | outcomes));
+                }
+                _ => return false,
+            }
+        }
+        on.is_some_and(|(switch, union)| {
+            let wanted = wanted
+                .allowed(switch)
+                .unwrap_or_else(|| crate::switch::condition::every(self.switches.count(switch)));
+            wanted & !union == 0
+        })
     }
 
     /// Reports the cycles among `component` (a strongly connected component of the graph of

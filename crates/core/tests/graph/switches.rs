@@ -588,3 +588,117 @@ async fn an_app_without_switches_shows_none() {
     assert!(health.get("switches").is_none(), "{health}");
     container.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_decorator_and_a_contribution_under_a_condition_are_there_only_in_their_shape() {
+    let retrying = || {
+        ProviderFn::new("billing", |needs| async move {
+            Ok(format!("retrying({})", needs.get::<String>(0)?))
+        })
+        .needs::<String>("billing")
+        .named("retrying")
+    };
+    let sms = || ProviderFn::new("notifiers[]", |_| async { Ok(String::from("sms")) }).named("sms");
+    let all = || {
+        ProviderFn::new("all", |needs| async move {
+            Ok(needs
+                .all::<String>(0)?
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("+"))
+        })
+        .needs::<String>("notifiers[]")
+    };
+    for (cache, billing, notifiers) in [
+        // In registration order: `sms` is registered first, under the condition.
+        ("true", "retrying(client)", "sms+email"),
+        ("false", "client", "email"),
+    ] {
+        let container = shop(&[("SHOP_CACHE", cache)])
+            .value("billing", String::from("client"))
+            .when("cacheOn", |on| on.decorator(retrying()).provider(sms()))
+            .provider(
+                ProviderFn::new("notifiers[]", |_| async { Ok(String::from("email")) })
+                    .named("email"),
+            )
+            .provider(all())
+            .build()
+            .unwrap();
+        assert_eq!(*container.get::<String>("billing").await.unwrap(), billing);
+        assert_eq!(*container.get::<String>("all").await.unwrap(), notifiers);
+        // Health and explain list today's declarations only.
+        let names: Vec<String> = container
+            .health()
+            .providers
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(
+            names.contains(&"sms".to_owned()),
+            cache == "true",
+            "{names:?}"
+        );
+        container.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_ring_no_shape_has_builds_in_each_shape() {
+    let a_needs_b = || {
+        ProviderFn::new("a", |needs| async move {
+            Ok(format!("a({})", needs.get::<String>(0)?))
+        })
+        .needs::<String>("b")
+    };
+    let b_needs_a = || {
+        ProviderFn::new("b", |needs| async move {
+            Ok(format!("b({})", needs.get::<String>(0)?))
+        })
+        .needs::<String>("a")
+    };
+    for (cache, a, b) in [("true", "a(b)", "b"), ("false", "a", "b(a)")] {
+        let container = shop(&[("SHOP_CACHE", cache)])
+            .when("cacheOn", |on| {
+                on.provider(a_needs_b()).value("b", String::from("b"))
+            })
+            .when("!cacheOn", |off| {
+                off.value("a", String::from("a")).provider(b_needs_a())
+            })
+            .build()
+            .unwrap();
+        assert_eq!(
+            *container.get::<String>("a").await.unwrap(),
+            a,
+            "SHOP_CACHE={cache}"
+        );
+        assert_eq!(
+            *container.get::<String>("b").await.unwrap(),
+            b,
+            "SHOP_CACHE={cache}"
+        );
+        container.build_all().await.unwrap();
+        container.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_override_replaces_every_alternative_of_a_key() {
+    for gateway in ["stripe", "fake"] {
+        let container = shop(&[("SHOP_GATEWAY", gateway)])
+            .when("gateway = stripe | paypal", |b| {
+                b.value("payments", String::from("real"))
+            })
+            .when("gateway = fake", |b| {
+                b.value("payments", String::from("fake"))
+            })
+            .override_value("payments", String::from("test double"))
+            .build()
+            .unwrap();
+        assert_eq!(
+            *container.get::<String>("payments").await.unwrap(),
+            "test double"
+        );
+        container.close().await.unwrap();
+    }
+}
