@@ -25,7 +25,9 @@
 //!   knowing; `GET /payments/eu/stats`, `GET /payments/us/stats`. An order is charged through
 //!   its region's (the user's, or the order's `region`).
 //! - The products (products.rs) are the app's own keys: `catalog`, and the price cache,
-//!   an optional need (`priceCache?`, there only with `SHOP_CACHE=1`); `GET /products/{id}`.
+//!   an optional need (`priceCache?`), on only with `SHOP_CACHE=1`: the switch `cacheOn`, so
+//!   that `build()` checks the shop with the cache and without it, whichever it runs with;
+//!   `GET /products/{id}`.
 //! - `GET /_green-tea`: the explain page, every route's and the relay's chain as a picture,
 //!   each module a box.
 //!
@@ -54,10 +56,23 @@ use green_tea_recipes::database::{
     Backend, Database, DatabasePool, DatabaseSettings, OutboxSettings, TransactionStep,
 };
 
-/// The whole shop; `cache` adds the price cache. `main` serves it, the tests build it with
-/// changes (and a database of their own, through the settings' sources).
-pub(crate) fn shop(cache: bool) -> AppBuilder {
-    let builder = App::builder()
+/// The shop's own settings.
+#[derive(Settings)]
+#[settings(provides = "shopSettings", prefix = "SHOP", discover = false)]
+pub(crate) struct ShopSettings {
+    /// `SHOP_CACHE=1`: prices looked up once are kept (the switch `cacheOn`).
+    #[settings(default = "false")]
+    pub(crate) cache: bool,
+}
+
+/// The whole shop. `main` serves it, the tests build it with changes (and a database of their
+/// own, through the settings' sources).
+pub(crate) fn shop() -> AppBuilder {
+    App::builder()
+        .provider(ShopSettings::provider())
+        // The price cache is on where `SHOP_CACHE` says (`#[provider(.., when = "cacheOn")]`).
+        .switch(Switch::new("cacheOn", |shop: &ShopSettings| shop.cache).reads("cache"))
+        .provider(products::price_cache::provider())
         .provider(DatabaseSettings::provider())
         .provider(DatabasePool::new(orders::migrations()))
         .step(TransactionStep::new())
@@ -82,23 +97,17 @@ pub(crate) fn shop(cache: bool) -> AppBuilder {
                 .named("payments_us")
                 .prefix("/payments/us"),
         )
-        .module(orders::module());
-    if cache {
-        builder.provider(products::price_cache::provider())
-    } else {
-        builder
-    }
+        .module(orders::module())
 }
 
 #[allow(dead_code)] // tests/examples/shop.rs includes this file for its tests
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt().with_target(false).init();
-    let cache = std::env::var_os("SHOP_CACHE").is_some_and(|v| v != "0");
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     // The environment over the shop's own default database: a SQLite file beside the build.
     let defaults = format!("[database]\nurl = {:?}\n", default_database_url());
-    let app = shop(cache)
+    let app = shop()
         .settings(Sources::from_env().toml(defaults, "the shop's defaults"))
         .build()?;
     // The pool is built (and the migrations run) before the first request.

@@ -1,4 +1,4 @@
-//! The products: the app's own keys (`catalog`, and `priceCache` with `SHOP_CACHE=1`), which
+//! The products: the app's own keys (`catalog`, and `priceCache`, on with `SHOP_CACHE=1`), which
 //! the modules' needs reach by resolving outward; `GET /products/{id}`.
 
 use std::collections::BTreeMap;
@@ -45,7 +45,8 @@ impl PriceCache {
     }
 }
 
-#[provider(provides = "priceCache")]
+/// On only where the switch `cacheOn` is (`SHOP_CACHE=1`).
+#[provider(provides = "priceCache", when = "cacheOn")]
 pub(crate) fn price_cache() -> PriceCache {
     PriceCache::default()
 }

@@ -53,7 +53,7 @@ fn order(user: &str, product: &str, quantity: u64) -> Value {
 #[tokio::test]
 async fn an_order_is_charged_in_its_region_and_every_notifier_told() {
     let db = Scratch::new();
-    let app = shop(false).settings(db.sources()).build().unwrap();
+    let app = shop().settings(db.sources()).build().unwrap();
     let client = TestClient::new(app.clone());
     let created = client
         .post("/orders")
@@ -106,7 +106,7 @@ async fn an_order_is_charged_in_its_region_and_every_notifier_told() {
 #[tokio::test]
 async fn the_decorators_retry_and_count_per_region_without_the_gateway_knowing() {
     let db = Scratch::new();
-    let app = shop(false).settings(db.sources()).build().unwrap();
+    let app = shop().settings(db.sources()).build().unwrap();
     let client = TestClient::new(app.clone());
     for _ in 0..3 {
         let created = client
@@ -153,7 +153,7 @@ async fn each_region_has_its_own_breaker() {
     let down = Arc::new(Down::default());
     let config = Config::new(3, Duration::from_secs(30)).clock(ManualClock::new());
     let db = Scratch::new();
-    let app = shop(false)
+    let app = shop()
         .settings(db.sources())
         .override_value(
             "payments_eu::gateway",
@@ -202,7 +202,7 @@ async fn a_fake_payments_goes_through_the_decorators() {
         }
     }
     let db = Scratch::new();
-    let app = shop(false)
+    let app = shop()
         .settings(db.sources())
         .override_value(
             "payments_eu::payments",
@@ -227,11 +227,16 @@ async fn a_fake_payments_goes_through_the_decorators() {
 }
 
 /// Without a cache the products are looked up each time; with one, the second lookup hits.
+/// The switch `cacheOn` decides (`SHOP_CACHE`); a test decides it directly.
 #[tokio::test]
 async fn the_price_cache_is_optional() {
-    for (cache, hits) in [(false, Value::Null), (true, json!(1))] {
+    for (cache, hits) in [("!cacheOn", Value::Null), ("cacheOn", json!(1))] {
         let db = Scratch::new();
-        let app = shop(cache).settings(db.sources()).build().unwrap();
+        let app = shop()
+            .settings(db.sources())
+            .override_switch(cache)
+            .build()
+            .unwrap();
         let client = TestClient::new(app.clone());
         client.get("/products/sencha").send().await;
         let second: Value = client.get("/products/sencha").send().await.json();
@@ -251,7 +256,7 @@ async fn a_test_replaces_the_notifiers() {
         }
     }
     let db = Scratch::new();
-    let app = shop(false)
+    let app = shop()
         .settings(db.sources())
         .override_value("notifiers[]", Arc::new(Silent) as Arc<dyn Notifier>)
         .build()
@@ -274,7 +279,7 @@ fn the_areas_clients_are_private() {
     let peek = Route::get("/peek", |_: RequestContext| async { "" })
         .needs::<super::client::HttpClient>("users::http");
     let db = Scratch::new();
-    let err = shop(false)
+    let err = shop()
         .settings(db.sources())
         .route(peek)
         .build()
@@ -288,7 +293,7 @@ fn the_areas_clients_are_private() {
 #[tokio::test]
 async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorators() {
     let db = Scratch::new();
-    let app = shop(false).settings(db.sources()).build().unwrap();
+    let app = shop().settings(db.sources()).build().unwrap();
     let text = app.explain("/orders").unwrap().to_string();
     for key in [
         "users::http",
@@ -316,7 +321,7 @@ async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorator
 async fn an_order_and_its_outbox_event_are_written_together() {
     use green_tea_recipes::database::{Database, sqlx};
     let db = Scratch::new();
-    let app = shop(false)
+    let app = shop()
         .settings(db.sources())
         .without_worker("orders::outbox_relay")
         .build()
@@ -356,7 +361,7 @@ async fn an_order_and_its_outbox_event_are_written_together() {
 async fn the_outbox_relay_delivers_each_orders_event_once() {
     use green_tea_recipes::database::{Database, sqlx};
     let db = Scratch::new();
-    let app = shop(false).settings(db.sources()).build().unwrap();
+    let app = shop().settings(db.sources()).build().unwrap();
     app.start().await.unwrap();
     let client = TestClient::new(app.clone());
     for quantity in 1..=3 {
@@ -409,7 +414,7 @@ async fn the_outbox_relays_interval_comes_from_the_shops_settings() {
     use green_tea_recipes::database::OutboxSettings;
     let db = Scratch::new();
     let url = format!("sqlite://{}/shop.db", db.0.display());
-    let app = shop(false)
+    let app = shop()
         .settings(Sources::from_env_map([
             ("DATABASE_URL", url.as_str()),
             ("OUTBOX_INTERVAL", "50ms"),
