@@ -289,7 +289,7 @@ fn the_areas_clients_are_private() {
 }
 
 /// `explain` shows each shape: the modules' qualified keys, the list with its contributors,
-/// the optional cache absent, and the payment client's chain of decorators, per region.
+/// the optional cache off (and why), and the payment client's chain of decorators, per region.
 #[tokio::test]
 async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorators() {
     let db = Scratch::new();
@@ -304,7 +304,11 @@ async fn explain_shows_the_modules_the_list_the_optional_cache_and_the_decorator
     ] {
         assert!(text.contains(key), "{key}: {text}");
     }
-    assert!(text.contains("priceCache? (absent)"), "{text}");
+    // Off, and why: the switch `cacheOn` is false (`SHOP_CACHE` unset).
+    assert!(
+        text.contains("priceCache? (off: on when `cacheOn` = true)"),
+        "{text}"
+    );
     assert!(text.contains("collection `notifiers[]`"), "{text}");
     assert!(
         text.contains("decorator `retrying`") && text.contains("decorator `counted`"),

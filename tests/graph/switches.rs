@@ -129,6 +129,25 @@ async fn the_explain_page_and_health_show_the_switches() {
     );
     let health = serde_json::to_value(app.health().await).unwrap();
     assert_eq!(health["switches"][0]["outcome"], "false");
+    // The route's optional need is absent because the cache is off, and says so.
+    let route = app.explain("/prices").unwrap();
+    assert!(
+        route
+            .to_string()
+            .contains("needs: cache? (off: on when `cacheOn` = true)"),
+        "{route}"
+    );
+    assert!(
+        route
+            .to_dot()
+            .contains("absent: off, on when `cacheOn` = true"),
+        "{}",
+        route.to_dot()
+    );
+    assert_eq!(
+        route.to_json()["routes"][0]["off"][0],
+        serde_json::json!(["cache?", "when `cacheOn` = true"])
+    );
     app.close().await.unwrap();
     // Without switches, none of it is there.
     let plain = App::builder().route(prices()).build().unwrap();

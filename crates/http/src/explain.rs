@@ -43,6 +43,10 @@ pub struct ExplainRoute {
     /// The handler's optional needs that nothing provides (each also in `needs`): it reads
     /// them as `None`.
     pub absent: Vec<String>,
+    /// Of `absent`, those whose key is off in this shape (switches), each with where it is on
+    /// (``when `cacheOn` = true``); left out of the JSON when none is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off: Vec<(String, String)>,
     /// Where each of `needs` comes from, in the same order.
     pub from: Vec<NeedSource>,
     /// The tower layers a request to this route meets, outermost first: the app's (marked
@@ -70,6 +74,10 @@ pub struct ExplainStep {
     /// Its optional needs that nothing provides (each also in `needs`): it reads them as
     /// `None`.
     pub absent: Vec<String>,
+    /// Of `absent`, those whose key is off in this shape (switches), each with where it is on
+    /// (``when `cacheOn` = true``); left out of the JSON when none is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off: Vec<(String, String)>,
     /// Where each of `needs` comes from, in the same order.
     pub from: Vec<NeedSource>,
     /// Where it was declared.
@@ -170,12 +178,14 @@ pub(crate) fn finishes_mark(step: &ExplainStep) -> &'static str {
     if step.finishes { " (finishes)" } else { "" }
 }
 
-/// `needs`, with `(absent)` after each of `absent`.
-fn needs_text(needs: &[String], absent: &[String]) -> String {
+/// `needs`, with `(absent)` after each of `absent`, or why it is off in this shape.
+fn needs_text(needs: &[String], absent: &[String], off: &[(String, String)]) -> String {
     let needs: Vec<String> = needs
         .iter()
         .map(|n| {
-            if absent.contains(n) {
+            if let Some((_, on)) = off.iter().find(|(k, _)| k == n) {
+                format!("{n} (off: on {on})")
+            } else if absent.contains(n) {
                 format!("{n} (absent)")
             } else {
                 n.clone()
@@ -208,7 +218,11 @@ impl fmt::Display for ExplainRoute {
         }
         f.write_str(&in_module(self.module.as_deref()))?;
         if !self.needs.is_empty() {
-            write!(f, "\n  needs: {}", needs_text(&self.needs, &self.absent))?;
+            write!(
+                f,
+                "\n  needs: {}",
+                needs_text(&self.needs, &self.absent, &self.off)
+            )?;
         }
         if !self.layers.is_empty() {
             write!(f, "\n  layers, outermost first: {}", self.layers.join(", "))?;
@@ -231,7 +245,11 @@ impl fmt::Display for ExplainRoute {
                     finishes_mark(step)
                 )?;
                 if !step.needs.is_empty() {
-                    write!(f, "  <- needs {}", needs_text(&step.needs, &step.absent))?;
+                    write!(
+                        f,
+                        "  <- needs {}",
+                        needs_text(&step.needs, &step.absent, &step.off)
+                    )?;
                 }
                 write!(
                     f,

@@ -265,6 +265,19 @@ impl App {
                 })
                 .collect()
         };
+        // Of those, the ones whose key is off in this shape, with where it is on.
+        let container = &runtime.container;
+        let off = |specs: &[KeySpec], from: &[NeedSource], module: Option<&str>| {
+            specs
+                .iter()
+                .zip(from)
+                .filter(|(_, f)| **f == NeedSource::Absent)
+                .filter_map(|(s, _)| {
+                    let on = layer::explain::off_reason(container, module, &s.key)?;
+                    Some((s.key.to_string(), on))
+                })
+                .collect::<Vec<_>>()
+        };
         let absent = |specs: &[KeySpec], from: &[NeedSource]| -> Vec<String> {
             specs
                 .iter()
@@ -288,6 +301,11 @@ impl App {
                         .collect(),
                     needs: step.needs.iter().map(|s| s.key.to_string()).collect(),
                     absent: absent(&step.needs, &from),
+                    off: off(
+                        &step.needs,
+                        &from,
+                        runtime.steps[planned.step].module.as_deref(),
+                    ),
                     from,
                     location: step.location.to_string(),
                     module: runtime.steps[planned.step]
@@ -306,6 +324,7 @@ impl App {
             location: run.descriptor.location.to_string(),
             needs: needs.iter().map(|s| s.key.to_string()).collect(),
             absent: absent(needs, &handler_from),
+            off: off(needs, &handler_from, route.module.as_deref()),
             from: handler_from,
             layers: route.layer_names.clone(),
             steps,

@@ -95,16 +95,20 @@ impl ExplainRoute {
             .steps
             .iter()
             .enumerate()
-            .map(|(i, s)| (first_step + i, &s.needs, &s.from))
-            .chain([(handler, &self.needs, &self.from)]);
-        for (to, needs, from) in consumers {
+            .map(|(i, s)| (first_step + i, &s.needs, &s.from, &s.off))
+            .chain([(handler, &self.needs, &self.from, &self.off)]);
+        for (to, needs, from, off) in consumers {
             for (j, (key, source)) in needs.iter().zip(from).enumerate() {
                 let from = match *source {
                     NeedSource::Provider(i) => Some(i),
                     NeedSource::Step(i) => Some(first_step + i),
                     NeedSource::Absent => None,
                 };
-                let from = picture.source(from, (to, j), key, None);
+                let off = off
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, on)| on.as_str());
+                let from = picture.source(from, (to, j), key, off);
                 picture.edges.push(PictureEdge {
                     from,
                     to,

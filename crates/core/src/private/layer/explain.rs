@@ -20,6 +20,25 @@ pub fn explain_values(container: &Container, target: String, roots: &[AppValue])
     container.explain_values(target, roots)
 }
 
+/// Where the key an optional need `need` of a declaration in the module at `module` (its
+/// path) names is on, when it is off in this shape (switches): what a route's or step's
+/// absent need says of itself.
+pub fn off_reason(
+    container: &Container,
+    module: Option<&str>,
+    need: &crate::key::Key,
+) -> Option<String> {
+    let inner = &container.inner;
+    let shape = inner.shape.as_ref()?;
+    let module = match module {
+        Some(path) => {
+            Some(u32::try_from(inner.modules.iter().position(|m| &*m.path == path)?).ok()?)
+        }
+        None => None,
+    };
+    shape.off_reason(&inner.modules, module, need)
+}
+
 /// The picture of `explain`'s slice, its boxes' ids `{prefix}{position}`, for a route's picture
 /// to add its steps and handler to.
 pub fn explain_picture(explain: &Explain, prefix: &str) -> Picture {
