@@ -702,3 +702,23 @@ async fn an_override_replaces_every_alternative_of_a_key() {
         container.close().await.unwrap();
     }
 }
+
+#[test]
+fn a_module_s_own_key_that_is_off_is_still_the_one_its_declarations_mean() {
+    let orders = Module::new("orders")
+        .when("cacheOn", |m| {
+            m.value("cache", String::from("the module's"))
+        })
+        .provider(needing("report", "cache"));
+    let err = shop(&[("SHOP_CACHE", "true")])
+        .value("cache", String::from("the app's"))
+        .module(orders)
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0001"]);
+    assert!(
+        err.to_string()
+            .starts_with("error[GT0001]: when `cacheOn` = false, provider `orders::report` ("),
+        "{err}"
+    );
+}
