@@ -866,10 +866,14 @@ impl ContainerBuilder {
             Ok(analysis) => analysis.route_needs.split_off(0),
             Err(_) => Vec::new(),
         };
+        let needed_only_off = match &analysis {
+            Ok(analysis) => analysis.needed_only_off.clone(),
+            Err(_) => Vec::new(),
+        };
         if let Some(plan) = plan {
             self.keep_today(
                 plan,
-                (&of, &on),
+                (&of, &on, &needed_only_off),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
             );

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::builder::{ContainerBuilder, WorkerEntry};
 use super::shape::{Off, Shape};
 use crate::error::{NodeKind, Problem};
+use crate::ids::ProviderId;
 use crate::key::Key;
 use crate::switch::condition::Condition;
 use crate::switch::decide::{self, Ready, Switches};
@@ -223,7 +224,7 @@ impl ContainerBuilder {
     pub(crate) fn keep_today<T>(
         &mut self,
         plan: Plan,
-        (of, on): (&[u32], &[bool]),
+        (of, on, needed_only_off): (&[u32], &[bool], &[ProviderId]),
         (workers, worker_needs): (&mut Vec<WorkerEntry>, &mut Vec<T>),
         problems: &mut Vec<Problem>,
     ) {
@@ -271,11 +272,24 @@ impl ContainerBuilder {
         workers.retain(|_| *keep.next().expect("a condition per worker"));
         let mut keep = workers_on.iter();
         worker_needs.retain(|_| *keep.next().expect("a condition per worker"));
-        // Settings that are off are not needed today: what reading them found is not a problem.
+        // Settings that are off, or that only what is off needs, are not needed today: what
+        // reading them found is not a problem.
+        let only_off: Vec<Key> = (needed_only_off.iter())
+            .map(|&id| &self.entries[id])
+            .filter(|e| e.kind == NodeKind::Settings)
+            .flat_map(|e| {
+                e.registered
+                    .descriptor
+                    .provides
+                    .iter()
+                    .map(|s| self.key_of(e, &s.key))
+            })
+            .collect();
         let off_settings: Vec<&Key> = off
             .iter()
             .filter(|o| o.kind == NodeKind::Settings)
             .flat_map(|o| &o.provides)
+            .chain(&only_off)
             .collect();
         if !off_settings.is_empty() {
             problems.retain(|p| match p {

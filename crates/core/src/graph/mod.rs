@@ -62,6 +62,9 @@ pub(crate) struct Analysis {
     /// Every key of a module's provider that the graph qualified (`notifications::http`),
     /// rather than its registration: what the container's descriptors say, made once.
     pub(crate) module_keys: Vec<(AppValue, Key)>,
+    /// With switches: the settings types on today that something needs in some shape and
+    /// nothing on today needs (only what is off reads them: they are not needed today).
+    pub(crate) needed_only_off: Vec<ProviderId>,
 }
 
 /// Checks `input` completely and orders it, or returns every problem found.
@@ -342,6 +345,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
         }
         _ => None,
     };
+    let graph_of_every_shape = &graph;
     let graph = today.as_ref().unwrap_or(&graph);
     let order = order.expect("a ring of today's graph is a cycle reported above");
     let mut keys = routing.keys;
@@ -365,6 +369,20 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let mut analysis = typed(&layout, keys, &needs, (graph, on), order, route_guards);
     analysis.collections = collections;
     analysis.module_keys = routing.qualified;
+    if let Some(shapes) = &shapes {
+        // Settings types only: whether anything on today needs them, in the graph of every
+        // shape (`typed` kept today's dependents).
+        let settings = decls[..layout.providers()]
+            .iter()
+            .enumerate()
+            .filter(|(node, d)| d.kind == NodeKind::Settings && shapes.on[*node]);
+        for (node, _) in settings {
+            let users = graph_of_every_shape.dependents(NodeId::at(node));
+            if !users.is_empty() && users.iter().all(|u| !shapes.on(*u)) {
+                analysis.needed_only_off.push(ProviderId::at(node));
+            }
+        }
+    }
     Ok(analysis)
 }
 
@@ -542,6 +560,7 @@ fn typed(
         route_guards,
         collections: Vec::new(),
         module_keys: Vec::new(),
+        needed_only_off: Vec::new(),
     }
 }
 

@@ -722,3 +722,33 @@ fn a_module_s_own_key_that_is_off_is_still_the_one_its_declarations_mean() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn settings_only_what_is_off_needs_are_not_a_problem_today() {
+    let mailer = || {
+        ProviderFn::new("mailer", |needs| async move {
+            Ok(format!("mail via {}", needs.get::<MailSettings>(0)?.host))
+        })
+        .needs::<MailSettings>("mailSettings")
+    };
+    // `MAIL_HOST` is not set, and the settings are registered in every shape; only the mailer,
+    // under the cache's switch, needs them.
+    let off = shop(&[("SHOP_CACHE", "false")])
+        .provider(MailSettings::provider())
+        .when("cacheOn", |on| on.provider(mailer()))
+        .build()
+        .unwrap();
+    off.close().await.unwrap();
+    let on = shop(&[("SHOP_CACHE", "true")])
+        .provider(MailSettings::provider())
+        .when("cacheOn", |on| on.provider(mailer()))
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&on), ["GT0016"]);
+    // Settings nothing needs are read and reported as ever.
+    let unneeded = shop(&[("SHOP_CACHE", "false")])
+        .provider(MailSettings::provider())
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&unneeded), ["GT0016"]);
+}
