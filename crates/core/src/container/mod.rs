@@ -8,6 +8,7 @@ mod metered;
 mod resolver;
 mod settings_report;
 mod shape;
+pub(crate) use shape::Off;
 mod switched;
 mod workers;
 

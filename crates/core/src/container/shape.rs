@@ -11,6 +11,8 @@ use crate::switch::decide::Switches;
 pub(crate) struct Shape {
     pub(crate) switches: Switches,
     pub(crate) off: Vec<Off>,
+    /// Each module that is off today (by its position among the modules), with where it is on.
+    pub(crate) modules_off: Vec<(u32, String)>,
 }
 
 /// A declaration that today's shape leaves out, and why.
@@ -24,6 +26,8 @@ pub(crate) struct Off {
     /// Where it is on: ``when `cacheOn` = true``.
     pub(crate) on: String,
     pub(crate) location: Location,
+    /// The module it was registered in (its position), if any.
+    pub(crate) module: Option<u32>,
 }
 
 impl Off {

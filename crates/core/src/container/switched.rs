@@ -235,8 +235,19 @@ impl ContainerBuilder {
             modules: module_conditions,
             ..
         } = plan;
-        for (module, &condition) in self.module_table.iter_mut().zip(&module_conditions) {
-            module.off = !switches.holds(&conditions[condition as usize]);
+        let mut modules_off = Vec::new();
+        for (at, (module, &condition)) in self
+            .module_table
+            .iter_mut()
+            .zip(&module_conditions)
+            .enumerate()
+        {
+            let condition = &conditions[condition as usize];
+            module.off = !switches.holds(condition);
+            if module.off {
+                let at = u32::try_from(at).expect("fewer than 2^32 modules");
+                modules_off.push((at, switches.describe(condition)));
+            }
         }
         let mut off = Vec::new();
         for ((entry, &condition), on) in self.entries.iter().zip(of).zip(on) {
@@ -250,6 +261,7 @@ impl ContainerBuilder {
                         .collect(),
                     on: switches.describe(condition),
                     location: entry.registered.descriptor.location,
+                    module: entry.module,
                 });
             }
         }
@@ -265,6 +277,7 @@ impl ContainerBuilder {
                     provides: Vec::new(),
                     on: switches.describe(condition),
                     location: worker.registered.descriptor.location,
+                    module: worker.module,
                 });
             }
         }
@@ -300,6 +313,10 @@ impl ContainerBuilder {
             });
         }
         self.today = Some(on[..self.entries.len()].to_vec());
-        self.shape = Some(Arc::new(Shape { switches, off }));
+        self.shape = Some(Arc::new(Shape {
+            switches,
+            off,
+            modules_off,
+        }));
     }
 }

@@ -65,6 +65,14 @@ pub struct ExplainModule {
     /// Its own workers (not its sub-modules'), in registration order; their names are
     /// unqualified (`relay` in `orders`), and they provide nothing.
     pub workers: Vec<ExplainMember>,
+    /// With switches: where the module is on, when it is off in this shape (``when
+    /// `gateway` = stripe``); left out of the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub off: Option<String>,
+    /// With switches: its own declarations and workers that this shape leaves out, each with
+    /// where it is on (not in the lists above); left out of the JSON when none is.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switched_off: Vec<super::ExplainOff>,
 }
 
 /// A key a module's declarations need from outside it.
@@ -229,8 +237,21 @@ pub fn explain_module_with(
         steps: Vec::new(),
         routes: Vec::new(),
         workers: Vec::new(),
+        off: None,
+        switched_off: Vec::new(),
     };
     let in_module = u32::try_from(at).ok();
+    if let Some(shape) = &inner.shape {
+        explain.off = shape
+            .modules_off
+            .iter()
+            .find(|(m, _)| *m as usize == at)
+            .map(|(_, on)| on.clone());
+        explain.switched_off = (shape.off.iter())
+            .filter(|o| o.module == in_module)
+            .map(super::switches::explain_off)
+            .collect();
+    }
     for (id, node) in inner.providers.iter_enumerated() {
         // What is off today is not the module's today (`explain_switches` lists it).
         if node.module != in_module || !inner.is_on(id) {
@@ -374,6 +395,9 @@ impl fmt::Display for ExplainModule {
                 )?;
             }
         }
+        if let Some(on) = &self.off {
+            write!(f, "\n  off in this shape: on {on}")?;
+        }
         let sections = [
             ("declarations", &self.declarations),
             ("steps", &self.steps),
@@ -394,6 +418,12 @@ impl fmt::Display for ExplainModule {
                     write!(f, " -> {}", member.provides.join(", "))?;
                 }
                 write!(f, " at {}", member.location)?;
+            }
+        }
+        if !self.switched_off.is_empty() {
+            f.write_str("\n  off in this shape:")?;
+            for off in &self.switched_off {
+                write!(f, "\n    {}: on {}", off.name, off.on)?;
             }
         }
         if !self.modules.is_empty() {

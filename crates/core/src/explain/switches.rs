@@ -116,18 +116,19 @@ impl Container {
                     location: s.location.to_string(),
                 })
                 .collect(),
-            off: shape
-                .off
-                .iter()
-                .map(|o| ExplainOff {
-                    kind: o.kind,
-                    name: o.describe(),
-                    provides: o.provides.iter().map(|k| k.to_string()).collect(),
-                    on: o.on.clone(),
-                    location: o.location.to_string(),
-                })
-                .collect(),
+            off: shape.off.iter().map(explain_off).collect(),
         }
+    }
+}
+
+/// `off` as explain shows it.
+pub(crate) fn explain_off(off: &crate::container::Off) -> ExplainOff {
+    ExplainOff {
+        kind: off.kind,
+        name: off.describe(),
+        provides: off.provides.iter().map(|k| k.to_string()).collect(),
+        on: off.on.clone(),
+        location: off.location.to_string(),
     }
 }
 

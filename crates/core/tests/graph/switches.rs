@@ -752,3 +752,39 @@ async fn settings_only_what_is_off_needs_are_not_a_problem_today() {
         .unwrap_err();
     assert_eq!(codes(&unneeded), ["GT0016"]);
 }
+
+#[tokio::test]
+async fn explain_module_says_what_of_it_is_off_and_whether_it_is() {
+    let orders = Module::new("orders")
+        .value("db", String::from("orders db"))
+        .when("cacheOn", |m| {
+            m.value("cache", String::from("orders cache"))
+        });
+    let payments = Module::new("payments").value("client", String::from("stripe"));
+    let container = shop(&[("SHOP_CACHE", "false"), ("SHOP_GATEWAY", "fake")])
+        .module(orders)
+        .when("gateway = stripe", |b| b.module(payments))
+        .build()
+        .unwrap();
+    let orders = container.explain_module("orders").unwrap();
+    assert_eq!(orders.off, None);
+    assert_eq!(orders.declarations.len(), 1, "{orders}");
+    assert_eq!(orders.switched_off.len(), 1);
+    assert!(
+        orders.to_string().contains(
+            "\n  off in this shape:\n    value `orders::cache`: on when `cacheOn` = true"
+        ),
+        "{orders}"
+    );
+    let payments = container.explain_module("payments").unwrap();
+    assert_eq!(payments.off.as_deref(), Some("when `gateway` = stripe"));
+    assert!(
+        payments
+            .to_string()
+            .contains("\n  off in this shape: on when `gateway` = stripe"),
+        "{payments}"
+    );
+    let json = serde_json::to_value(&payments).unwrap();
+    assert_eq!(json["off"], "when `gateway` = stripe");
+    container.close().await.unwrap();
+}
