@@ -254,13 +254,15 @@ impl Container {
             providers,
             modules,
             workers,
-            switches: self
-                .explain_switches()
-                .switches
-                .into_iter()
+            // Read from today's shape (the health route asks often; explain's text is not needed).
+            switches: (inner.shape.iter())
+                .flat_map(|shape| &shape.switches.table)
                 .map(|s| SwitchHealth {
-                    name: s.name,
-                    outcome: s.outcome.unwrap_or_default(),
+                    name: s.name.clone(),
+                    outcome: s
+                        .outcome
+                        .map(|o| s.outcomes[o as usize].to_string())
+                        .unwrap_or_default(),
                 })
                 .collect(),
         }

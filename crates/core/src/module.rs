@@ -259,9 +259,6 @@ pub(crate) struct RegisteredModule {
     pub(crate) replaced: bool,
     /// The conditions it is on under, as registered (resolved in its parent).
     pub(crate) when: Vec<Cow<'static, str>>,
-    /// Off in today's shape (a condition of it or of a parent does not hold): the graph of
-    /// today passes over it, as over a replaced one.
-    pub(crate) off: bool,
 }
 
 pub(crate) use green_tea_key::relative_to;

@@ -257,14 +257,10 @@ impl ContainerBuilder {
             }
             Err(_) => Vec::new(),
         };
-        let needed_only_off = match &analysis {
-            Ok(analysis) => analysis.needed_only_off.clone(),
-            Err(_) => Vec::new(),
-        };
         if let Some(shapes) = shapes {
             self.keep_today(
-                shapes,
-                (&of, &on, &needed_only_off),
+                (shapes, &of, &on),
+                analysis.as_ref().ok(),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
             );

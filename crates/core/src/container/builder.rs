@@ -711,7 +711,6 @@ impl ContainerBuilder {
             parent,
             replaced: false,
             when: module.when,
-            off: false,
         });
         self.switches
             .extend(module.switches.into_iter().map(|switch| SwitchEntry {
@@ -866,14 +865,10 @@ impl ContainerBuilder {
             Ok(analysis) => analysis.route_needs.split_off(0),
             Err(_) => Vec::new(),
         };
-        let needed_only_off = match &analysis {
-            Ok(analysis) => analysis.needed_only_off.clone(),
-            Err(_) => Vec::new(),
-        };
         if let Some(plan) = plan {
             self.keep_today(
-                plan,
-                (&of, &on, &needed_only_off),
+                (plan, &of, &on),
+                analysis.as_ref().ok(),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
             );
@@ -1064,18 +1059,17 @@ impl ContainerBuilder {
         crate::graph::qualified_key(path, key)
     }
 
+    /// The keys `entry` provides, as the graph names them (the key language's one rule).
+    pub(crate) fn keys_of<'e>(&'e self, entry: &'e Entry) -> impl Iterator<Item = Key> + 'e {
+        (entry.registered.descriptor.provides.iter()).map(move |s| self.key_of(entry, &s.key))
+    }
+
     /// The keys decorators decorate, as the graph names them (a module's qualified).
     fn decorated_keys(&self) -> Vec<Key> {
         self.entries
             .iter()
             .filter(|e| e.kind == NodeKind::Decorator)
-            .flat_map(|e| {
-                e.registered
-                    .descriptor
-                    .provides
-                    .iter()
-                    .map(|s| self.key_of(e, &s.key))
-            })
+            .flat_map(|e| self.keys_of(e))
             .collect()
     }
 

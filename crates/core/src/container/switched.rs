@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::builder::{ContainerBuilder, WorkerEntry};
 use super::shape::{Off, Shape};
 use crate::error::{NodeKind, Problem};
-use crate::ids::ProviderId;
+use crate::graph::Analysis;
 use crate::key::Key;
 use crate::switch::condition::Condition;
 use crate::switch::decide::{self, Ready, Switches};
@@ -196,35 +196,29 @@ impl ContainerBuilder {
         let overrides =
             (self.entries.iter().enumerate()).filter(|(_, e)| e.kind == NodeKind::Override);
         for (at, entry) in overrides {
-            let keys: Vec<Key> = (entry.registered.descriptor.provides.iter())
-                .map(|s| self.key_of(entry, &s.key))
+            let keys: Vec<Key> = self.keys_of(entry).collect();
+            let replaced: Vec<usize> = (self.entries.iter().enumerate())
+                .filter(|(_, e)| {
+                    e.kind != NodeKind::Override && self.keys_of(e).any(|k| keys.contains(&k))
+                })
+                .map(|(i, _)| i)
                 .collect();
-            let providers = self.entries.iter().enumerate().filter(|(_, e)| {
-                e.kind != NodeKind::Override
-                    && (e.registered.descriptor.provides.iter())
-                        .any(|s| keys.contains(&self.key_of(e, &s.key)))
-            });
-            let mut any = false;
-            let mut any_on = false;
-            for (i, _) in providers {
-                any = true;
-                any_on |= on[i];
-            }
             // With nothing to replace, it is on, and the graph says so (GT0005).
-            on[at] = !any || any_on;
+            on[at] = replaced.is_empty() || replaced.iter().any(|&i| on[i]);
         }
         (of, on)
     }
 
-    /// After the analysis of every shape (which resolved today's graph): marks the modules
-    /// that are off today, leaves out the workers that are off (and their needs, `worker_needs`,
-    /// in the same order), drops the problems of settings that are off, and keeps today's shape
-    /// for `explain`, health and GT0106. The declarations stay where they are (their ids are
-    /// the graph's); `on` says which the container may build.
+    /// After the analysis of every shape (which resolved today's graph; `None` when it found
+    /// problems): leaves out the workers that are off (and their needs, `worker_needs`, in the
+    /// same order), drops the problems of settings that are off or that only what is off
+    /// needs, and keeps today's shape (the modules that are off among it) for `explain`,
+    /// health and GT0106. The declarations stay where they are (their ids are the graph's);
+    /// `on` says which the container may build.
     pub(crate) fn keep_today<T>(
         &mut self,
-        plan: Plan,
-        (of, on, needed_only_off): (&[u32], &[bool], &[ProviderId]),
+        (plan, of, on): (Plan, &[u32], &[bool]),
+        analysis: Option<&Analysis>,
         (workers, worker_needs): (&mut Vec<WorkerEntry>, &mut Vec<T>),
         problems: &mut Vec<Problem>,
     ) {
@@ -235,20 +229,14 @@ impl ContainerBuilder {
             modules: module_conditions,
             ..
         } = plan;
-        let mut modules_off = Vec::new();
-        for (at, (module, &condition)) in self
-            .module_table
-            .iter_mut()
-            .zip(&module_conditions)
-            .enumerate()
-        {
-            let condition = &conditions[condition as usize];
-            module.off = !switches.holds(condition);
-            if module.off {
+        let modules_off = (module_conditions.iter().enumerate())
+            .map(|(at, &c)| (at, &conditions[c as usize]))
+            .filter(|(_, condition)| !switches.holds(condition))
+            .map(|(at, condition)| {
                 let at = u32::try_from(at).expect("fewer than 2^32 modules");
-                modules_off.push((at, switches.describe(condition)));
-            }
-        }
+                (at, switches.describe(condition))
+            })
+            .collect();
         let mut off = Vec::new();
         for ((entry, &condition), on) in self.entries.iter().zip(of).zip(on) {
             if !on {
@@ -256,9 +244,7 @@ impl ContainerBuilder {
                 off.push(Off {
                     kind: entry.kind,
                     name: entry.registered.descriptor.qualified_name().into_owned(),
-                    provides: (entry.registered.descriptor.provides.iter())
-                        .map(|s| self.key_of(entry, &s.key))
-                        .collect(),
+                    provides: self.keys_of(entry).collect(),
                     on: switches.describe(condition),
                     location: entry.registered.descriptor.location,
                     module: entry.module,
@@ -287,16 +273,11 @@ impl ContainerBuilder {
         worker_needs.retain(|_| *keep.next().expect("a condition per worker"));
         // Settings that are off, or that only what is off needs, are not needed today: what
         // reading them found is not a problem.
+        let needed_only_off = analysis.map_or(&[][..], |a| &a.needed_only_off);
         let only_off: Vec<Key> = (needed_only_off.iter())
             .map(|&id| &self.entries[id])
             .filter(|e| e.kind == NodeKind::Settings)
-            .flat_map(|e| {
-                e.registered
-                    .descriptor
-                    .provides
-                    .iter()
-                    .map(|s| self.key_of(e, &s.key))
-            })
+            .flat_map(|e| self.keys_of(e))
             .collect();
         let off_settings: Vec<&Key> = off
             .iter()

@@ -107,12 +107,6 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     let mut missing: Vec<(NodeId, Key)> = Vec::new();
     let mut collections = Vec::new();
 
-    let add_edge = |edges: &mut Vec<Edge>, first_edge: usize, from: NodeId, to: NodeId| {
-        // One edge per declaration needed, however many of its values are needed.
-        if !edges[first_edge..].iter().any(|e| e.from == from) {
-            edges.push(Edge { from, to });
-        }
-    };
     for consumer in layout.nodes() {
         let consumer_decl = decl(consumer);
         let first_edge = edges.len();
@@ -386,6 +380,15 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     Ok(analysis)
 }
 
+/// An edge from `from` to `to`, whose edges start at `first_edge`: one edge per declaration
+/// needed, however many of its values are needed.
+#[inline]
+fn add_edge(edges: &mut Vec<Edge>, first_edge: usize, from: NodeId, to: NodeId) {
+    if !edges[first_edge..].iter().any(|e| e.from == from) {
+        edges.push(Edge { from, to });
+    }
+}
+
 /// A need of `consumer`, met in the graph of every shape by `target` (a key's provider today,
 /// or its first if none is on): checked in every shape where `consumer` is on against the
 /// key's providers (the first beneath its decorators, and its alternatives), each an edge for
@@ -423,12 +426,7 @@ fn every_shape(
                     provided,
                 });
             }
-            if !edges[first_edge..].iter().any(|e| e.from == other.node) {
-                edges.push(Edge {
-                    from: other.node,
-                    to: consumer,
-                });
-            }
+            add_edge(edges, first_edge, other.node, consumer);
         }
     }
     match shapes.on(consumer) && !shapes.on(target.node) {

@@ -49,7 +49,7 @@ impl<'a> ModuleTable<'a> {
     pub(crate) fn position(&self, path: &str) -> Option<u32> {
         self.0
             .iter()
-            .position(|s| !s.replaced && !s.off && &*s.path == path)
+            .position(|s| !s.replaced && &*s.path == path)
             .map(|m| m as u32)
     }
 
@@ -217,10 +217,8 @@ impl ModuleTable<'_> {
             reason,
         };
         for (i, scope) in self.0.iter().enumerate() {
-            if scope.replaced || scope.off {
-                // A test's override emptied it (its replacement is checked), or it is off in
-                // this shape (the graph of every shape checked it).
-                continue;
+            if scope.replaced {
+                continue; // a test's override emptied it; its replacement is checked
             }
             // The name it was registered under: its path after its parent's.
             let name = match scope.parent {

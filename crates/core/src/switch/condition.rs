@@ -198,23 +198,9 @@ impl Condition {
             .copied()
             .filter(|c| c.overlaps(&inside))
             .collect();
-        // `first` covers the inside on `switch`; what it leaves is on its other switches.
-        inside.uncovered_by_narrowing(first, &others, count)
-    }
-
-    /// [`uncovered_by`](Self::uncovered_by) where `first`, one of `cover`, already allows
-    /// what `self` allows of one switch: `first` is tried on its remaining switches.
-    fn uncovered_by_narrowing(
-        &self,
-        first: &Condition,
-        cover: &[&Condition],
-        count: &impl Fn(SwitchId) -> usize,
-    ) -> Option<Condition> {
-        // Move `first` to the front: `uncovered_by` narrows on its next differing switch.
-        let mut ordered: Vec<&Condition> = Vec::with_capacity(cover.len());
-        ordered.push(first);
-        ordered.extend(cover.iter().copied().filter(|c| !std::ptr::eq(*c, first)));
-        self.uncovered_by(&ordered, count)
+        // Each piece allows fewer outcomes of `switch` than `self`: the search ends, in
+        // whatever order the cover comes.
+        inside.uncovered_by(&others, count)
     }
 
     /// Every shape where it holds, written for a sentence: ``when `cacheOn` = false and

@@ -151,12 +151,7 @@ impl Switches {
                         format!(
                             "names the outcome `{name}` of `{}`, whose outcomes are {}",
                             switch.name,
-                            switch
-                                .outcomes
-                                .iter()
-                                .map(|o| format!("`{o}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            listed(&switch.outcomes)
                         ),
                     )),
                 }
@@ -276,12 +271,7 @@ pub(crate) fn decide(
                 None => problems.push(problem(format!(
                     "overrides `{}` with `{one}`, which is none of its outcomes ({})",
                     decided.name,
-                    decided
-                        .outcomes
-                        .iter()
-                        .map(|o| format!("`{o}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    listed(&decided.outcomes)
                 ))),
             },
             _ => problems.push(problem(
@@ -309,18 +299,13 @@ fn read_outcome(
     let found = loop {
         let path = at.map(|m| &*modules[m].path);
         let wanted = green_tea_key::qualify(path, switch.settings);
-        // An override replaces the settings: the switch reads what the test gave.
-        let mut candidates = ready.iter().filter(|r| r.key.as_str() == &*wanted);
-        let mut first = None;
-        for candidate in &mut candidates {
-            if candidate.kind == NodeKind::Override {
-                first = Some(candidate);
-                break;
-            }
-            first.get_or_insert(candidate);
-        }
-        if let Some(found) = first {
-            break Some(found);
+        // An override replaces the settings: the switch reads what the test gave (the first
+        // override, else the first registration).
+        let found = (ready.iter())
+            .filter(|r| r.key.as_str() == &*wanted)
+            .min_by_key(|r| r.kind != NodeKind::Override);
+        if found.is_some() {
+            break found;
         }
         match at {
             Some(m) => at = modules[m].parent,
@@ -404,14 +389,15 @@ fn read_outcome(
         Err(found) => {
             problems.push(fail(format!(
                 "read `{found}` from {from}, which is none of its outcomes ({})",
-                switch
-                    .outcomes
-                    .iter()
-                    .map(|o| format!("`{o}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                listed(&switch.outcomes)
             )));
             (key, None, from)
         }
     }
+}
+
+/// Outcomes for a sentence: `` `stripe`, `paypal`, `fake` ``.
+fn listed(outcomes: &[Cow<'static, str>]) -> String {
+    let quoted: Vec<String> = outcomes.iter().map(|o| format!("`{o}`")).collect();
+    quoted.join(", ")
 }
