@@ -12,6 +12,7 @@ mod support;
 
 mod macros_modules;
 mod request_scope;
+mod switched_routes;
 mod switches;
 mod validation;
 mod vocabulary;

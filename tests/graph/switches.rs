@@ -1,12 +1,11 @@
 //! Switches in an app: its providers, workers and modules under conditions like a container's,
-//! every shape checked with the routes that need them, and a `when` over a step or a route
-//! refused (GT0023) rather than ignored.
+//! every shape checked with the routes that need them. (Steps and routes under conditions:
+//! `switched_routes`.)
 
 use green_tea::extract::RequestContext;
 use green_tea::prelude::*;
 use green_tea::routing::Route;
 use green_tea::settings::Sources;
-use green_tea::steps::StepFn;
 use green_tea::test::TestClient;
 
 #[derive(Settings)]
@@ -71,40 +70,6 @@ fn a_route_that_needs_a_key_only_one_shape_has_is_reported_whatever_today_is() {
             "{err}"
         );
     }
-}
-
-#[test]
-fn a_when_over_a_step_or_a_route_is_refused() {
-    let err = shop("true")
-        .when("cacheOn", |on| {
-            on.step(StepFn::new("warm", |_, _| Ok(1_u32)))
-                .route(prices())
-        })
-        .build()
-        .unwrap_err();
-    assert_eq!(err.problems()[0].code(), "GT0023");
-    let text = err.to_string();
-    assert!(
-        text.contains("the condition `cacheOn` (tests/graph/switches.rs:"),
-        "{text}"
-    );
-    assert!(
-        text.contains(
-            "covers 2 steps or routes: steps and routes are on in every shape in this \
-             version; put the providers they need under the condition instead"
-        ),
-        "{text}"
-    );
-    let in_module = shop("true")
-        .module(Module::new("orders").when("cacheOn", |m| m.routes([prices()])))
-        .build()
-        .unwrap_err();
-    assert!(
-        in_module
-            .to_string()
-            .contains("covers 1 steps or routes of the module `orders`"),
-        "{in_module}"
-    );
 }
 
 #[tokio::test]

@@ -67,8 +67,6 @@ pub struct Module {
     /// The conditions it is on under, as the code that registers it wrote them (resolved
     /// where it is registered).
     pub(crate) when: Vec<Cow<'static, str>>,
-    /// What registering it will report (a `when` over steps or routes).
-    pub(crate) problems: Vec<crate::error::Problem>,
 }
 
 /// What a layer above the core keeps in a [`Module`] (green-tea-http's steps, routes and
@@ -77,10 +75,13 @@ pub struct Module {
 pub trait ModuleExtension: std::any::Any + Send + std::fmt::Debug {
     /// What it holds that a `Container` alone cannot run (`"2 routes"`), if anything.
     fn needs_an_app(&self) -> Option<String>;
-    /// How many steps and routes it holds: what a `when` compares before and after, to refuse
-    /// those it cannot put under a condition.
-    fn declarations(&self) -> usize {
-        0
+    /// How many of each kind of declaration it holds (steps, routes): where a `when` begins.
+    fn marks(&self) -> [usize; 2] {
+        [0, 0]
+    }
+    /// Puts what it gained since `marks` under `condition`, as a `when` does.
+    fn put_under(&mut self, marks: [usize; 2], condition: Cow<'static, str>) {
+        let _ = (marks, condition);
     }
     /// Itself, to downcast.
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
@@ -121,7 +122,6 @@ impl Module {
             extension: None,
             switches: Vec::new(),
             when: Vec::new(),
-            problems: Vec::new(),
         }
     }
 
@@ -191,11 +191,11 @@ impl Module {
         self
     }
 
-    /// Registers what `register` adds (declarations, workers, sub-modules) under the condition
+    /// Registers what `register` adds (declarations, workers, sub-modules; an app's module,
+    /// its steps and routes too) under the condition
     /// `condition` (`cacheOn`, `!cacheOn`, `gateway = stripe | paypal`): each is on only where
     /// it holds, and `build()` checks every shape. A switch named here is the module's own
     /// first, then its parents', as a need is. Conditions nest: all must hold.
-    #[track_caller]
     pub fn when(
         self,
         condition: impl Into<Cow<'static, str>>,
@@ -204,16 +204,10 @@ impl Module {
         let condition = condition.into();
         let (entries, workers, modules) =
             (self.entries.len(), self.workers.len(), self.modules.len());
-        let declarations = self.extension.as_ref().map_or(0, |e| e.declarations());
-        let location = Location::caller();
+        let marks = self.extension.as_ref().map_or([0, 0], |e| e.marks());
         let mut module = register(self);
-        let added = module.extension.as_ref().map_or(0, |e| e.declarations()) - declarations;
-        if added > 0 {
-            module.problems.push(crate::switch::refusal(
-                &condition,
-                location,
-                &format!("{added} steps or routes of the module `{}`", module.name),
-            ));
+        if let Some(extension) = &mut module.extension {
+            extension.put_under(marks, condition.clone());
         }
         for (registered, _) in module.entries.iter_mut().skip(entries) {
             registered.descriptor.when.push(condition.clone());

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::container::{Container, ContainerBuilder, worker_decls, worker_nodes};
+use crate::container::{Container, ContainerBuilder, Request, worker_decls, worker_nodes};
 use crate::descriptor::Descriptor;
 use crate::error::{BuildError, NodeKind, Problem};
 use crate::graph::{self, Analysis, Decl, Input, RouteDecl, Value};
@@ -19,6 +19,17 @@ pub struct RequestDecls<S, R> {
     /// The module each step was registered in, if any.
     step_modules: IdVec<StepId, Option<ModuleIndex>>,
     routes: IdVec<RouteId, DeclaredRoute<R>>,
+    /// Routes the layer above cannot serve together (one method and path), each with the
+    /// problem it is in the shapes that serve both.
+    conflicts: Vec<Conflict>,
+}
+
+/// A route that cannot be served with any of `others`: `problem` unless no shape serves it
+/// with one of them.
+struct Conflict {
+    route: RouteId,
+    others: Vec<RouteId>,
+    problem: Problem,
 }
 
 impl<S, R> std::fmt::Debug for RequestDecls<S, R> {
@@ -45,6 +56,7 @@ impl<S, R> Default for RequestDecls<S, R> {
             steps: IdVec::new(),
             step_modules: IdVec::new(),
             routes: IdVec::new(),
+            conflicts: Vec::new(),
         }
     }
 }
@@ -81,6 +93,17 @@ impl<S, R> RequestDecls<S, R> {
         route: R,
     ) -> RouteId {
         self.add_route_in(descriptor, guards, route, None)
+    }
+
+    /// Records that `route` cannot be served with any of `others` (one method and path, or
+    /// templates the router cannot tell apart): `problem` is reported unless no shape serves
+    /// `route` with one of them (without switches, always).
+    pub fn add_conflict(&mut self, route: RouteId, others: Vec<RouteId>, problem: Problem) {
+        self.conflicts.push(Conflict {
+            route,
+            others,
+            problem,
+        });
     }
 
     /// Adds a route registered in `module`: its needs and guards resolve inside it first.
@@ -129,6 +152,9 @@ pub struct WiredStep<S> {
     /// The path of the module it was registered in (`shop::orders`), if any; the keys it
     /// provides are qualified by it in `descriptor`.
     pub module: Option<Arc<str>>,
+    /// Whether it is on in today's shape (always, without switches): a step that is off
+    /// runs in no route's plan.
+    pub on: bool,
 }
 
 impl<S> std::fmt::Debug for WiredStep<S> {
@@ -149,6 +175,9 @@ pub struct WiredRoute<R> {
     pub plan: RoutePlan,
     /// The path of the module it was registered in, if any.
     pub module: Option<Arc<str>>,
+    /// Whether it is served in today's shape (always, without switches). A route that is off
+    /// has an empty plan: it reads nothing, and the layer above does not route to it.
+    pub on: bool,
 }
 
 impl<R> std::fmt::Debug for WiredRoute<R> {
@@ -173,6 +202,19 @@ pub struct RoutePlan {
     pub locals: usize,
     /// Every provider value its steps and handler read: built before they run.
     pub app_values: Box<[AppValue]>,
+}
+
+impl RoutePlan {
+    /// The plan of a route that is off in today's shape, whose handler needs `needs` keys:
+    /// nothing runs, nothing is read.
+    fn off(needs: usize) -> RoutePlan {
+        RoutePlan {
+            steps: Box::new([]),
+            needs: vec![Source::Absent; needs].into(),
+            locals: 0,
+            app_values: Box::new([]),
+        }
+    }
 }
 
 /// One step of a route's plan.
@@ -210,31 +252,48 @@ impl ContainerBuilder {
                 .chain(scope.routes.iter().map(|r| &r.descriptor))
                 .chain(workers.iter().map(|w| &w.registered.descriptor)),
         );
-        let shapes = self.plan_shapes(&workers, &mut problems);
-        if shapes.is_some() {
-            // Steps and routes are on in every shape, for now: a condition on one is refused
-            // rather than ignored.
-            for descriptor in scope
-                .steps
-                .iter()
-                .map(|(d, _)| d)
-                .chain(scope.routes.iter().map(|r| &r.descriptor))
-                .filter(|d| !d.when.is_empty())
-            {
-                problems.push(Problem::Switch {
-                    subject: format!("`{}`", descriptor.qualified_name()),
-                    location: descriptor.location,
-                    reason: "is a step or a route under a condition: steps and routes are on in \
-                             every shape in this version; put the providers they need under it \
-                             instead"
-                        .to_owned(),
-                });
-            }
-        }
+        let module = |m: Option<ModuleIndex>| m.map(|m| m.0);
+        let requests: Vec<Request<'_>> = (scope.steps.iter().zip(scope.step_modules.iter()))
+            .map(|((descriptor, _), &m)| Request {
+                kind: NodeKind::Step,
+                descriptor,
+                module: module(m),
+            })
+            .chain(scope.routes.iter().map(|r| Request {
+                kind: NodeKind::Route,
+                descriptor: &r.descriptor,
+                module: module(r.module),
+            }))
+            .collect();
+        let shapes = self.plan_shapes(&workers, &requests, &mut problems);
         let (of, on) = match &shapes {
-            Some(shapes) => self.nodes(shapes, scope.steps.len(), scope.routes.len()),
+            Some(shapes) => self.nodes(shapes),
             None => Default::default(),
         };
+        // Two routes that cannot be served together are a problem where both are.
+        let first_route = self.entries.len() + scope.steps.len();
+        for Conflict {
+            route,
+            others,
+            problem,
+        } in std::mem::take(&mut scope.conflicts)
+        {
+            let Some(shapes) = &shapes else {
+                problems.push(problem);
+                continue;
+            };
+            let condition = |r: RouteId| &shapes.conditions[of[first_route + r.index()] as usize];
+            let mine = condition(route);
+            let together = (others.iter()).find_map(|&other| condition(other).and(mine));
+            match together {
+                Some(both) if both.is_always() => problems.push(problem),
+                Some(both) => problems.push(Problem::InShape {
+                    shape: shapes.switches.describe(&both),
+                    problem: Box::new(problem),
+                }),
+                None => {}
+            }
+        }
         let input = Input {
             providers: self.provider_decls(),
             steps: step_decls(&scope),
@@ -257,20 +316,24 @@ impl ContainerBuilder {
             }
             Err(_) => Vec::new(),
         };
-        if let Some(shapes) = shapes {
-            self.keep_today(
+        let requests_on = match shapes {
+            Some(shapes) => self.keep_today(
                 (shapes, &of, &on),
-                analysis.as_ref().ok(),
+                (analysis.as_ref().ok(), &requests),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
-            );
-        }
+            ),
+            None => vec![true; requests.len()],
+        };
+        drop(requests);
+        let (steps_on, routes_on) = requests_on.split_at(scope.steps.len());
         let analysis =
             graph::with_problems(analysis, &mut problems).map_err(BuildError::from_problems)?;
-        let plans: IdVec<RouteId, RoutePlan> = analysis
-            .route_needs
-            .ids()
-            .map(|route| plan(&analysis, &scope.steps, route))
+        let plans: IdVec<RouteId, RoutePlan> = (analysis.route_needs.ids())
+            .map(|route| match routes_on[route.index()] {
+                true => plan(&analysis, &scope.steps, route),
+                false => RoutePlan::off(scope.routes[route].descriptor.needs.len()),
+            })
             .collect();
         tracing::debug!(
             steps = scope.steps.len(),
@@ -288,6 +351,7 @@ impl ContainerBuilder {
         let mut plans = plans.into_iter();
         let mut step_modules = step_modules.into_iter();
         let mut route_modules = route_modules.into_iter();
+        let (mut steps_on, mut routes_on) = (steps_on.iter(), routes_on.iter());
         Ok(Wired {
             container,
             steps: scope.steps.map(|_, (mut descriptor, step)| {
@@ -299,6 +363,7 @@ impl ContainerBuilder {
                     descriptor,
                     step,
                     module,
+                    on: *steps_on.next().expect("one flag per step"),
                 }
             }),
             routes: scope.routes.map(|_, r| WiredRoute {
@@ -306,6 +371,7 @@ impl ContainerBuilder {
                 route: r.payload,
                 plan: plans.next().expect("one plan per route"),
                 module: route_modules.next().flatten(),
+                on: *routes_on.next().expect("one flag per route"),
             }),
         })
     }

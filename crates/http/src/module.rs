@@ -1,6 +1,7 @@
 //! What an app adds to core's [`Module`]: steps, routes under a prefix, and shutdown hooks,
 //! through [`ModuleExt`]. One module type, whichever crate makes it.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -16,10 +17,14 @@ use crate::step::Step;
 /// What `close()` runs for a module: once, after the drain, before providers are disposed.
 pub(crate) type ShutdownHook = Box<dyn FnOnce() -> BoxFuture<'static, Result<(), BoxError>> + Send>;
 
+/// The conditions a declaration is on under, all of which must hold.
+pub(crate) type Conditions = Vec<Cow<'static, str>>;
+
 /// The part of a module only an app serves.
 #[derive(Default)]
 pub(crate) struct Served {
-    pub(crate) steps: Vec<Arc<dyn Step>>,
+    /// Its steps, each with the conditions it is on under (a module's `when`).
+    pub(crate) steps: Vec<(Arc<dyn Step>, Conditions)>,
     pub(crate) routes: Vec<Route>,
     /// Where its routes are served: `/orders`, or empty.
     pub(crate) prefix: String,
@@ -28,7 +33,11 @@ pub(crate) struct Served {
 
 impl std::fmt::Debug for Served {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let steps: Vec<_> = self.steps.iter().map(|s| s.descriptor().name).collect();
+        let steps: Vec<_> = self
+            .steps
+            .iter()
+            .map(|(s, _)| s.descriptor().name)
+            .collect();
         f.debug_struct("Served")
             .field("steps", &steps)
             .field("routes", &self.routes)
@@ -56,8 +65,17 @@ impl ModuleExtension for Served {
         (!parts.is_empty()).then(|| parts.join(" and "))
     }
 
-    fn declarations(&self) -> usize {
-        self.steps.len() + self.routes.len()
+    fn marks(&self) -> [usize; 2] {
+        [self.steps.len(), self.routes.len()]
+    }
+
+    fn put_under(&mut self, [steps, routes]: [usize; 2], condition: Cow<'static, str>) {
+        for (_, when) in self.steps.iter_mut().skip(steps) {
+            when.push(condition.clone());
+        }
+        for route in self.routes.iter_mut().skip(routes) {
+            route.when.push(condition.clone());
+        }
     }
 
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
@@ -138,7 +156,7 @@ pub trait ModuleExt: sealed::Sealed + Sized {
 
 impl ModuleExt for Module {
     fn step(mut self, step: impl Step) -> Self {
-        served(&mut self).steps.push(Arc::new(step));
+        served(&mut self).steps.push((Arc::new(step), Vec::new()));
         self
     }
 

@@ -69,6 +69,9 @@ pub(crate) struct CompiledStep {
     pub(crate) module: Option<Arc<str>>,
     /// Which of its values finish with the request.
     pub(crate) finishing: Finishing,
+    /// Whether it is on in today's shape (always, without switches): one that is off runs in
+    /// no route's plan.
+    pub(crate) on: bool,
 }
 
 /// A request's run, type-erased: the one box a request pays for.

@@ -126,6 +126,13 @@ where
         self
     }
 
+    /// Makes the step part of the graph only where `condition` holds (`cacheOn`,
+    /// `gateway = stripe | paypal`; more than one call: all must hold); see the switches guide.
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor = self.descriptor.when(condition);
+        self
+    }
+
     /// Its value finishes with the request: [`Finish::finish`] runs after the handler, with
     /// the request's outcome, before the response head is sent.
     ///
@@ -215,6 +222,14 @@ where
     /// Declares a needed key of type `N`.
     pub fn needs<N: Send + Sync + 'static>(mut self, key: impl Into<Key>) -> Self {
         self.descriptor = self.descriptor.needs::<N>(key);
+        self
+    }
+
+    /// Makes the guard part of the graph only where `condition` holds; a route that runs it
+    /// must be served only there too (GT0007 in the shapes where it is not); see the
+    /// switches guide.
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.descriptor = self.descriptor.when(condition);
         self
     }
 }

@@ -475,9 +475,10 @@ pub fn core_worker(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   As for `#[provider]`, a need may name another module's key (`"sessions::store"`), and
 ///   `provides` names keys of its own, without `::`.
 /// - There is no `after`: a step runs once the values it needs are there.
-/// - There is no `when`: steps and routes are on in every shape in this version (a `when` is a
-///   compile error). Put the providers they need under the condition instead,
-///   `#[provider(..., when = "...")]`; see the switches guide (`green_tea::guide::switches`).
+/// - `when` (optional): the condition, or list of conditions (all must hold), spelled as for
+///   `#[provider]` (`when = "cacheOn"`, `"!cacheOn"`, `"gateway = stripe | paypal"`, or
+///   `when = ["cacheOn", "gateway = stripe"]`, checked at compile time): the step is on only in
+///   the shapes where the conditions hold; see the switches guide (`green_tea::guide::switches`).
 ///
 /// # Parameters, read by type
 ///
@@ -560,25 +561,28 @@ pub fn step(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[route("/orders", steps = ["require_admin"], layer = expr)]`: the prefix of every route
-/// in the block (a string literal starting with `/`) and, optionally, the guard steps every
-/// route runs and tower layers around every route (outside each method's own).
+/// `#[route("/orders", steps = ["require_admin"], layer = expr, when = "ordersOn")]`: the
+/// prefix of every route in the block (a string literal starting with `/`) and, optionally,
+/// the guard steps every route runs, tower layers around every route (outside each method's
+/// own), and `when`, conditions on every route of the block.
 ///
-/// There is no `when`, here or on a method attribute: routes are on in every shape in this
-/// version (a `when` is a compile error). Put the providers they need under the condition
-/// instead, `#[provider(..., when = "...")]`; see the switches guide
-/// (`green_tea::guide::switches`).
+/// `when` (optional, here or on a method attribute): the condition, or list of conditions (all
+/// must hold), spelled as for `#[provider]` (`when = "cacheOn"`, `"!cacheOn"`,
+/// `"gateway = stripe | paypal"`, or `when = ["cacheOn", "gateway = stripe"]`, checked at
+/// compile time): the route is on only in the shapes where the conditions hold (the block's
+/// and its method's); see the switches guide (`green_tea::guide::switches`). Each is a
+/// `Route::when` call.
 ///
 /// # Handlers
 ///
 /// Every method marked `#[get("/path")]`, `#[post]`, `#[put]`, `#[patch]` or `#[delete]` is a
 /// handler, routed at the prefix joined with its path (`"/"` is the prefix itself; matchit
 /// syntax, `/{id}`). The method attribute may add `steps = [...]` (run after the block's),
-/// `body_limit = bytes` and `layer = expr` or `layer = [a, b]`: tower layers passed to
-/// `Route::layer` each time the route is made, in the order written (each wraps those before
-/// it; `Self` is the block's type). Methods without one stay plain methods. A handler is an associated
-/// `fn` or `async fn` (no `self`, not generic) returning anything `IntoResponse`; its
-/// parameters are, in any order:
+/// `body_limit = bytes`, `when = ...` (conditions after the block's) and `layer = expr` or
+/// `layer = [a, b]`: tower layers passed to `Route::layer` each time the route is made, in the
+/// order written (each wraps those before it; `Self` is the block's type). Methods without one
+/// stay plain methods. A handler is an associated `fn` or `async fn` (no `self`, not generic)
+/// returning anything `IntoResponse`; its parameters are, in any order:
 ///
 /// - `#[needs("key")] x: &T` or `Arc<T>`: a provider's or step's value; `#[needs("key?")]
 ///   x: Option<&T>` (or `Option<Arc<T>>`) an optional one, `#[needs("key[]")] x: All<'_, T>` a
@@ -772,7 +776,9 @@ macro_rules! method_attributes {
             #[doc = concat!(
                 "Marks a method of a `#[route]` block as the `", $method, "` handler of a path: ",
                 "`#[", stringify!($name), "(\"/path\")]`, optionally with `steps = [...]`, ",
-                "`body_limit = bytes` and `layer = expr`. See [`macro@route`]. Anywhere else it ",
+                "`body_limit = bytes`, `layer = expr` and `when = \"cond\"` (on only in the ",
+                "shapes where the conditions hold; see the switches guide). See ",
+                "[`macro@route`]. Anywhere else it ",
                 "is an error."
             )]
             #[proc_macro_attribute]

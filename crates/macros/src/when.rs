@@ -22,10 +22,6 @@ pub(crate) const USAGE: &str = "write `when = \"cacheOn\"` (or `\"!cacheOn\"`, \
      `\"gateway = stripe\"`, `\"gateway = stripe | paypal\"`), or a list of conditions that must \
      all hold, `when = [\"cacheOn\", \"gateway = stripe\"]`";
 
-/// Why a step or a route takes no `when`, which would otherwise be one more unknown argument.
-pub(crate) const NOT_SWITCHED: &str = "steps and routes are on in every shape in this version: \
-     put the providers they need under the condition, `#[provider(..., when = \"...\")]`";
-
 /// The conditions `value` lists (one string literal, or a list of them), every one a condition
 /// `green_tea_key::when` reads; each problem is recorded in `errors`, and only the conditions
 /// that parse are returned.

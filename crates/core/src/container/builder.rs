@@ -701,7 +701,6 @@ impl ContainerBuilder {
                 });
             }
         }
-        self.module_problems.extend(module.problems);
         self.conditioned |= !module.when.is_empty();
         let at = self.module_table.len();
         self.module_table.push(RegisteredModule {
@@ -842,9 +841,9 @@ impl ContainerBuilder {
     pub fn build(mut self) -> Result<Container, BuildError> {
         let mut workers = self.take_workers();
         let mut problems = self.prepare(workers.iter().map(|w| &w.registered.descriptor));
-        let plan = self.plan_shapes(&workers, &mut problems);
+        let plan = self.plan_shapes(&workers, &[], &mut problems);
         let (of, on) = match &plan {
-            Some(plan) => self.nodes(plan, 0, 0),
+            Some(plan) => self.nodes(plan),
             None => Default::default(),
         };
         let input = Input {
@@ -868,7 +867,7 @@ impl ContainerBuilder {
         if let Some(plan) = plan {
             self.keep_today(
                 (plan, &of, &on),
-                analysis.as_ref().ok(),
+                (analysis.as_ref().ok(), &[]),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
             );

@@ -9,6 +9,7 @@ mod resolver;
 mod settings_report;
 mod shape;
 pub(crate) use shape::Off;
+pub(crate) use switched::Request;
 mod switched;
 mod workers;
 

@@ -21,6 +21,8 @@ pub(crate) struct Plan {
     pub(crate) conditions: Vec<Condition>,
     /// Each declaration's condition, by its position among the builder's entries.
     entries: Vec<u32>,
+    /// Each step's, then each route's, as the app added them.
+    requests: Vec<u32>,
     /// Each worker's, in registration order.
     workers: Vec<u32>,
     /// Each module's, with its parents'.
@@ -41,6 +43,15 @@ impl Plan {
     }
 }
 
+/// A step or a route, as the plan reads it: its declaration and the module it was registered
+/// in (its position), if any.
+#[derive(Clone, Copy)]
+pub(crate) struct Request<'a> {
+    pub(crate) kind: NodeKind,
+    pub(crate) descriptor: &'a crate::descriptor::Descriptor,
+    pub(crate) module: Option<u32>,
+}
+
 /// GT0023 for `what`, whose conditions cannot hold together; it is checked as if it had none.
 fn never(what: String, location: crate::key::Location, problems: &mut Vec<Problem>) -> Condition {
     problems.push(Problem::Switch {
@@ -54,19 +65,25 @@ fn never(what: String, location: crate::key::Location, problems: &mut Vec<Proble
 }
 
 impl ContainerBuilder {
-    /// Whether anything here names a switch: a switch, a condition, an override of one.
-    fn has_switches(&self) -> bool {
-        !self.switches.is_empty() || !self.switch_overrides.is_empty() || self.conditioned
+    /// Whether anything here names a switch: a switch, a condition (a step's or a route's of
+    /// `requests` too), an override of one.
+    fn has_switches(&self, requests: &[Request<'_>]) -> bool {
+        !self.switches.is_empty()
+            || !self.switch_overrides.is_empty()
+            || self.conditioned
+            || requests.iter().any(|r| !r.descriptor.when.is_empty())
     }
 
     /// Decides the switches (the settings were read) and gives each declaration its
-    /// condition; `None` for an app without switches, which builds as it always did.
+    /// condition (the app's steps and routes, `requests`, too); `None` for an app without
+    /// switches, which builds as it always did.
     pub(crate) fn plan_shapes(
         &mut self,
         workers: &[WorkerEntry],
+        requests: &[Request<'_>],
         problems: &mut Vec<Problem>,
     ) -> Option<Plan> {
-        if !self.has_switches() {
+        if !self.has_switches(requests) {
             return None;
         }
         let modules = &self.module_table;
@@ -164,6 +181,10 @@ impl ContainerBuilder {
                 _ => condition_of(&e.registered.descriptor, e.module, problems),
             })
             .collect();
+        let requests = requests
+            .iter()
+            .map(|r| condition_of(r.descriptor, r.module, problems))
+            .collect();
         let workers = workers
             .iter()
             .map(|w| condition_of(&w.registered.descriptor, w.module, problems))
@@ -172,20 +193,21 @@ impl ContainerBuilder {
             switches,
             conditions,
             entries,
+            requests,
             workers,
             modules: module_conditions,
         })
     }
 
     /// Each node's condition (its position in the plan's table) and whether it is on today,
-    /// in the graph's numbering: the declarations, then `steps` steps and `routes` routes (on
-    /// in every shape), then the workers. An override is on where some declaration of its key
-    /// is on today: it follows what it replaces.
-    pub(crate) fn nodes(&self, plan: &Plan, steps: usize, routes: usize) -> (Vec<u32>, Vec<bool>) {
+    /// in the graph's numbering: the declarations, then the steps and the routes, then the
+    /// workers. An override is on where some declaration of its key is on today: it follows
+    /// what it replaces.
+    pub(crate) fn nodes(&self, plan: &Plan) -> (Vec<u32>, Vec<bool>) {
         let mut of: Vec<u32> =
-            Vec::with_capacity(plan.entries.len() + steps + routes + plan.workers.len());
+            Vec::with_capacity(plan.entries.len() + plan.requests.len() + plan.workers.len());
         of.extend_from_slice(&plan.entries);
-        of.extend(std::iter::repeat_n(0, steps + routes));
+        of.extend_from_slice(&plan.requests);
         of.extend_from_slice(&plan.workers);
         let holds: Vec<bool> = plan
             .conditions
@@ -212,16 +234,17 @@ impl ContainerBuilder {
     /// After the analysis of every shape (which resolved today's graph; `None` when it found
     /// problems): leaves out the workers that are off (and their needs, `worker_needs`, in the
     /// same order), drops the problems of settings that are off or that only what is off
-    /// needs, and keeps today's shape (the modules that are off among it) for `explain`,
-    /// health and GT0106. The declarations stay where they are (their ids are the graph's);
-    /// `on` says which the container may build.
+    /// needs, and keeps today's shape (the modules, steps and routes that are off among it)
+    /// for `explain`, health and GT0106. The declarations stay where they are (their ids are
+    /// the graph's); `on` says which the container may build. Returns whether each of
+    /// `requests` is on today: the layer above serves only those.
     pub(crate) fn keep_today<T>(
         &mut self,
         (plan, of, on): (Plan, &[u32], &[bool]),
-        analysis: Option<&Analysis>,
+        (analysis, requests): (Option<&Analysis>, &[Request<'_>]),
         (workers, worker_needs): (&mut Vec<WorkerEntry>, &mut Vec<T>),
         problems: &mut Vec<Problem>,
-    ) {
+    ) -> Vec<bool> {
         let Plan {
             switches,
             conditions,
@@ -250,6 +273,30 @@ impl ContainerBuilder {
                     module: entry.module,
                 });
             }
+        }
+        let entries = self.entries.len();
+        let requests_on = on[entries..entries + requests.len()].to_vec();
+        for ((request, &condition), _) in (requests.iter())
+            .zip(&of[entries..])
+            .zip(&requests_on)
+            .filter(|(_, on)| !**on)
+        {
+            let descriptor = request.descriptor;
+            let path = request.module.map(|m| &*self.module_table[m as usize].path);
+            off.push(Off {
+                kind: request.kind,
+                // A route by its method and path, as explain lists routes.
+                name: match request.kind {
+                    NodeKind::Route => descriptor.name.to_string(),
+                    _ => descriptor.qualified_name().into_owned(),
+                },
+                provides: (descriptor.provides.iter())
+                    .map(|spec| crate::graph::qualified_key(path, &spec.key))
+                    .collect(),
+                on: switches.describe(&conditions[condition as usize]),
+                location: descriptor.location,
+                module: request.module,
+            });
         }
         let workers_on: Vec<bool> = (worker_conditions.iter())
             .map(|&c| switches.holds(&conditions[c as usize]))
@@ -293,11 +340,12 @@ impl ContainerBuilder {
                 _ => true,
             });
         }
-        self.today = Some(on[..self.entries.len()].to_vec());
+        self.today = Some(on[..entries].to_vec());
         self.shape = Some(Arc::new(Shape {
             switches,
             off,
             modules_off,
         }));
+        requests_on
     }
 }

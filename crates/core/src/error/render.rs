@@ -614,6 +614,14 @@ fn in_shape(f: &mut fmt::Formatter<'_>, code: &str, shape: &str, problem: &Probl
              both on: register them under outcomes of one switch that exclude each other"
         );
     }
+    if let Problem::UnknownStep { step, route, .. } = problem {
+        return write!(
+            f,
+            "error[{code}]: {shape}, {route} runs step `{step}`, which is off there\n  help: \
+             put the route under the step's condition too, or register a step of that name \
+             for the shapes it leaves out"
+        );
+    }
     let text = problem.to_string();
     let prefix = format!("error[{code}]: ");
     let rest = text.strip_prefix(&prefix).unwrap_or(&text);

@@ -94,7 +94,7 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
     );
     let keys = &routing.keys;
     module_table.check(keys, &decls, &mut names, &mut problems);
-    let route_guards = resolve_guards(input, &mut problems);
+    let route_guards = resolve_guards(input, &layout, &mut problems);
 
     // Every consumer's needs resolved, and an edge from each declaration it needs to it, in
     // one vector each: a few flat allocations however large the graph. A row has one entry per
@@ -980,16 +980,23 @@ fn modules_providing(keys: &KeyTable, key: &Key, name: &str) -> Vec<String> {
 }
 
 /// For each route, the steps it names as guards; an unknown name is GT0007.
-fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<RouteId, Box<[StepId]>> {
+fn resolve_guards(
+    input: &Input<'_>,
+    layout: &Numbering,
+    problems: &mut Vec<Problem>,
+) -> IdVec<RouteId, Box<[StepId]>> {
     // A step is named by its module and its name; a guard resolves inside-out from its
     // route's module, like a need, or names another module's step as `module::name`.
     let module_table = ModuleTable(input.module_table);
-    let by_name: HashMap<(Option<u32>, &str), StepId> = input
-        .steps
-        .iter_enumerated()
-        .map(|(id, s)| ((s.module(), &*s.descriptor.name), id))
-        .collect();
-    let find = |module: Option<u32>, name: &str| -> Option<StepId> {
+    // With switches, steps of one name may be alternatives (each on in some shapes).
+    let mut by_name: HashMap<(Option<u32>, &str), Vec<StepId>> = HashMap::new();
+    for (id, s) in input.steps.iter_enumerated() {
+        by_name
+            .entry((s.module(), &*s.descriptor.name))
+            .or_default()
+            .push(id);
+    }
+    let find = |module: Option<u32>, name: &str| -> Option<Vec<StepId>> {
         if let (Some(path), step) = green_tea_key::split_last(name) {
             // A sub-module's step by its relative path (`sms::auth`), inside-out, then from
             // the root.
@@ -1001,13 +1008,13 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
                     module_table.position(&inner)
                 })
                 .or_else(|| module_table.position(path))?;
-            return by_name.get(&(Some(module), step)).copied();
+            return by_name.get(&(Some(module), step)).cloned();
         }
         module_table
             .outward(module)
             .map(|m| Some(m as u32))
             .chain([None])
-            .find_map(|m| by_name.get(&(m, name)).copied())
+            .find_map(|m| by_name.get(&(m, name)).cloned())
     };
     let mut names: Vec<String> = input
         .steps
@@ -1020,13 +1027,19 @@ fn resolve_guards(input: &Input<'_>, problems: &mut Vec<Problem>) -> IdVec<Route
     names.sort_unstable();
     input
         .routes
-        .iter()
-        .map(|route| {
+        .iter_enumerated()
+        .map(|(id, route)| {
             route
                 .guards
                 .iter()
                 .filter_map(|name| match find(route.decl.module(), name) {
-                    Some(step) => Some(step),
+                    Some(steps) => match &input.shapes {
+                        None => steps.last().copied(),
+                        Some(shapes) => {
+                            let route = (layout.route(id), &route.decl);
+                            shapes.guard(route, (name, &steps), layout, problems)
+                        }
+                    },
                     None => {
                         problems.push(Problem::UnknownStep {
                             step: name.to_string(),

@@ -12,8 +12,9 @@ use petgraph::graph::DiGraph;
 use super::adjacency::{Adjacency, Rows};
 use super::decl::{Decl, Shapes};
 use super::keys::ValueRef;
-use super::numbering::NodeId;
+use super::numbering::{NodeId, Numbering};
 use crate::error::{Origin, Problem};
+use crate::ids::StepId;
 use crate::key::{Key, KeySpec};
 use crate::switch::condition::{Condition, SwitchId};
 
@@ -194,6 +195,36 @@ impl Shapes<'_> {
                 provided,
             });
         }
+    }
+
+    /// The step a guard `name` of `route` runs, of `steps` (the steps of that name, which may
+    /// be alternatives): today's. In every shape where the route is served, one of them must
+    /// be on; a shape where none is is the guard's problem there.
+    pub(crate) fn guard(
+        &self,
+        (route, route_decl): (NodeId, &Decl<'_>),
+        (name, steps): (&str, &[StepId]),
+        layout: &Numbering,
+        problems: &mut Vec<Problem>,
+    ) -> Option<StepId> {
+        let wanted = self.of(route);
+        let cover: Vec<&Condition> = steps.iter().map(|&s| self.of(layout.step(s))).collect();
+        if !cover.iter().any(|c| c.contains(wanted))
+            && let Some(left) = wanted.uncovered(cover.iter().copied(), &self.count())
+        {
+            problems.push(Problem::InShape {
+                shape: self.describe(&left),
+                problem: Box::new(Problem::UnknownStep {
+                    step: name.to_owned(),
+                    route: route_decl.origin(),
+                    suggestion: None,
+                }),
+            });
+        }
+        (steps.iter().rev())
+            .find(|&&s| self.on(layout.step(s)))
+            .or(steps.last())
+            .copied()
     }
 
     /// Whether `base` and its alternatives, each on for some outcomes of one switch (the same

@@ -185,15 +185,16 @@ impl Switch {
     }
 }
 
-/// GT0023 for `what` (``2 steps or routes``), registered under `condition` at `location`:
-/// steps and routes are on in every shape in this version.
+/// GT0023 for `what` (``a mounted service``), registered under `condition` at `location`,
+/// which no condition switches.
 pub(crate) fn refusal(condition: &str, location: Location, what: &str) -> Problem {
     Problem::Switch {
         subject: format!("the condition `{condition}`"),
         location,
         reason: format!(
-            "covers {what}: steps and routes are on in every shape in this version; put the \
-             providers they need under the condition instead"
+            "covers {what}: mounted services and app layers are the app's in every shape; put \
+             the routes they are for under the condition instead (a route's own layers follow \
+             it)"
         ),
     }
 }

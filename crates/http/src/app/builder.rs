@@ -60,6 +60,9 @@ pub(super) struct StepEntry {
     pub(super) step: Arc<dyn Step>,
     pub(super) module: Option<ModuleIndex>,
     pub(super) discovered_in: Option<&'static str>,
+    /// The conditions it is on under, besides its own declaration's (a `when` it was
+    /// registered in).
+    pub(super) when: Vec<std::borrow::Cow<'static, str>>,
 }
 
 /// A Rust module's path (`module_path!()`).
@@ -252,8 +255,14 @@ impl AppBuilder {
             );
         }
         let prefix = format!("{prefix}{own}");
-        let mut steps: Vec<(Arc<dyn Step>, Option<RustModule>)> =
-            steps.into_iter().map(|step| (step, None)).collect();
+        let mut steps: Vec<StepEntry> = (steps.into_iter())
+            .map(|(step, when)| StepEntry {
+                step,
+                module: Some(index),
+                discovered_in: None,
+                when,
+            })
+            .collect();
         let mut routes = routes;
         if let Some(paths) = layer::modules::module_discovers(&self.container, index) {
             // The module's own discovery: its Rust modules' steps and routes are its, and
@@ -272,15 +281,15 @@ impl AppBuilder {
                 index,
                 found_steps.len() + found_routes.len(),
             );
-            steps.extend(found_steps.into_iter().map(|(s, m)| (s, Some(m))));
-            routes.extend(found_routes);
-        }
-        self.steps
-            .extend(steps.into_iter().map(|(step, discovered_in)| StepEntry {
+            steps.extend(found_steps.into_iter().map(|(step, m)| StepEntry {
                 step,
                 module: Some(index),
-                discovered_in,
+                discovered_in: Some(m),
+                when: Vec::new(),
             }));
+            routes.extend(found_routes);
+        }
+        self.steps.extend(steps);
         for mut route in routes {
             if !prefix.is_empty() {
                 let unnamed = route.name == format!("{} {}", route.method, route.path);
@@ -328,6 +337,7 @@ impl AppBuilder {
             step: Arc::new(step),
             module: None,
             discovered_in: None,
+            when: Vec::new(),
         });
         self
     }
@@ -490,6 +500,7 @@ impl AppBuilder {
                 step,
                 module: None,
                 discovered_in: Some(rust_module),
+                when: Vec::new(),
             }));
         self.routes.extend(routes);
         let modules = modules.map(|m| m.iter().map(|s| (*s).to_owned()).collect());

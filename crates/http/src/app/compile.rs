@@ -47,7 +47,8 @@ impl AppBuilder {
             finishing.push(Finishing::none());
             scope.add_step(FromConnection.descriptor(), Arc::new(FromConnection) as _)
         });
-        for (descriptor, entry) in descriptors.into_iter().zip(self.steps) {
+        for (mut descriptor, entry) in descriptors.into_iter().zip(self.steps) {
+            descriptor.when.extend(entry.when);
             let finishes = entry.step.finishing();
             problems.extend(finishes.problems(&descriptor));
             finishing.push(finishes);
@@ -62,6 +63,7 @@ impl AppBuilder {
                 (route.descriptor(), route.steps.clone(), route.module);
             scope.add_route_in(descriptor, guards, route, module)
         });
+        let mut conflicts = Vec::new();
         for route in routes {
             let (descriptor, guards) = (route.descriptor(), route.steps.clone());
             let (method, path, origin) = (
@@ -71,10 +73,17 @@ impl AppBuilder {
             );
             let module = route.module;
             let id = scope.add_route_in(descriptor, guards, route, module);
-            table.add(id, method, path, origin, &mut problems);
+            table.add(id, method, path, origin, &mut conflicts);
         }
-        let (router, paths) = table.finish();
-        built_in_problems(&self.built_in, &router, &mut problems);
+        // Two routes the router cannot tell apart are a problem where both are served (with
+        // switches, not every shape serves every route).
+        for (route, others, problem) in conflicts {
+            match others.is_empty() {
+                true => problems.push(problem),
+                false => scope.add_conflict(route, others, problem),
+            }
+        }
+        built_in_problems(&self.built_in, &table.router, &mut problems);
         let container = self.container.dispose_timeout(self.dispose_timeout);
         let wired = match layer::build::build_scope(container, scope) {
             Ok(wired) if problems.is_empty() => wired,
@@ -84,14 +93,33 @@ impl AppBuilder {
                 return Err(layer::build::build_error(problems));
             }
         };
+        // Today's routes only: a route that is off is not routed (its path answers as if it
+        // were never registered).
+        if wired.routes.iter().any(|r| !r.on) {
+            table = RouteTable::default();
+            let on = (wired.routes.iter_enumerated()).filter(|(_, r)| r.on);
+            for (id, r) in on.filter(|(id, _)| Some(*id) != fallback) {
+                let origin = route_origin(&r.route);
+                let (method, path) = (r.route.method.clone(), r.route.path.clone());
+                table.add(id, method, path, origin, &mut Vec::new());
+            }
+        }
+        let fallback = fallback.filter(|&id| wired.routes[id].on);
+        let (router, paths) = table.finish();
 
         let health = self.health.compile(&wired.container);
+        // The hooks of the modules on today.
+        let hooks: Vec<_> = (self.shutdown.into_iter())
+            .filter(|(module, ..)| layer::modules::module_on(&wired.container, *module))
+            .map(|(_, path, hook)| (path, hook))
+            .collect();
         let steps = wired.steps.map(|id, s| CompiledStep {
             from_connection: Some(id) == from_connection,
             finishing: std::mem::take(&mut finishing[id]),
             step: s.step,
             descriptor: s.descriptor,
             module: s.module,
+            on: s.on,
         });
         let app_body_limit = self.limits.body_bytes;
         let (shutdown, _) = tokio::sync::watch::channel(false);
@@ -120,6 +148,7 @@ impl AppBuilder {
                     template: r.route.path,
                     name: r.route.name,
                     module: r.module,
+                    on: r.on,
                 });
                 let layered = (!route_layers.is_empty()).then(|| {
                     let inner = layers::route_entry(runtime.clone(), id);
@@ -160,12 +189,7 @@ impl AppBuilder {
             router,
             paths,
             routes: compiled,
-            shutdown: std::sync::Mutex::new(
-                self.shutdown
-                    .into_iter()
-                    .map(|(_, path, hook)| (path, hook))
-                    .collect(),
-            ),
+            shutdown: std::sync::Mutex::new(hooks),
             close_outcome: Default::default(),
             drain_timeout: self.drain_timeout,
             dispose_timeout: self.dispose_timeout,
@@ -322,6 +346,10 @@ fn route_origin(route: &Route) -> Origin {
     }
 }
 
+/// A route that the router cannot serve with any of the others (none: with no route at all),
+/// and the problem that is (GT0008).
+type Conflict = (RouteId, Vec<RouteId>, Problem);
+
 /// The matchit router over path templates, and per template the routes by method. Two routes
 /// with one method and path, or templates matchit cannot tell apart, are GT0008.
 #[derive(Default)]
@@ -330,6 +358,10 @@ struct RouteTable {
     paths: Vec<PathEntry>,
     by_template: HashMap<String, usize>,
     origins: HashMap<RouteId, Origin>,
+    /// The routes not routed for a conflict, by what they conflict with (a template's entry
+    /// and a method, or a template matchit could not tell from theirs): alternatives, if no
+    /// shape serves two of them, and each later one is checked against them all.
+    stacked: HashMap<(usize, Option<http::Method>), Vec<RouteId>>,
 }
 
 impl RouteTable {
@@ -339,16 +371,34 @@ impl RouteTable {
         method: http::Method,
         path: String,
         origin: Origin,
-        problems: &mut Vec<Problem>,
+        conflicts: &mut Vec<Conflict>,
     ) {
         let entry = match self.by_template.get(&path) {
             Some(&entry) => entry,
             None => {
                 if let Err(error) = self.router.insert(path.clone(), self.paths.len()) {
-                    problems.push(Problem::RouteConflict {
+                    // The routes of the template it conflicts with, and those that conflicted
+                    // with it before, if any.
+                    let others = match &error {
+                        matchit::InsertError::Conflict { with } => match self.by_template.get(with)
+                        {
+                            Some(&at) => {
+                                let stacked = self.stacked.entry((at, None)).or_default();
+                                let mut others: Vec<RouteId> =
+                                    self.paths[at].methods.iter().map(|(_, id)| *id).collect();
+                                others.extend(stacked.iter().copied());
+                                stacked.push(id);
+                                others
+                            }
+                            None => Vec::new(),
+                        },
+                        _ => Vec::new(),
+                    };
+                    let problem = Problem::RouteConflict {
                         route: origin,
                         reason: error.to_string(),
-                    });
+                    };
+                    conflicts.push((id, others, problem));
                     return;
                 }
                 self.by_template.insert(path.clone(), self.paths.len());
@@ -363,14 +413,20 @@ impl RouteTable {
         };
         let methods = &mut self.paths[entry].methods;
         if let Some(&(_, first)) = methods.iter().find(|(m, _)| *m == method) {
-            let first = &self.origins[&first];
-            problems.push(Problem::RouteConflict {
+            let routed = &self.origins[&first];
+            let problem = Problem::RouteConflict {
                 reason: format!(
                     "{method} {path} is already routed to {} ({})",
-                    first.name, first.location
+                    routed.name, routed.location
                 ),
                 route: origin,
-            });
+            };
+            let stacked = self.stacked.entry((entry, Some(method))).or_default();
+            let others = std::iter::once(first)
+                .chain(stacked.iter().copied())
+                .collect();
+            stacked.push(id);
+            conflicts.push((id, others, problem));
             return;
         }
         if method == any_method() {
@@ -415,6 +471,7 @@ impl Route {
     fn descriptor(&self) -> Descriptor {
         let mut descriptor = Descriptor::new(self.title()).at(self.location);
         descriptor.needs = self.needs.clone();
+        descriptor.when = self.when.clone();
         descriptor
     }
 }

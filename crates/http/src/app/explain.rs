@@ -143,8 +143,9 @@ impl App {
         let container = &runtime.container;
         let in_module = |module: &Option<std::sync::Arc<str>>| module.as_deref() == Some(path);
         let mut members = Vec::new();
+        // What is off in this shape is the module's `off` list (the container's shape).
         for (id, step) in runtime.steps.iter_enumerated() {
-            if !in_module(&step.module) {
+            if !in_module(&step.module) || !step.on {
                 continue;
             }
             // Its needs as the first route that runs it reads them.
@@ -167,7 +168,7 @@ impl App {
             });
         }
         for (id, route) in self.inner.routes.iter_enumerated() {
-            if !in_module(&route.module) {
+            if !in_module(&route.module) || !route.on {
                 continue;
             }
             let run = &runtime.routes[id];

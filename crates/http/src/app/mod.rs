@@ -118,6 +118,8 @@ pub(crate) struct CompiledRoute {
     pub(crate) layer_names: Vec<String>,
     /// The path of the module it was registered in, if any (for `explain`).
     pub(crate) module: Option<Arc<str>>,
+    /// Whether today's shape serves it (always, without switches).
+    pub(crate) on: bool,
 }
 
 impl App {

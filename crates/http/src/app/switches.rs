@@ -1,6 +1,6 @@
 //! The app's switches: registered and overridden as on a `Container`, and `when` over what the
-//! app registers. Steps and routes are on in every shape in this version: a `when` over one is
-//! refused (GT0023), not ignored.
+//! app registers (its steps, routes and fallback too). A mounted service and an app layer are
+//! the app's in every shape: a `when` over one is refused (GT0023), not ignored.
 
 use std::borrow::Cow;
 
@@ -19,11 +19,12 @@ impl AppBuilder {
         self
     }
 
-    /// Registers what `register` adds (providers, values, decorators, workers, modules) under
-    /// the condition `condition` (`cacheOn`, `!cacheOn`, `gateway = stripe | paypal`): each is
-    /// part of the graph only where it holds, and `build()` checks the graph of every outcome.
-    /// Conditions nest. Steps and routes are on in every shape in this version: registering
-    /// one here is a build error (GT0023).
+    /// Registers what `register` adds (providers, values, decorators, workers, modules, steps,
+    /// routes, the fallback) under the condition `condition` (`cacheOn`, `!cacheOn`,
+    /// `gateway = stripe | paypal`): each is part of the graph only where it holds (a route is
+    /// served only there), and `build()` checks the graph of every outcome. Conditions nest.
+    /// A mounted service and an app layer are the app's in every shape: registering one here
+    /// is a build error (GT0023).
     ///
     /// ```
     /// use green_tea::prelude::*;
@@ -47,7 +48,7 @@ impl AppBuilder {
     /// ```
     #[track_caller]
     pub fn when(
-        self,
+        mut self,
         condition: impl Into<Cow<'static, str>>,
         register: impl FnOnce(Self) -> Self,
     ) -> Self {
@@ -55,16 +56,46 @@ impl AppBuilder {
         let location = Location::caller();
         let marks = switches::marks(&self.container);
         let (steps, routes) = (self.steps.len(), self.routes.len());
+        let (mounts, layers) = (self.mounts.len(), self.layers.len());
+        // A fallback set inside replaces the one before, under the condition.
+        let before = self.fallback.take();
         let mut app = register(self);
         switches::put_under(&mut app.container, condition.clone(), marks);
-        let added = (app.steps.len() - steps) + (app.routes.len() - routes);
-        if added > 0 {
-            switches::refuse(
-                &mut app.container,
-                &condition,
-                location,
-                &format!("{added} steps or routes"),
-            );
+        // A module's steps and routes are under its module's condition already.
+        let steps = app
+            .steps
+            .iter_mut()
+            .skip(steps)
+            .filter(|s| s.module.is_none());
+        for step in steps {
+            step.when.push(condition.clone());
+        }
+        let routes = app
+            .routes
+            .iter_mut()
+            .skip(routes)
+            .filter(|r| r.module.is_none());
+        for route in routes {
+            route.when.push(condition.clone());
+        }
+        match &mut app.fallback {
+            Some(route) => route.when.push(condition.clone()),
+            None => app.fallback = before,
+        }
+        let refused = [
+            (
+                app.mounts.len() - mounts,
+                "a mounted service",
+                "mounted services",
+            ),
+            (app.layers.len() - layers, "an app layer", "app layers"),
+        ];
+        for (count, one, many) in refused.into_iter().filter(|(n, ..)| *n > 0) {
+            let what = match count {
+                1 => one.to_owned(),
+                n => format!("{n} {many}"),
+            };
+            switches::refuse(&mut app.container, &condition, location, &what);
         }
         app
     }

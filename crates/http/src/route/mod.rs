@@ -58,6 +58,8 @@ pub struct Route {
     pub(crate) module: Option<green_tea_core::__private::layer::modules::ModuleIndex>,
     /// The Rust module that declared it, if discovery added it.
     pub(crate) discovered_in: Option<&'static str>,
+    /// The conditions it is served under (all must hold): see [`Route::when`].
+    pub(crate) when: Vec<Cow<'static, str>>,
 }
 
 impl std::fmt::Debug for Route {
@@ -71,6 +73,7 @@ impl std::fmt::Debug for Route {
             .field("body_limit", &self.body_limit)
             .field("layers", &self.layers.len())
             .field("location", &self.location)
+            .field("when", &self.when)
             .finish_non_exhaustive()
     }
 }
@@ -104,6 +107,7 @@ impl Route {
             layers: Vec::new(),
             module: None,
             discovered_in: None,
+            when: Vec::new(),
         }
     }
 
@@ -147,6 +151,45 @@ impl Route {
     /// Runs the step named `name` (usually a guard that provides nothing) before the handler.
     pub fn step(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.steps.push(name.into());
+        self
+    }
+
+    /// Serves this route only in the shapes where `condition` holds (`cacheOn`, `!cacheOn`,
+    /// `gateway = stripe | paypal`; more than one call: all must hold). Where it does not, the
+    /// route is not in the route table (its path answers as if it were never registered) and
+    /// `explain` lists it as off, with where it is on; `build()` checks its needs and guards in
+    /// every shape where it is served. Two routes of one method and path are alternatives
+    /// when no shape serves both. What [`AppBuilder::when`](crate::AppBuilder::when) does to
+    /// the routes it registers; see the switches guide.
+    ///
+    /// ```
+    /// use green_tea::prelude::*;
+    /// use green_tea::extract::RequestContext;
+    /// use green_tea::routing::Route;
+    /// use green_tea::settings::Sources;
+    /// use green_tea::test::TestClient;
+    ///
+    /// #[derive(Settings)]
+    /// #[settings(provides = "shopSettings", prefix = "SHOP", discover = false)]
+    /// pub struct ShopSettings {
+    ///     #[settings(default = "false")]
+    ///     pub debug: bool,
+    /// }
+    ///
+    /// # #[tokio::main] async fn main() {
+    /// let app = App::builder()
+    ///     .settings(Sources::from_env_map([("SHOP_DEBUG", "false")]))
+    ///     .provider(ShopSettings::provider())
+    ///     .switch(Switch::new("debugRoutes", |shop: &ShopSettings| shop.debug))
+    ///     .route(Route::get("/", |_: RequestContext| async { "shop" }))
+    ///     .route(Route::get("/debug", |_: RequestContext| async { "state" }).when("debugRoutes"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(TestClient::new(app).get("/debug").send().await.status(), 404);
+    /// # }
+    /// ```
+    pub fn when(mut self, condition: impl Into<Cow<'static, str>>) -> Self {
+        self.when.push(condition.into());
         self
     }
 

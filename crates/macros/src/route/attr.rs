@@ -1,6 +1,6 @@
-//! The arguments of `#[route("/prefix", steps = [...], layer = expr)]` and of the method
-//! attributes `#[get("/path", steps = [...], body_limit = n, layer = expr)]`: a path literal,
-//! then named arguments.
+//! The arguments of `#[route("/prefix", steps = [...], layer = expr, when = ...)]` and of the
+//! method attributes `#[get("/path", steps = [...], body_limit = n, layer = expr, when = ...)]`:
+//! a path literal, then named arguments.
 
 use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
@@ -21,11 +21,14 @@ pub(super) struct Args {
     pub(super) body_limit: Option<Expr>,
     /// `layer = expr` or `layer = [a, b]`: the tower layers, in the order written.
     pub(super) layers: Vec<Expr>,
+    /// `when = "cacheOn"` or `when = [...]`: the conditions it is on under, all of which must
+    /// hold, in the order written.
+    pub(super) when: Vec<LitStr>,
 }
 
 /// What `#[route(...)]` takes after its prefix.
 pub(super) const ROUTE: Known = Known {
-    names: &["steps", "layer"],
+    names: &["steps", "layer", "when"],
     synonyms: &[
         ("guards", "steps"),
         ("guard", "steps"),
@@ -35,12 +38,16 @@ pub(super) const ROUTE: Known = Known {
         ("route_layer", "layer"),
         ("tower_layer", "layer"),
         ("wrap", "layer"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
     ],
 };
 
 /// What `#[get(...)]` and the other method attributes take after their path.
 pub(super) const METHOD: Known = Known {
-    names: &["steps", "body_limit", "layer"],
+    names: &["steps", "body_limit", "layer", "when"],
     synonyms: &[
         ("layers", "layer"),
         ("route_layer", "layer"),
@@ -55,6 +62,10 @@ pub(super) const METHOD: Known = Known {
         ("body_size", "body_limit"),
         ("max_body_size", "body_limit"),
         ("body_max", "body_limit"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
     ],
 };
 
@@ -117,6 +128,7 @@ pub(super) fn parse(
     let mut steps = Vec::new();
     let mut body_limit = None;
     let mut layers = Vec::new();
+    let mut when = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for entry in entries {
         let Expr::Assign(assign) = args::unwrap_expr(&entry) else {
@@ -136,10 +148,6 @@ pub(super) fn parse(
                 continue;
             }
         };
-        if arg.is_ident("when") {
-            errors.spanned(arg, crate::when::NOT_SWITCHED);
-            continue;
-        }
         let Some(arg_name) = known.find(arg) else {
             errors.spanned(arg, known.unknown(arg).0);
             continue;
@@ -170,6 +178,7 @@ pub(super) fn parse(
                 Expr::Array(array) => layers.extend(array.elems.iter().cloned()),
                 _ => layers.push((*assign.right).clone()),
             },
+            "when" => when = crate::when::conditions(&assign.right, &mut errors),
             _ => body_limit = Some((*assign.right).clone()),
         }
     }
@@ -182,6 +191,7 @@ pub(super) fn parse(
         steps,
         body_limit,
         layers,
+        when,
     })
 }
 
@@ -222,20 +232,66 @@ mod tests {
         let args = parse_method(quote!("/", layer = [Timeout::new(3), Cors::new()])).unwrap();
         assert_eq!(args.layers.len(), 2);
         assert!(parse_method(quote!("/", layer = [])).is_err());
+        assert!(args.when.is_empty());
+    }
+
+    fn messages(tokens: TokenStream) -> Vec<String> {
+        let error = parse_method(tokens).err().unwrap();
+        error.into_iter().map(|e| e.to_string()).collect()
+    }
+
+    fn conditions(args: &Args) -> Vec<String> {
+        args.when.iter().map(LitStr::value).collect()
+    }
+
+    #[test]
+    fn when_takes_a_condition_or_a_list_of_them() {
+        let args = parse_method(quote!("/", when = "cacheOn")).unwrap();
+        assert_eq!(conditions(&args), ["cacheOn"]);
+        let args = parse_method(quote!(
+            "/",
+            steps = ["a"],
+            when = ["!cacheOn", "gateway = stripe | paypal"]
+        ))
+        .unwrap();
+        assert_eq!(conditions(&args), ["!cacheOn", "gateway = stripe | paypal"]);
+        let tokens = quote!("/orders", when = ["cacheOn"]);
+        let block = parse(tokens, "route", &ROUTE, Span::call_site(), "/orders").unwrap();
+        assert_eq!(conditions(&block), ["cacheOn"]);
+    }
+
+    // Spanned at the literal: see tests/ui/route/fail/when_malformed.rs.
+    #[test]
+    fn a_condition_that_does_not_parse_is_an_error_in_build_s_words() {
+        assert_eq!(
+            messages(quote!("/", when = ["cacheOn", "= x"])),
+            [green_tea_key::when("= x").unwrap_err().to_string()]
+        );
+        assert_eq!(
+            messages(quote!("/", when = "a", when = "b")),
+            ["`when` is given twice"]
+        );
+    }
+
+    #[test]
+    fn when_is_suggested_for_its_near_misses() {
+        for known in [&ROUTE, &METHOD] {
+            for written in ["condition", "only_when", "enabled_when", "switch", "wen"] {
+                assert_eq!(known.suggestion(written), Some("when"), "{written}");
+            }
+        }
+        assert_eq!(
+            messages(quote!("/", enabled_when = "cacheOn")),
+            ["unknown argument `enabled_when`; did you mean `when`?"]
+        );
     }
 
     #[test]
     fn every_problem_is_reported() {
-        let messages = |tokens| -> Vec<String> {
-            let error = parse_method(tokens).err().unwrap();
-            error.into_iter().map(|e| e.to_string()).collect()
-        };
         let found = messages(quote!(steps = ["a"], limit = 3));
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].starts_with("missing the path"));
         assert!(found[1].contains("did you mean `body_limit`"));
-        let found = messages(quote!("/", when = "cacheOn"));
-        assert_eq!(found, [crate::when::NOT_SWITCHED]);
         let found = messages(quote!("orders", "/again"));
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].contains("starts with `/`"));

@@ -1,8 +1,8 @@
 //! `#[route("/prefix")]` on an inherent impl block: every method marked `#[get("/path")]`,
 //! `#[post]`, `#[put]`, `#[patch]` or `#[delete]` becomes a `Route` (with its `steps`,
-//! `body_limit` and `layer`s). The block stays as written minus those attributes;
-//! `Type::routes()` lists the routes, and one `inventory` registration per route lets
-//! `discover()` find them.
+//! `body_limit`, `layer`s and `when` conditions). The block stays as written minus those
+//! attributes; `Type::routes()` lists the routes, and one `inventory` registration per route
+//! lets `discover()` find them.
 
 mod attr;
 mod handler;
@@ -307,6 +307,15 @@ fn expand_route(
     let prefix = &block.path;
     let path = &handler.args.path;
     let steps = block.steps.iter().chain(&handler.args.steps);
+    // The block's conditions, then the method's own (one the block has already is not
+    // repeated): each a `Route::when` call, in the order written.
+    let when = block.when.iter().chain(
+        handler
+            .args
+            .when
+            .iter()
+            .filter(|own| block.when.iter().all(|b| b.value() != own.value())),
+    );
     let body_limit = handler
         .args
         .body_limit
@@ -382,6 +391,7 @@ fn expand_route(
             );
             #(#needs)*
             #(let __route = __route.step(#steps);)*
+            #(let __route = __route.when(#when);)*
             #body_limit
             #(#layers)*
             __route.named(#route_name).at(#location)

@@ -1,4 +1,5 @@
-//! The attribute's arguments: `provides = ...` (none for a guard) and `needs = ...`.
+//! The attribute's arguments: `provides = ...` (none for a guard), `needs = ...`, `finish`
+//! and `when = ...`.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
@@ -17,11 +18,13 @@ pub(super) struct Args {
     pub(super) needs: Vec<LitStr>,
     /// `finish`: its values finish with the request (their types implement `Finish`).
     pub(super) finish: bool,
+    /// The conditions it is on under, all of which must hold, in the order written.
+    pub(super) when: Vec<LitStr>,
 }
 
 /// The arguments `#[step]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs", "finish"],
+    names: &["provides", "needs", "finish", "when"],
     synonyms: &[
         ("finishes", "finish"),
         ("finishing", "finish"),
@@ -33,6 +36,10 @@ const KNOWN: Known = Known {
         ("deps", "needs"),
         ("depends_on", "needs"),
         ("inject", "needs"),
+        ("condition", "when"),
+        ("only_when", "when"),
+        ("enabled_when", "when"),
+        ("switch", "when"),
     ],
 };
 
@@ -49,14 +56,11 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut provides = Vec::new();
     let mut needs = Vec::new();
     let mut finish = None;
+    let mut when = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for meta in metas {
         if meta.path().is_ident("after") {
             errors.spanned(meta.path(), AFTER);
-            continue;
-        }
-        if meta.path().is_ident("when") {
-            errors.spanned(meta.path(), crate::when::NOT_SWITCHED);
             continue;
         }
         let Some(name) = KNOWN.find(meta.path()) else {
@@ -76,12 +80,11 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             continue;
         }
         let Meta::NameValue(pair) = meta else {
-            errors.spanned(
-                &meta,
-                format!(
-                    "expected `{name} = ...`; write `{name} = \"key\"` or `{name} = [\"a\", \"b\"]`"
-                ),
-            );
+            let usage = match name {
+                "when" => crate::when::USAGE.to_owned(),
+                _ => format!("write `{name} = \"key\"` or `{name} = [\"a\", \"b\"]`"),
+            };
+            errors.spanned(&meta, format!("expected `{name} = ...`; {usage}"));
             continue;
         };
         if seen.contains(&name) {
@@ -89,6 +92,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
             continue;
         }
         seen.push(name);
+        if name == "when" {
+            when = crate::when::conditions(&pair.value, &mut errors);
+            continue;
+        }
         let keys = errors.take(args::names(&pair.value, name, &KEYS));
         let keys = keys.unwrap_or_default();
         if name == "provides" {
@@ -111,6 +118,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         provides,
         needs,
         finish: finish.is_some(),
+        when,
     })
 }
 
@@ -118,6 +126,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
 mod tests {
     use super::*;
     use quote::quote;
+
+    fn messages(err: syn::Error) -> Vec<String> {
+        err.into_iter().map(|e| e.to_string()).collect()
+    }
 
     #[test]
     fn everything_is_optional() {
@@ -182,12 +194,47 @@ mod tests {
     }
 
     #[test]
-    fn a_step_takes_no_when() {
-        let err = parse(quote!(provides = "user", when = "cacheOn"))
+    fn when_takes_a_condition_or_a_list_of_them() {
+        let args = parse(quote!(provides = "user", when = "cacheOn")).unwrap();
+        let when: Vec<String> = args.when.iter().map(LitStr::value).collect();
+        assert_eq!(when, ["cacheOn"]);
+        let args = parse(quote!(when = ["!cacheOn", "gateway = stripe | paypal"])).unwrap();
+        let when: Vec<String> = args.when.iter().map(LitStr::value).collect();
+        assert_eq!(when, ["!cacheOn", "gateway = stripe | paypal"]);
+        assert!(parse(quote!(provides = "user")).unwrap().when.is_empty());
+    }
+
+    // Spanned at the literal: see tests/ui/step/fail/when_malformed.rs.
+    #[test]
+    fn a_condition_that_does_not_parse_is_an_error_in_build_s_words() {
+        let err = parse(quote!(provides = "user", when = ["cacheOn", "cache On"]))
             .err()
             .unwrap();
-        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
-        assert_eq!(messages, [crate::when::NOT_SWITCHED]);
+        assert_eq!(
+            messages(err),
+            [green_tea_key::when("cache On").unwrap_err().to_string()]
+        );
+        let err = parse(quote!(when("cacheOn"))).err().unwrap();
+        let expected = "expected `when = ...`; write `when = \"cacheOn\"`";
+        assert!(messages(err)[0].starts_with(expected));
+        let err = parse(quote!(when = "cacheOn", when = "mailOn"))
+            .err()
+            .unwrap();
+        assert_eq!(messages(err), ["`when` is given twice"]);
+    }
+
+    #[test]
+    fn when_is_suggested_for_its_near_misses() {
+        for written in ["condition", "only_when", "enabled_when", "switch", "wen"] {
+            assert_eq!(KNOWN.suggestion(written), Some("when"), "{written}");
+        }
+        let err = parse(quote!(provides = "user", only_when = "cacheOn"))
+            .err()
+            .unwrap();
+        assert_eq!(
+            messages(err),
+            ["unknown argument `only_when`; did you mean `when`?"]
+        );
     }
 
     #[test]

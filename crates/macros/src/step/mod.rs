@@ -77,7 +77,8 @@ fn expand_fn(args: syn::Result<attr::Args>, item: ItemFn) -> syn::Result<TokenSt
         name.span(),
         (&args.provides, &output),
         (&args.needs, &needed),
-    );
+    )
+    .when(&args.when);
 
     // Extractors run first, in order, while nothing borrows the head.
     let mut extract = TokenStream::new();

@@ -3,13 +3,15 @@
 //! must all hold), registered by hand and found by `discover_in` (which sees only this
 //! module), each on in one shape and off in the other; a key that is off, asked for by name,
 //! is GT0106. The switches are decided from an environment map or by `override_switch`, never
-//! from the process environment.
+//! from the process environment. A step's and a route's conditions are checked as what the
+//! macros make of them: the step's descriptor and the route's `when`, in the order written.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use green_tea::ContainerBuilder;
 use green_tea::prelude::*;
 use green_tea::settings::Sources;
+use green_tea::steps::Step;
 use green_tea::workers::Shutdown;
 
 /// What the switches read.
@@ -219,5 +221,119 @@ async fn an_overridden_switch_decides_the_shape() {
             "{how}"
         );
         assert!(!settle_ran(container, false).await, "{how}");
+    }
+}
+
+/// A step under a list of conditions.
+#[step(provides = "receipt", when = ["cacheOn", "gateway = stripe | paypal"])]
+fn receipt() -> String {
+    "receipt".to_owned()
+}
+
+/// A step under one condition, and a guard under a negated one.
+#[step(provides = "quote", needs = "receipt", when = "gateway = stripe")]
+fn price_quote(receipt: &String) -> String {
+    format!("quote for the {receipt}")
+}
+
+#[step(when = "!cacheOn")]
+fn uncached_guard() {}
+
+#[test]
+fn a_step_s_descriptor_carries_its_conditions_in_order() {
+    assert_eq!(
+        receipt::step().descriptor().when,
+        ["cacheOn", "gateway = stripe | paypal"]
+    );
+    assert_eq!(price_quote::step().descriptor().when, ["gateway = stripe"]);
+    assert_eq!(uncached_guard::step().descriptor().when, ["!cacheOn"]);
+}
+
+struct Checkout;
+
+/// The block's condition, on every route, then each method's own.
+#[route("/checkout", when = "gateway = stripe | paypal")]
+impl Checkout {
+    #[get("/")]
+    fn summary() -> &'static str {
+        "summary"
+    }
+
+    // `gateway = stripe | paypal` is the block's already: not repeated.
+    #[post("/cached", when = ["cacheOn", "gateway = stripe | paypal", "!mailOn"])]
+    fn cached() -> &'static str {
+        "cached"
+    }
+}
+
+struct Debugging;
+
+#[route("/debug")]
+impl Debugging {
+    #[get("/", when = "debugRoutes")]
+    fn state() -> &'static str {
+        "state"
+    }
+
+    #[get("/always")]
+    fn always() -> &'static str {
+        "always"
+    }
+}
+
+/// `Debug` shows a route's conditions: `when: [...]`.
+fn conditions(routes: Vec<green_tea::routing::Route>) -> Vec<String> {
+    routes
+        .iter()
+        .map(|route| {
+            let printed = format!("{route:?}");
+            let start = printed.find("when: [").expect("`Debug` prints `when`");
+            let end = start + printed[start..].find(']').expect("a closed list");
+            printed[start..=end].to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_route_carries_the_block_s_conditions_then_its_method_s() {
+    assert_eq!(
+        conditions(Checkout::routes()),
+        [
+            r#"when: ["gateway = stripe | paypal"]"#,
+            r#"when: ["gateway = stripe | paypal", "cacheOn", "!mailOn"]"#,
+        ]
+    );
+    assert_eq!(
+        conditions(Debugging::routes()),
+        [r#"when: ["debugRoutes"]"#, "when: []"]
+    );
+}
+
+/// The macros' steps and routes in an app: served, and run, only in the shapes their
+/// conditions hold.
+#[tokio::test]
+async fn an_app_serves_the_macros_steps_and_routes_only_where_they_are_on() {
+    use green_tea::test::TestClient;
+    for (gateway, served) in [("stripe", true), ("fake", false)] {
+        let vars = [("FLAGS_CACHE", "true"), ("FLAGS_GATEWAY", gateway)];
+        let app = green_tea::App::builder()
+            .settings(Sources::from_env_map(vars))
+            .provider(Flags::provider())
+            .switch(green_tea::switches::Switch::new("cacheOn", |s: &Flags| {
+                s.cache
+            }))
+            .switch(green_tea::switches::Switch::one_of(
+                "gateway",
+                ["stripe", "paypal", "fake"],
+                |s: &Flags| s.gateway.as_str(),
+            ))
+            .step(receipt::step())
+            .routes(Checkout::routes().into_iter().take(1))
+            .build()
+            .unwrap();
+        let client = TestClient::new(app.clone());
+        let status = client.get("/checkout").send().await.status();
+        assert_eq!(status, if served { 200 } else { 404 }, "gateway {gateway}");
+        app.close().await.unwrap();
     }
 }

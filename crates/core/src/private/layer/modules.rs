@@ -99,6 +99,13 @@ pub fn module_paths(container: &Container) -> impl Iterator<Item = &Arc<str>> {
         .map(|m| &m.path)
 }
 
+/// Whether the module at `index` is on in today's shape (always, without switches): a module
+/// that is off runs no shutdown hook.
+pub fn module_on(container: &Container, index: ModuleIndex) -> bool {
+    (container.inner.shape.as_ref())
+        .is_none_or(|shape| !shape.modules_off.iter().any(|(m, _)| *m == index.0))
+}
+
 /// The path of the registered module whose key `key` is (`billing` for `billing::client`).
 pub fn module_of_key(container: &Container, key: &str) -> Option<Arc<str>> {
     let modules = &container.inner.modules;

@@ -1,6 +1,6 @@
 //! Switches across the layers: what the layer above registers inside an app's `when` goes
 //! under its condition as the core's own declarations do, and what it cannot put under one
-//! (steps, routes) is refused, not ignored.
+//! (a mounted service, an app layer) is refused, not ignored.
 
 use std::borrow::Cow;
 
@@ -22,7 +22,7 @@ pub fn put_under(builder: &mut ContainerBuilder, condition: Cow<'static, str>, m
     builder.put_under(condition, marks.0);
 }
 
-/// GT0023 for `what` (``2 steps or routes``), registered under `condition` at `location`,
+/// GT0023 for `what` (``a mounted service``), registered under `condition` at `location`,
 /// which this version cannot switch.
 pub fn refuse(builder: &mut ContainerBuilder, condition: &str, location: Location, what: &str) {
     builder

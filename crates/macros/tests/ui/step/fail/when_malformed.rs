@@ -2,7 +2,7 @@ use green_tea::prelude::*;
 
 struct User;
 
-#[step(provides = "user", when = "cacheOn")]
+#[step(provides = "user", when = ["sessionsOn", "cache On"])]
 fn auth() -> User {
     User
 }

@@ -2,9 +2,9 @@ use green_tea::prelude::*;
 
 struct Prices;
 
-#[route("/prices")]
+#[route("/prices", when = "!pricesOn = yes")]
 impl Prices {
-    #[get("/cached", when = "cacheOn")]
+    #[get("/cached", when = ["cacheOn", "= stripe"])]
     fn cached() -> &'static str {
         "cached"
     }
