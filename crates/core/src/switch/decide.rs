@@ -241,7 +241,10 @@ pub(crate) fn decide(
             outcome,
             from,
             settings,
-            reads: switch.reads.clone(),
+            reads: (switch.reads.iter())
+                .chain(&switch.reads_set)
+                .copied()
+                .collect(),
             location: switch.location,
         });
     }
@@ -334,15 +337,17 @@ fn read_outcome(
                     return (key, None, String::new());
                 }
                 Some(_) => {}
-                None => {
-                    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
-                    let hint = green_tea_key::closest(read, names.iter().copied(), |n| n)
-                        .map(|c| format!("; did you mean `{c}`?"))
-                        .unwrap_or_default();
-                    problems.push(fail(format!(
-                        "reads the field `{read}`, which `{key}` ({short}) does not have{hint}"
-                    )));
-                }
+                None => problems.push(fail(no_field(read, &key, short, &fields))),
+            }
+        }
+        for read in &switch.reads_set {
+            match fields.iter().find(|f| f.name == *read) {
+                Some(field) if !field.optional => problems.push(fail(format!(
+                    "reads whether the field `{read}` of `{key}` is set, and it always is (it \
+                     is not an `Option`): name it with `.reads` instead"
+                ))),
+                Some(_) => {}
+                None => problems.push(fail(no_field(read, &key, short, &fields))),
             }
         }
     }
@@ -359,11 +364,15 @@ fn read_outcome(
     let from = match found.registered.provider.settings_hook() {
         Some(hook) => {
             let rows = hook.explain().unwrap_or_default();
-            let shown: Vec<String> = switch
-                .reads
-                .iter()
-                .filter_map(|read| rows.iter().find(|r| r.field == *read))
+            let row = |read: &&str| rows.iter().find(|r| r.field == *read);
+            let shown: Vec<String> = (switch.reads.iter().filter_map(row))
                 .map(|row| format!("{} = {} ({})", row.field, row.value, row.source))
+                .chain(switch.reads_set.iter().filter_map(row).map(
+                    |row| match row.source.as_str() {
+                        "unset" => format!("`{}` is unset", row.field),
+                        source => format!("`{}` is set ({source})", row.field),
+                    },
+                ))
                 .collect();
             if shown.is_empty() {
                 format!("`{key}`")
@@ -394,6 +403,15 @@ fn read_outcome(
             (key, None, from)
         }
     }
+}
+
+/// Why `read` is not a field of the settings `key` (of type `short`, with `fields`).
+fn no_field(read: &str, key: &Key, short: &str, fields: &[crate::settings::FieldSpec]) -> String {
+    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    let hint = green_tea_key::closest(read, names.iter().copied(), |n| n)
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default();
+    format!("reads the field `{read}`, which `{key}` ({short}) does not have{hint}")
 }
 
 /// Outcomes for a sentence: `` `stripe`, `paypal`, `fake` ``.

@@ -86,6 +86,8 @@ pub struct Switch {
     pub(crate) settings_type_name: &'static str,
     /// The fields it reads, by name, for `explain` and the secret check.
     pub(crate) reads: Vec<&'static str>,
+    /// The optional fields it reads only whether they are set, by name: a secret may be one.
+    pub(crate) reads_set: Vec<&'static str>,
     /// Decides the outcome from the settings value (an `&S`): its position in `outcomes`, or
     /// what it returned when that is none of them.
     pub(crate) decide: Decide,
@@ -99,6 +101,7 @@ impl std::fmt::Debug for Switch {
             .field("outcomes", &self.outcomes)
             .field("settings", &self.settings)
             .field("reads", &self.reads)
+            .field("reads_set", &self.reads_set)
             .finish_non_exhaustive()
     }
 }
@@ -160,6 +163,7 @@ impl Switch {
             settings_type: TypeId::of::<S>(),
             settings_type_name: std::any::type_name::<S>(),
             reads: Vec::new(),
+            reads_set: Vec::new(),
             decide,
             location: Location::caller(),
         }
@@ -171,6 +175,41 @@ impl Switch {
     /// graph is, and would show a bit of the secret.
     pub fn reads(mut self, field: &'static str) -> Self {
         self.reads.push(field);
+        self
+    }
+
+    /// Names an optional field (`Option<T>`) of which `decide` reads only whether a source
+    /// sets it: a secret may be one, since the settings report already shows whether a secret
+    /// is set (`***`, and from where) and never more. `explain` shows ``redis_url` is set
+    /// (env BREAKER_REDIS_URL)`` beside the outcome. A field that is not optional is refused
+    /// (GT0023): it is always set. The promise is the code's to keep: a `decide` that reads the
+    /// secret's value while saying it reads only whether it is set shows a bit of it.
+    ///
+    /// ```
+    /// use green_tea::prelude::*;
+    /// use green_tea::settings::{Secret, Sources};
+    ///
+    /// #[derive(Settings)]
+    /// #[settings(provides = "sharing", prefix = "BREAKER", discover = false)]
+    /// pub struct Sharing {
+    ///     pub redis_url: Option<Secret<String>>,
+    /// }
+    ///
+    /// let container = Container::builder()
+    ///     .settings(Sources::from_env_map([("BREAKER_REDIS_URL", "redis://:hunter2@127.0.0.1/")]))
+    ///     .provider(Sharing::provider())
+    ///     .switch(
+    ///         Switch::new("breakerShared", |s: &Sharing| s.redis_url.is_some())
+    ///             .reads_whether_set("redis_url"),
+    ///     )
+    ///     .build()
+    ///     .unwrap();
+    /// let explained = container.explain_switches().to_string();
+    /// assert!(explained.contains("`redis_url` is set (env BREAKER_REDIS_URL)"));
+    /// assert!(!explained.contains("hunter2"));
+    /// ```
+    pub fn reads_whether_set(mut self, field: &'static str) -> Self {
+        self.reads_set.push(field);
         self
     }
 

@@ -333,6 +333,85 @@ fn a_switch_that_reads_a_secret_is_refused_and_never_shows_it() {
     );
 }
 
+/// Where the breaker shares its state: a secret, optional.
+#[derive(Settings, Debug)]
+#[settings(provides = "sharing", prefix = "BREAKER", discover = false)]
+struct Sharing {
+    redis_url: Option<green_tea::settings::Secret<String>>,
+    #[settings(default = "billing")]
+    name: String,
+}
+
+fn sharing(vars: &[(&str, &str)]) -> ContainerBuilder {
+    Container::builder()
+        .settings(Sources::from_env_map(vars.iter().copied()))
+        .provider(Sharing::provider())
+}
+
+#[test]
+fn a_switch_may_read_whether_an_optional_secret_is_set_and_never_shows_it() {
+    let shared = |s: &Sharing| s.redis_url.is_some();
+    let switch = || Switch::new("breakerShared", shared).reads_whether_set("redis_url");
+    let url = "redis://:s3cr3t@127.0.0.1:6379/";
+    let set = sharing(&[("BREAKER_REDIS_URL", url)])
+        .switch(switch())
+        .build()
+        .unwrap();
+    let explained = set.explain_switches();
+    assert_eq!(explained.switches[0].outcome.as_deref(), Some("true"));
+    assert_eq!(
+        explained.switches[0].from,
+        "`sharing`: `redis_url` is set (env BREAKER_REDIS_URL)"
+    );
+    assert_eq!(explained.switches[0].reads, ["redis_url"]);
+    let everything = format!(
+        "{explained}\n{}\n{}",
+        set.settings_report(),
+        serde_json::to_string(&explained).unwrap()
+    );
+    assert!(!everything.contains("s3cr3t"), "{everything}");
+    // The settings report names the switch beside the field.
+    assert!(
+        everything.contains("decides `breakerShared` (redis_url)"),
+        "{everything}"
+    );
+    let unset = sharing(&[]).switch(switch()).build().unwrap();
+    let explained = unset.explain_switches();
+    assert_eq!(explained.switches[0].outcome.as_deref(), Some("false"));
+    assert_eq!(
+        explained.switches[0].from,
+        "`sharing`: `redis_url` is unset"
+    );
+}
+
+#[test]
+fn reading_whether_a_field_is_set_needs_an_optional_field_that_exists() {
+    let err = sharing(&[])
+        .switch(Switch::new("named", |s: &Sharing| !s.name.is_empty()).reads_whether_set("name"))
+        .switch(
+            Switch::new("shared", |s: &Sharing| s.redis_url.is_some())
+                .reads_whether_set("redis_ur"),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0023", "GT0023"]);
+    let text = err.to_string();
+    assert!(
+        text.contains(
+            "reads whether the field `name` of `sharing` is set, and it always is (it is not an \
+             `Option`): name it with `.reads` instead"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "reads the field `redis_ur`, which `sharing` (Sharing) does not have; did you \
+                       mean `redis_url`?"
+        ),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn override_switch_decides_the_shape_whatever_the_settings_say() {
     let container = shop(&[("SHOP_CACHE", "true")])
