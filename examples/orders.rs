@@ -6,8 +6,9 @@
 //! ```
 //!
 //! Reads `PORT` (3000; 0 picks a free port, printed as `listening on http://...`) and billing's
-//! settings (`BillingSettings`, read at `build()`): `BILLING_URL` (if unset, a fake billing
-//! service starts in-process on a free port), `BILLING_TIMEOUT` (`2s`),
+//! settings (`BillingSettings`, read at `build()`): `BILLING_URL` (if unset, the switch
+//! `fakeBilling` is on: a fake billing service starts in-process on a free port, and closes with
+//! the app), `BILLING_TIMEOUT` (`2s`),
 //! `BILLING_BREAKER_THRESHOLD` (3) and `BILLING_BREAKER_RESET` (`30s`). The settings are
 //! strict: a `BILLING_` variable that no setting reads (`BILLING_URLL`) stops it, in the same
 //! report as a value that does not read (`BILLING_TIMEOUT=abc`), because a mistyped variable
@@ -18,8 +19,11 @@
 //! a Redis Cluster: `redis+cluster://host:port,host:port`, its seeds; behind Sentinel:
 //! `redis+sentinel://host:port,host:port/service`), billing's breaker shares its state with
 //! every instance using the same Redis and `BREAKER_NAME` (`billing`); `BREAKER_REFRESH`
-//! (`250ms`) is how often it reads the fleet's state. Without it nothing changes. These are
-//! settings too (`SharingSettings`), in the same report and as strict: `BREAKER_NAM=x` stops it.
+//! (`250ms`) is how often it reads the fleet's state (the switch `sharedBreaker`). Without it
+//! the breaker is this process's alone. These are settings too (`SharingSettings`), in the same
+//! report and as strict: `BREAKER_NAM=x` stops it. Both switches, with what each outcome turns
+//! on, are on the explain page (`/_green-tea`), and `build()` checks the graph of all four
+//! shapes whichever is today's.
 //! Logs go to stdout, coloured only on a terminal and never with `NO_COLOR` set.
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
@@ -33,7 +37,7 @@ use green_tea::prelude::*;
 use green_tea::settings::{Secret, Sources};
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{
-    Billing, BillingApi, BillingClient, BillingSettings, GuardedBilling,
+    Billing, BillingApi, BillingClient, BillingError, BillingSettings, GuardedBilling,
 };
 use green_tea_recipes::circuit_breaker::CircuitBreaker;
 use green_tea_recipes::circuit_breaker::shared::{SharedConfig, SharedError};
@@ -118,22 +122,42 @@ impl SharingSettings {
     }
 }
 
-/// The orders app, its settings read from `sources`, billing guarded by `breaker` (what the
-/// end-to-end tests build, including this file).
+/// The orders app, its settings read from `sources`, billing guarded by `breaker` in every
+/// shape (what the end-to-end tests build, including this file).
 #[allow(dead_code)]
 pub(crate) fn app(sources: Sources, breaker: CircuitBreaker) -> Result<App, green_tea::BuildError> {
     builder(sources)
-        .provider(Billing::with_breaker(breaker))
+        .override_provider(Billing::with_breaker(breaker))
         .build()
 }
 
-/// The same without `billing`, not built yet (`main` adds `billing` and `/metrics`).
+/// The app, not built yet (`main` adds `/metrics`). Two switches decide its shape from the
+/// settings: `fakeBilling` (no `BILLING_URL`: billing is a fake started in-process) and
+/// `sharedBreaker` (a `BREAKER_REDIS_URL`: the breaker is the fleet's). Each reads only
+/// whether its field is set: the Redis URL is a secret.
 fn builder(sources: Sources) -> AppBuilder {
     App::builder()
         .settings(sources)
         .provider(BillingSettings::provider())
         .provider(SharingSettings::provider())
-        .provider(BillingApi::new())
+        .switch(
+            Switch::new("fakeBilling", |billing: &BillingSettings| {
+                billing.url.is_none()
+            })
+            .reads_whether_set("url"),
+        )
+        .switch(
+            Switch::new("sharedBreaker", |sharing: &SharingSettings| {
+                sharing.redis_url.is_some()
+            })
+            .reads_whether_set("redis_url"),
+        )
+        .when("fakeBilling", |fake| {
+            fake.provider(LocalBilling).provider(LocalBillingApi)
+        })
+        .when("!fakeBilling", |real| real.provider(BillingApi::new()))
+        .when("sharedBreaker", |shared| shared.provider(FleetBilling))
+        .when("!sharedBreaker", |local| local.provider(Billing::new()))
         .step(request_id::step())
         .routes(Orders::routes())
         // For an operator: liveness and readiness (not ready while billing's client cannot be
@@ -144,9 +168,48 @@ fn builder(sources: Sources) -> AppBuilder {
         .explain_page("/_green-tea")
 }
 
-/// `billing`, made from `billingSettings` as the recipe's `Billing` makes it, its breaker
-/// shared through Redis when `sharingSettings` names one (then asynchronously: `main` builds
-/// it at start-up).
+/// Where `BILLING_URL` is unset: a fake billing service on a free port of 127.0.0.1, started
+/// when billing is first needed, closed with the app (after the client of it).
+struct LocalBilling;
+
+#[provider(provides = "fakeBilling", discover = false)]
+impl LocalBilling {
+    async fn provide(&self) -> std::io::Result<FakeBilling> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        FakeBilling::start(listener, Mode::Up).await
+    }
+
+    async fn dispose(&self, fake: &FakeBilling) {
+        fake.close().await;
+    }
+}
+
+/// `billingApi` where billing is the fake: the recipe's client of the fake's URL, with
+/// billing's timeout.
+struct LocalBillingApi;
+
+#[provider(
+    provides = "billingApi",
+    needs = ["fakeBilling", "billingSettings"],
+    discover = false
+)]
+impl LocalBillingApi {
+    fn provide(
+        &self,
+        fake: &FakeBilling,
+        settings: &BillingSettings,
+    ) -> Result<BillingClient, BillingError> {
+        BillingClient::new(fake.url(), settings.timeout)
+    }
+
+    async fn dispose(&self, client: &BillingClient) {
+        client.close();
+    }
+}
+
+/// `billing` where the breaker is the fleet's: made from `billingSettings` as the recipe's
+/// `Billing` makes it, its breaker shared through the Redis `sharingSettings` names
+/// (asynchronously: `main` builds it at start-up).
 struct FleetBilling;
 
 #[provider(
@@ -161,14 +224,17 @@ impl FleetBilling {
         settings: &BillingSettings,
         sharing: &SharingSettings,
     ) -> Result<GuardedBilling, SharedError> {
-        let breaker = match &sharing.redis_url {
-            None => settings.breaker(),
-            Some(url) => {
-                let config = settings.breaker_config().name(&sharing.name);
-                let redis = SharedConfig::new(url.expose()).refresh_interval(sharing.refresh);
-                CircuitBreaker::shared(config, redis).await?
-            }
-        };
+        // On only where the URL is set (`sharedBreaker`).
+        let url = sharing
+            .redis_url
+            .as_ref()
+            .ok_or_else(|| SharedError::InvalidUrl {
+                url: String::new(),
+                reason: "BREAKER_REDIS_URL is not set".to_owned(),
+            })?;
+        let config = settings.breaker_config().name(&sharing.name);
+        let redis = SharedConfig::new(url.expose()).refresh_interval(sharing.refresh);
+        let breaker = CircuitBreaker::shared(config, redis).await?;
         Ok(GuardedBilling::new(billing_api, breaker))
     }
 }
@@ -231,21 +297,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => 3000,
     };
 
-    // Without BILLING_URL, a fake billing service's address is billing's URL: given as the
-    // settings file's `[billing] url` (below the environment, above the default). Its listener
-    // is bound now, and the fake started once the app is built.
-    let mut sources = Sources::from_env().strict();
-    let fake_listener = if std::env::var_os("BILLING_URL").is_none() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}", listener.local_addr()?);
-        sources = sources.toml(format!("[billing]\nurl = {url:?}\n"), "fake-billing");
-        Some(listener)
-    } else {
-        None
-    };
-
+    let sources = Sources::from_env().strict();
     let app = builder(sources)
-        .provider(FleetBilling)
         // What Prometheus scrapes: everything recorded so far, as its text format.
         .route(Route::get("/metrics", move |_: RequestContext| {
             metrics_page.run_upkeep();
@@ -254,17 +307,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }))
         .build()?;
 
-    let fake = match fake_listener {
-        Some(listener) => {
-            let fake = FakeBilling::start(listener, Mode::Up).await?;
-            println!(
-                "BILLING_URL is not set: started a fake billing service at {}",
-                fake.url()
-            );
-            Some(fake)
-        }
-        None => None,
-    };
+    // Without BILLING_URL (the switch `fakeBilling`), the fake billing service starts now, so
+    // that its address is in the banner; with it, the key is off in this shape (GT0106).
+    match app.get::<FakeBilling>("fakeBilling").await {
+        Ok(fake) => println!(
+            "BILLING_URL is not set: started a fake billing service at {}",
+            fake.url()
+        ),
+        Err(ProvideError::SwitchedOff { .. }) => {}
+        Err(error) => return Err(error.into()),
+    }
     // A shared breaker is made now rather than at the first order: a Redis URL it cannot use
     // stops the service here, and its banner says where the fleet's state is.
     let sharing = app.get::<SharingSettings>("sharingSettings").await?;
@@ -293,9 +345,6 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     match served.await {
         Ok(()) => println!("closed cleanly"),
         Err(error) => eprintln!("closed with problems: {error}"),
-    }
-    if let Some(fake) = fake {
-        fake.close().await;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! every shape checked with the routes that need them. (Steps and routes under conditions:
 //! `switched_routes`.)
 
+use green_tea::error::Problem;
 use green_tea::extract::RequestContext;
 use green_tea::prelude::*;
 use green_tea::routing::Route;
@@ -124,4 +125,57 @@ async fn the_explain_page_and_health_show_the_switches() {
             .is_none()
     );
     plain.close().await.unwrap();
+}
+
+/// Declared with a condition, never registered: the cache only where `cacheOn` holds.
+#[provider(provides = "priceCache", when = "cacheOn", discover = false)]
+fn price_cache() -> String {
+    "in-memory".to_owned()
+}
+
+#[test]
+fn a_missing_key_s_declaration_that_was_not_registered_says_where_it_would_be_on() {
+    let err = shop("true")
+        .route(
+            Route::get("/cached", |ctx: RequestContext| async move {
+                ctx.need::<String>(0).map(|c| c.to_string())
+            })
+            .needs::<String>("priceCache"),
+        )
+        .build()
+        .unwrap_err();
+    assert_eq!(err.problems()[0].code(), "GT0001");
+    let text = err.to_string();
+    assert!(
+        text.contains(
+            "provides `priceCache`, but it is not registered: register it with \
+             `.provider(price_cache::provider())` (it is on only where `cacheOn` holds: the need \
+             is then checked in every shape, and met only where it is on)"
+        ),
+        "{text}"
+    );
+    let Problem::MissingKey {
+        unregistered: Some(unregistered),
+        ..
+    } = &err.problems()[0]
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(unregistered.when, ["cacheOn"]);
+    // Registered, the need is checked in every shape: met only where `cacheOn` holds.
+    let err = shop("true")
+        .provider(price_cache::provider())
+        .route(
+            Route::get("/cached", |ctx: RequestContext| async move {
+                ctx.need::<String>(0).map(|c| c.to_string())
+            })
+            .needs::<String>("priceCache"),
+        )
+        .build()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("error[GT0001]: when `cacheOn` = false, route GET /cached"),
+        "{err}"
+    );
 }

@@ -164,7 +164,7 @@ async fn billing_reads_its_settings_from_the_sources_given() {
         .await
         .unwrap();
     let expected = BillingSettings {
-        url: running.fake.url().to_owned(),
+        url: Some(running.fake.url().to_owned()),
         timeout: Duration::from_secs(5),
         breaker: BreakerSettings {
             threshold: 3,
@@ -332,4 +332,71 @@ async fn orders_logs_to_a_pipe_without_colour_codes() {
     );
     assert!(!orders.printed("\u{1b}"), "an escape code in a pipe");
     assert!(orders.stop().success());
+}
+
+/// Issue 36, point 7: the demo's two switches. Without `BILLING_URL`, `fakeBilling` is on:
+/// billing is a fake the app starts itself, an order goes through it, and `close()` stops it;
+/// with it, the fake is off in this shape (GT0106). `sharedBreaker` reads only whether the
+/// Redis URL (a secret) is set, and explain says so without ever showing it.
+#[tokio::test]
+async fn the_demo_s_switches_decide_billing_and_its_breaker() {
+    let breaker = || CircuitBreaker::new(Config::new(3, Duration::from_secs(30)).name("billing"));
+    let app = orders::app(
+        Sources::from_env_map([("BILLING_TIMEOUT", "5s")]).strict(),
+        breaker(),
+    )
+    .unwrap();
+    let switches = app.explain_all().switches;
+    let decided: Vec<(&str, Option<&str>, &str)> = (switches.switches.iter())
+        .map(|s| (s.name.as_str(), s.outcome.as_deref(), s.from.as_str()))
+        .collect();
+    assert_eq!(
+        decided,
+        [
+            (
+                "fakeBilling",
+                Some("true"),
+                "`billingSettings`: `url` is unset"
+            ),
+            (
+                "sharedBreaker",
+                Some("false"),
+                "`sharingSettings`: `redis_url` is unset"
+            ),
+        ]
+    );
+    let fake = app.get::<FakeBilling>("fakeBilling").await.unwrap();
+    let client = green_tea::test::TestClient::new(app.clone());
+    let created = client
+        .post("/orders")
+        .json(&serde_json::json!({ "userId": "u1", "amount": 5 }))
+        .send()
+        .await;
+    assert_eq!(created.status(), 201, "{}", created.text());
+    assert_eq!(fake.hits(), 1);
+    app.close().await.unwrap();
+    // Closed with the app: its port no longer answers.
+    let gone = tokio::net::TcpStream::connect(fake.url().trim_start_matches("http://")).await;
+    assert!(gone.is_err(), "the fake still answers at {}", fake.url());
+
+    let url = "redis://:s3cr3t@127.0.0.1:6379/";
+    let vars = [
+        ("BILLING_URL", "http://127.0.0.1:3001"),
+        ("BREAKER_REDIS_URL", url),
+    ];
+    let app = orders::app(Sources::from_env_map(vars).strict(), breaker()).unwrap();
+    let err = app.get::<FakeBilling>("fakeBilling").await.unwrap_err();
+    assert_eq!(err.code(), Some("GT0106"), "{err}");
+    let explained = app.explain_all();
+    let text = explained.to_string();
+    assert!(
+        text.contains("`sharedBreaker` = true (of false, true), from `sharingSettings`: `redis_url` is set (env BREAKER_REDIS_URL)"),
+        "{text}"
+    );
+    let page = explained.to_html();
+    let json = explained.to_json().to_string();
+    for shown in [&text, &page, &json] {
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+    }
+    app.close().await.unwrap();
 }

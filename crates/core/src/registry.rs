@@ -19,6 +19,8 @@ pub struct DeclaredKey {
     pub location: Location,
     /// How to register it, such as `.step(auth::step())`.
     pub register: &'static str,
+    /// The conditions it is on under (`when = [...]`), all of which must hold.
+    pub when: &'static [&'static str],
 }
 
 inventory::collect!(DeclaredKey);
@@ -36,5 +38,6 @@ pub(crate) fn declaration_of(key: &Key) -> Option<Unregistered> {
                 location: d.location,
             },
             register: d.register.to_owned(),
+            when: d.when.iter().map(|w| (*w).to_owned()).collect(),
         })
 }

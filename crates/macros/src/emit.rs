@@ -418,6 +418,7 @@ pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &st
         FnKind::Step => quote!(Step),
         FnKind::Worker => quote!(Worker),
     };
+    let when = declared.when;
     let submits = declared.provides.iter().map(|(key, _)| {
         quote! {
             #root::inventory::submit! {
@@ -427,6 +428,7 @@ pub(crate) fn declared_keys(declared: &Declared<'_>, kind: FnKind, register: &st
                     name: #name,
                     location: #location,
                     register: #register,
+                    when: &[#(#when),*],
                 }
             }
         }

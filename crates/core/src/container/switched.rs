@@ -319,12 +319,15 @@ impl ContainerBuilder {
         let mut keep = workers_on.iter();
         worker_needs.retain(|_| *keep.next().expect("a condition per worker"));
         // Settings that are off, or that only what is off needs, are not needed today: what
-        // reading them found is not a problem.
+        // reading them found is not a problem. Those a switch reads are: the switch is decided
+        // from them.
         let needed_only_off = analysis.map_or(&[][..], |a| &a.needed_only_off);
+        let read_by_a_switch = |key: &Key| switches.table.iter().any(|s| s.settings == *key);
         let only_off: Vec<Key> = (needed_only_off.iter())
             .map(|&id| &self.entries[id])
             .filter(|e| e.kind == NodeKind::Settings)
             .flat_map(|e| self.keys_of(e))
+            .filter(|key| !read_by_a_switch(key))
             .collect();
         let off_settings: Vec<&Key> = off
             .iter()

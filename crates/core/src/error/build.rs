@@ -569,4 +569,7 @@ pub struct Unregistered {
     pub declared: Origin,
     /// How to register it, such as `.step(auth::step())`.
     pub register: String,
+    /// The conditions it is on under (`cacheOn`), all of which must hold: registered, it
+    /// provides the key only in the shapes where they do.
+    pub when: Vec<String>,
 }

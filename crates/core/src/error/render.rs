@@ -215,6 +215,15 @@ fn missing_key(
             "\n  help: {} provides `{key}`, but it is not registered: register it with `{}`",
             unregistered.declared, unregistered.register
         )?;
+        if !unregistered.when.is_empty() {
+            let when: Vec<String> = unregistered.when.iter().map(|w| format!("`{w}`")).collect();
+            write!(
+                f,
+                " (it is on only where {} holds: the need is then checked in every shape, and \
+                 met only where it is on)",
+                when.join(" and ")
+            )?;
+        }
     }
     write_suggestion(f, suggestion.as_ref())
 }

@@ -340,6 +340,8 @@ struct Sharing {
     redis_url: Option<green_tea::settings::Secret<String>>,
     #[settings(default = "billing")]
     name: String,
+    #[settings(default = "250ms")]
+    refresh: std::time::Duration,
 }
 
 fn sharing(vars: &[(&str, &str)]) -> ContainerBuilder {
@@ -381,6 +383,31 @@ fn a_switch_may_read_whether_an_optional_secret_is_set_and_never_shows_it() {
     assert_eq!(
         explained.switches[0].from,
         "`sharing`: `redis_url` is unset"
+    );
+}
+
+#[test]
+fn settings_a_switch_reads_are_read_whole_though_only_what_is_off_needs_them() {
+    let err = sharing(&[("BREAKER_REFRESH", "often")])
+        .switch(
+            Switch::new("breakerShared", |s: &Sharing| s.redis_url.is_some())
+                .reads_whether_set("redis_url"),
+        )
+        .when("breakerShared", |on| {
+            on.provider(
+                ProviderFn::new("fleet", |needs| async move {
+                    Ok(needs.get::<Sharing>(0)?.refresh)
+                })
+                .needs::<Sharing>("sharing"),
+            )
+        })
+        .build()
+        .unwrap_err();
+    assert_eq!(codes(&err), ["GT0017"], "{err}");
+    assert!(
+        err.to_string()
+            .contains("the setting `refresh` of `sharing` does not read as `Duration`"),
+        "{err}"
     );
 }
 

@@ -42,7 +42,7 @@ pub(super) fn expand(
     let discovery = container
         .provided
         .as_ref()
-        .map(|_| discovery(root, ident, &key, container.discover));
+        .map(|_| discovery(root, ident, (&key, &container.when), container.discover));
     // A provider is located at its declaration, as a `#[provider]` fn is: the struct.
     let provider = container.provided.as_ref().map(|_| {
         let location = emit::location(root, ident.span());
@@ -188,7 +188,12 @@ fn validate(path: &Path) -> TokenStream {
 /// `build()` names when nothing registered it. Neither names the type's `Settings` impl
 /// directly (`<T as Settings>::provider()` would add the trait's `Send + Sync` bounds), so
 /// that a field that is not `Send + Sync` is reported once, at the impl.
-fn discovery(root: Root, ident: &Ident, key: &str, discover: bool) -> TokenStream {
+fn discovery(
+    root: Root,
+    ident: &Ident,
+    (key, when): (&str, &[syn::LitStr]),
+    discover: bool,
+) -> TokenStream {
     let settings = quote!(#root::settings);
     let name = ident.to_string();
     let registration = discover.then(|| {
@@ -219,6 +224,7 @@ fn discovery(root: Root, ident: &Ident, key: &str, discover: bool) -> TokenStrea
                     name: #name,
                     location: #location,
                     register: #register,
+                    when: &[#(#when),*],
                 }
             }
         };

@@ -9,6 +9,9 @@ pub enum BillingError {
     /// The client was closed (the app is shutting down).
     #[error("the billing client is closed")]
     Closed,
+    /// No billing URL is set (`BILLING_URL`, or `[billing] url`): there is no service to call.
+    #[error("no billing URL is set: set BILLING_URL (or `url` in the settings file's `[billing]`)")]
+    NoUrl,
     /// `BILLING_URL` is not a usable `http://` URL.
     #[error("invalid billing URL `{url}`: {reason}")]
     InvalidUrl {
@@ -46,9 +49,10 @@ impl BillingError {
             BillingError::Status { status, .. } => {
                 *status >= 500 || *status == 408 || *status == 429
             }
-            BillingError::Closed | BillingError::InvalidUrl { .. } | BillingError::Decode(_) => {
-                false
-            }
+            BillingError::Closed
+            | BillingError::NoUrl
+            | BillingError::InvalidUrl { .. }
+            | BillingError::Decode(_) => false,
         }
     }
 }

@@ -25,8 +25,9 @@ impl BillingApi {
     }
 
     async fn provide(&self, settings: &BillingSettings) -> Result<BillingClient, BillingError> {
-        tracing::info!(url = %settings.url, "connecting the billing client");
-        BillingClient::new(&settings.url, settings.timeout)
+        let url = settings.url.as_deref().ok_or(BillingError::NoUrl)?;
+        tracing::info!(url, "connecting the billing client");
+        BillingClient::new(url, settings.timeout)
     }
 
     async fn dispose(&self, client: &BillingClient) {

@@ -29,7 +29,7 @@ use crate::circuit_breaker::{CircuitBreaker, Config};
 ///     .build()
 ///     .unwrap();
 /// let billing = container.get::<BillingSettings>("billingSettings").await.unwrap();
-/// assert_eq!(billing.url, "http://127.0.0.1:3001"); // the default
+/// assert_eq!(billing.url, None); // unset: no billing service yet
 /// assert_eq!(billing.timeout, Duration::from_millis(500));
 /// assert_eq!(billing.breaker.threshold, 5);
 /// assert_eq!(billing.breaker.reset, Duration::from_secs(30));
@@ -42,9 +42,10 @@ use crate::circuit_breaker::{CircuitBreaker, Config};
     validate = BillingSettings::check
 )]
 pub struct BillingSettings {
-    /// The billing service, an `http://` URL: `BILLING_URL` (default `http://127.0.0.1:3001`).
-    #[settings(default = "http://127.0.0.1:3001")]
-    pub url: String,
+    /// The billing service, an `http://` URL: `BILLING_URL`. Unset, `billingApi` cannot be
+    /// built ([`BillingError::NoUrl`](super::BillingError::NoUrl)); an app that runs without
+    /// one decides on it with a switch (the orders demo starts a fake billing service then).
+    pub url: Option<String>,
     /// Each call's timeout, in human form: `BILLING_TIMEOUT` (default `2s`).
     #[settings(default = "2s")]
     pub timeout: Duration,
@@ -82,7 +83,9 @@ impl BillingSettings {
     /// Refused at `build()` rather than at billing's first call: a URL the client cannot use,
     /// and a zero timeout (every call would time out).
     fn check(&self) -> Result<(), String> {
-        parse_base(&self.url).map_err(|e| e.to_string())?;
+        if let Some(url) = &self.url {
+            parse_base(url).map_err(|e| e.to_string())?;
+        }
         if self.timeout.is_zero() {
             return Err("`timeout` is zero: every call would time out".to_owned());
         }

@@ -5,10 +5,11 @@
 use std::time::Duration;
 
 use green_tea_core::settings::{Settings, Sources};
-use green_tea_core::{BuildError, Container, Problem};
+use green_tea_core::{BuildError, Container, FailureCause, Problem, ProvideError};
 use green_tea_recipes::billing::fake::{FakeBilling, Mode};
 use green_tea_recipes::billing::{
-    Billing, BillingApi, BillingClient, BillingSettings, BreakerSettings, GuardedBilling,
+    Billing, BillingApi, BillingClient, BillingError, BillingSettings, BreakerSettings,
+    GuardedBilling,
 };
 use green_tea_recipes::circuit_breaker::BreakerState;
 
@@ -32,11 +33,11 @@ async fn settings(vars: &[(&str, &str)]) -> BillingSettings {
 }
 
 #[tokio::test]
-async fn nothing_set_is_the_guides_defaults() {
+async fn nothing_set_is_the_guides_defaults_and_no_url() {
     assert_eq!(
         settings(&[]).await,
         BillingSettings {
-            url: "http://127.0.0.1:3001".to_owned(),
+            url: None,
             timeout: Duration::from_secs(2),
             breaker: BreakerSettings {
                 threshold: 3,
@@ -55,7 +56,7 @@ async fn each_variable_sets_its_field() {
         ("BILLING_BREAKER_RESET", "1m"),
     ])
     .await;
-    assert_eq!(read.url, "http://billing.internal:8080");
+    assert_eq!(read.url.as_deref(), Some("http://billing.internal:8080"));
     assert_eq!(read.timeout, Duration::from_millis(750));
     assert_eq!(read.breaker.threshold, 5);
     assert_eq!(read.breaker.reset, Duration::from_secs(60));
@@ -106,4 +107,37 @@ async fn the_providers_are_made_from_the_settings() {
     assert_eq!(fake.hits(), 1);
     container.close().await.unwrap();
     fake.close().await;
+}
+
+/// Without `BILLING_URL` the app builds (an app may run without billing in some shapes), and
+/// `billingApi` is the typed error that says which variable to set.
+#[tokio::test]
+async fn without_a_url_billing_api_is_a_typed_error() {
+    let container = build(&[]).unwrap();
+    let err = container
+        .get::<BillingClient>("billingApi")
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(
+            "no billing URL is set: set BILLING_URL (or `url` in the settings file's `[billing]`)"
+        ),
+        "{text}"
+    );
+    let ProvideError::Failed {
+        cause: FailureCause::Error(cause),
+        ..
+    } = &err
+    else {
+        panic!("{err}");
+    };
+    assert!(
+        matches!(
+            cause.downcast_ref::<BillingError>(),
+            Some(BillingError::NoUrl)
+        ),
+        "{cause:?}"
+    );
+    container.close().await.unwrap();
 }
