@@ -168,6 +168,20 @@ fn builder(sources: Sources) -> AppBuilder {
         .explain_page("/_green-tea")
 }
 
+/// The app `main` serves: with `/metrics`, what Prometheus scrapes (everything recorded so
+/// far, as `metrics` renders it). Its lockfile, `examples/orders.lock`, is checked by the
+/// end-to-end tests.
+pub(crate) fn served(
+    sources: Sources,
+    metrics: impl Fn() -> String + Send + Sync + 'static,
+) -> AppBuilder {
+    let metrics = Arc::new(metrics);
+    builder(sources).route(Route::get("/metrics", move |_: RequestContext| {
+        let text = metrics();
+        async move { text }
+    }))
+}
+
 /// Where `BILLING_URL` is unset: a fake billing service on a free port of 127.0.0.1, started
 /// when billing is first needed, closed with the app (after the client of it).
 struct LocalBilling;
@@ -298,14 +312,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
 
     let sources = Sources::from_env().strict();
-    let app = builder(sources)
-        // What Prometheus scrapes: everything recorded so far, as its text format.
-        .route(Route::get("/metrics", move |_: RequestContext| {
-            metrics_page.run_upkeep();
-            let text = metrics_page.render();
-            async move { text }
-        }))
-        .build()?;
+    let app = served(sources, move || {
+        metrics_page.run_upkeep();
+        metrics_page.render()
+    })
+    .build()?;
 
     // Without BILLING_URL (the switch `fakeBilling`), the fake billing service starts now, so
     // that its address is in the banner; with it, the key is off in this shape (GT0106).

@@ -290,7 +290,19 @@ pub mod serve {
 /// [`TestStream`](test::TestStream) its answer with the body unread.
 pub mod test {
     #[doc(inline)]
-    pub use green_tea_http::{TestClient, TestRequest, TestResponse, TestStream};
+    pub use green_tea_http::{
+        LOCK_ENV, TestClient, TestRequest, TestResponse, TestStream, assert_graph_lock,
+    };
+}
+
+/// The graph lockfile: the app's shape as a file in the repository ([`App::graph_lock`]),
+/// checked in `cargo test` ([`test::assert_graph_lock`]), its changes read as sentences
+/// ([`GraphLock::diff`](lock::GraphLock::diff)). See the lockfile guide.
+pub mod lock {
+    #[doc(inline)]
+    pub use green_tea_core::lock::{
+        Change, GraphLock, LOCK_VERSION, LockDiff, LockError, LockItem,
+    };
 }
 
 /// Declares a provider: an app-scoped part of the graph, built once.

@@ -400,3 +400,15 @@ async fn the_demo_s_switches_decide_billing_and_its_breaker() {
     }
     app.close().await.unwrap();
 }
+
+/// Issue 37: the demo's shape, as `main` serves it, is the one `examples/orders.lock` records.
+#[test]
+fn the_demo_s_shape_is_the_locked_one() {
+    let app = orders::served(
+        Sources::from_env_map(Vec::<(String, String)>::new()).strict(),
+        String::new,
+    )
+    .build()
+    .unwrap();
+    green_tea::test::assert_graph_lock(&app, "examples/orders.lock");
+}

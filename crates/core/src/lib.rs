@@ -15,6 +15,7 @@ mod graph;
 mod health;
 mod ids;
 mod key;
+pub mod lock;
 pub mod metric;
 mod module;
 mod picture;

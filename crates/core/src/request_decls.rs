@@ -318,7 +318,7 @@ impl ContainerBuilder {
         };
         let requests_on = match shapes {
             Some(shapes) => self.keep_today(
-                (shapes, &of, &on),
+                (shapes, of, &on),
                 (analysis.as_ref().ok(), &requests),
                 (&mut workers, &mut worker_needs),
                 &mut problems,

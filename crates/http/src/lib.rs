@@ -25,7 +25,7 @@ mod step;
 mod test_client;
 mod warning;
 
-pub use app::{App, AppBuilder};
+pub use app::{App, AppBuilder, LOCK_ENV, assert_graph_lock};
 pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
@@ -38,6 +38,7 @@ pub use in_flight::InFlightGuard;
 pub use json::Json;
 pub use layer::Layered;
 pub use limits::Limits;
+
 pub use module::ModuleExt;
 #[doc(hidden)]
 pub use response::IntoReply;

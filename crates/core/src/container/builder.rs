@@ -866,7 +866,7 @@ impl ContainerBuilder {
         };
         if let Some(plan) = plan {
             self.keep_today(
-                (plan, &of, &on),
+                (plan, of, &on),
                 (analysis.as_ref().ok(), &[]),
                 (&mut workers, &mut worker_needs),
                 &mut problems,
@@ -1094,6 +1094,7 @@ impl ContainerBuilder {
             provider_order,
             collections,
             module_keys,
+            every_shape,
             ..
         } = analysis;
         let mut entries = self.entries;
@@ -1154,6 +1155,7 @@ impl ContainerBuilder {
                 workers: Workers::new(workers, self.worker_stop_timeout),
                 shape: self.shape,
                 today: self.today.map(Vec::into_boxed_slice),
+                every_shape,
             }),
         }
     }

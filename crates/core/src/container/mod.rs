@@ -10,6 +10,7 @@ mod settings_report;
 mod shape;
 pub(crate) use shape::Off;
 pub(crate) use switched::Request;
+pub(crate) mod lock;
 mod switched;
 mod workers;
 
@@ -88,6 +89,9 @@ pub(crate) struct Inner {
     /// With switches, whether each provider is on today (one that is off is part of the graph
     /// every shape was checked with, never built, never shown as today's); `None`: all are.
     pub(crate) today: Option<Box<[bool]>>,
+    /// The graph of every shape (today's, without switches), over every node: what the
+    /// lockfile reads.
+    pub(crate) every_shape: Option<Arc<crate::graph::EveryShape>>,
 }
 
 pub(crate) struct Node {

@@ -4,6 +4,7 @@
 use crate::error::NodeKind;
 use crate::key::{Key, Location};
 use crate::module::RegisteredModule;
+use crate::switch::condition::Condition;
 use crate::switch::decide::Switches;
 
 /// Today's shape, as `explain` and health show it: each switch's outcome, and what is off.
@@ -13,6 +14,15 @@ pub(crate) struct Shape {
     pub(crate) off: Vec<Off>,
     /// Each module that is off today (by its position among the modules), with where it is on.
     pub(crate) modules_off: Vec<(u32, String)>,
+    /// Each node's condition (the graph's numbering), as a position in `conditions`: what the
+    /// lockfile reads (it records every shape, not today's).
+    pub(crate) of: Vec<u32>,
+    /// The distinct conditions, on in every shape first.
+    pub(crate) conditions: Vec<Condition>,
+    /// Each module's condition, as a position in `conditions`.
+    pub(crate) modules: Vec<u32>,
+    /// The node of each worker that is on today, in registration order.
+    pub(crate) worker_nodes: Vec<u32>,
 }
 
 /// A declaration that today's shape leaves out, and why.
@@ -28,6 +38,10 @@ pub(crate) struct Off {
     pub(crate) location: Location,
     /// The module it was registered in (its position), if any.
     pub(crate) module: Option<u32>,
+    /// Its node in the graph of every shape.
+    pub(crate) node: u32,
+    /// The keys it needs, as spelled (`cache?`).
+    pub(crate) needs: Vec<Key>,
 }
 
 impl Off {

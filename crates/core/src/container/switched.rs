@@ -240,7 +240,7 @@ impl ContainerBuilder {
     /// `requests` is on today: the layer above serves only those.
     pub(crate) fn keep_today<T>(
         &mut self,
-        (plan, of, on): (Plan, &[u32], &[bool]),
+        (plan, of, on): (Plan, Vec<u32>, &[bool]),
         (analysis, requests): (Option<&Analysis>, &[Request<'_>]),
         (workers, worker_needs): (&mut Vec<WorkerEntry>, &mut Vec<T>),
         problems: &mut Vec<Problem>,
@@ -261,7 +261,10 @@ impl ContainerBuilder {
             })
             .collect();
         let mut off = Vec::new();
-        for ((entry, &condition), on) in self.entries.iter().zip(of).zip(on) {
+        let node = |at: usize| u32::try_from(at).expect("fewer than 2^32 nodes");
+        let spelled =
+            |d: &crate::descriptor::Descriptor| d.needs.iter().map(|n| n.key.clone()).collect();
+        for (at, ((entry, &condition), on)) in self.entries.iter().zip(&of).zip(on).enumerate() {
             if !on {
                 let condition = &conditions[condition as usize];
                 off.push(Off {
@@ -271,15 +274,18 @@ impl ContainerBuilder {
                     on: switches.describe(condition),
                     location: entry.registered.descriptor.location,
                     module: entry.module,
+                    node: node(at),
+                    needs: spelled(&entry.registered.descriptor),
                 });
             }
         }
         let entries = self.entries.len();
         let requests_on = on[entries..entries + requests.len()].to_vec();
-        for ((request, &condition), _) in (requests.iter())
+        for (at, ((request, &condition), _)) in (requests.iter())
             .zip(&of[entries..])
             .zip(&requests_on)
-            .filter(|(_, on)| !**on)
+            .enumerate()
+            .filter(|(_, (_, on))| !**on)
         {
             let descriptor = request.descriptor;
             let path = request.module.map(|m| &*self.module_table[m as usize].path);
@@ -296,23 +302,32 @@ impl ContainerBuilder {
                 on: switches.describe(&conditions[condition as usize]),
                 location: descriptor.location,
                 module: request.module,
+                node: node(entries + at),
+                needs: spelled(descriptor),
             });
         }
         let workers_on: Vec<bool> = (worker_conditions.iter())
             .map(|&c| switches.holds(&conditions[c as usize]))
             .collect();
-        for (worker, &condition) in workers.iter().zip(&worker_conditions) {
+        // Workers are the last nodes.
+        let first_worker = of.len() - workers.len();
+        let mut worker_nodes = Vec::new();
+        for (at, (worker, &condition)) in workers.iter().zip(&worker_conditions).enumerate() {
             let condition = &conditions[condition as usize];
-            if !switches.holds(condition) {
-                off.push(Off {
-                    kind: NodeKind::Worker,
-                    name: worker.registered.descriptor.qualified_name().into_owned(),
-                    provides: Vec::new(),
-                    on: switches.describe(condition),
-                    location: worker.registered.descriptor.location,
-                    module: worker.module,
-                });
+            if switches.holds(condition) {
+                worker_nodes.push(node(first_worker + at));
+                continue;
             }
+            off.push(Off {
+                kind: NodeKind::Worker,
+                name: worker.registered.descriptor.qualified_name().into_owned(),
+                provides: Vec::new(),
+                on: switches.describe(condition),
+                location: worker.registered.descriptor.location,
+                module: worker.module,
+                node: node(first_worker + at),
+                needs: spelled(&worker.registered.descriptor),
+            });
         }
         let mut keep = workers_on.iter();
         workers.retain(|_| *keep.next().expect("a condition per worker"));
@@ -348,6 +363,10 @@ impl ContainerBuilder {
             switches,
             off,
             modules_off,
+            of,
+            conditions,
+            modules: module_conditions,
+            worker_nodes,
         }));
         requests_on
     }

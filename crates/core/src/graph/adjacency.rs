@@ -172,7 +172,7 @@ impl Adjacency {
         self.dependents.rows()
     }
 
-    fn nodes(&self) -> usize {
+    pub(crate) fn nodes(&self) -> usize {
         self.dependents.starts.len() - 1
     }
 }

@@ -16,6 +16,7 @@ mod shapes;
 mod suggest;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use petgraph::algo::tarjan_scc;
 
@@ -65,6 +66,49 @@ pub(crate) struct Analysis {
     /// With switches: the settings types on today that something needs in some shape and
     /// nothing on today needs (only what is off reads them: they are not needed today).
     pub(crate) needed_only_off: Vec<ProviderId>,
+    /// The graph of every shape (today's, without switches), for what reads it after `build()`.
+    pub(crate) every_shape: Option<Arc<EveryShape>>,
+}
+
+/// The graph of every shape, as the analysis checked it: an edge from each declaration to each
+/// that needs it in some shape (a guard to its route, a contribution to its collection, a
+/// wrapped value to its decorator), over every node: providers, then steps, routes, workers.
+#[derive(Debug)]
+pub(crate) struct EveryShape {
+    pub(crate) graph: Adjacency,
+    pub(crate) layout: Numbering,
+}
+
+impl EveryShape {
+    /// What each node needs in some shape, directly: the edges walked backwards.
+    pub(crate) fn needs(&self) -> Vec<Vec<NodeId>> {
+        let mut needs: Vec<Vec<NodeId>> = vec![Vec::new(); self.graph.nodes()];
+        for (from, users) in self.graph.all_dependents().enumerate() {
+            for user in users {
+                needs[user.index()].push(NodeId::at(from));
+            }
+        }
+        needs
+    }
+}
+
+/// Every node `node` needs in some shape, transitively (not itself), in node order, from what
+/// each needs directly ([`EveryShape::needs`]).
+pub(crate) fn reaches(needs: &[Vec<NodeId>], node: NodeId) -> Vec<NodeId> {
+    let mut seen = vec![false; needs.len()];
+    let mut stack = vec![node];
+    while let Some(at) = stack.pop() {
+        for &need in &needs[at.index()] {
+            if !std::mem::replace(&mut seen[need.index()], true) {
+                stack.push(need);
+            }
+        }
+    }
+    seen[node.index()] = false;
+    (0..needs.len())
+        .filter(|&i| seen[i])
+        .map(NodeId::at)
+        .collect()
 }
 
 /// Checks `input` completely and orders it, or returns every problem found.
@@ -339,8 +383,8 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
         }
         _ => None,
     };
-    let graph_of_every_shape = &graph;
-    let graph = today.as_ref().unwrap_or(&graph);
+    let every_shape = graph;
+    let graph = today.as_ref().unwrap_or(&every_shape);
     let order = order.expect("a ring of today's graph is a cycle reported above");
     let mut keys = routing.keys;
     if let Some(shapes) = &shapes {
@@ -371,12 +415,17 @@ pub(crate) fn analyze(input: &Input<'_>) -> Result<Analysis, Vec<Problem>> {
             .enumerate()
             .filter(|(node, d)| d.kind == NodeKind::Settings && shapes.on[*node]);
         for (node, _) in settings {
-            let users = graph_of_every_shape.dependents(NodeId::at(node));
+            let users = every_shape.dependents(NodeId::at(node));
             if !users.is_empty() && users.iter().all(|u| !shapes.on(*u)) {
                 analysis.needed_only_off.push(ProviderId::at(node));
             }
         }
     }
+    // Kept for what reads the graph of every shape later (the lockfile); moved, not copied.
+    analysis.every_shape = Some(Arc::new(EveryShape {
+        graph: every_shape,
+        layout,
+    }));
     Ok(analysis)
 }
 
@@ -559,6 +608,7 @@ fn typed(
         collections: Vec::new(),
         module_keys: Vec::new(),
         needed_only_off: Vec::new(),
+        every_shape: None,
     }
 }
 

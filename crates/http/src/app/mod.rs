@@ -9,6 +9,7 @@ mod dispatch;
 mod explain;
 pub(crate) mod future;
 mod health;
+mod lock;
 #[cfg(feature = "metrics")]
 mod metered;
 #[cfg(not(feature = "metrics"))]
@@ -33,6 +34,7 @@ use green_tea_core::{CloseError, Container};
 
 pub use builder::AppBuilder;
 pub(crate) use future::{DispatchFuture, Finish};
+pub use lock::{LOCK_ENV, assert_graph_lock};
 
 use crate::client_addr::ClientAddr;
 use crate::layer::Layered;

@@ -12,6 +12,7 @@
 pub mod build;
 pub mod explain;
 pub mod failures;
+pub mod lock;
 pub mod modules;
 pub mod switches;
 pub mod values;
