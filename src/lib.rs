@@ -628,6 +628,8 @@ pub mod guide {
     pub mod workers {}
     #[doc = include_str!("../docs/switches.md")]
     pub mod switches {}
+    #[doc = include_str!("../docs/lockfile.md")]
+    pub mod lockfile {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/unit-of-work.md")]

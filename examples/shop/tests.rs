@@ -441,3 +441,12 @@ async fn the_outbox_relays_interval_comes_from_the_shops_settings() {
     );
     app.close().await.unwrap();
 }
+
+/// The shop's shape (every module, route, setting and the cache's switch, over both shapes) is
+/// the one `examples/shop/shop.lock` records: a change to it shows in review as sentences.
+#[test]
+fn the_shop_s_shape_is_the_locked_one() {
+    let db = Scratch::new();
+    let app = shop().settings(db.sources()).build().unwrap();
+    green_tea::test::assert_graph_lock(&app, "examples/shop/shop.lock");
+}

@@ -10,6 +10,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod lock;
 mod macros_modules;
 mod request_scope;
 mod switched_routes;

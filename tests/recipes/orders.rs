@@ -412,3 +412,35 @@ fn the_demo_s_shape_is_the_locked_one() {
     .unwrap();
     green_tea::test::assert_graph_lock(&app, "examples/orders.lock");
 }
+
+/// Issue 37: the demo's lock fails its check when the shape grows a need, and says so in
+/// sentences: here a fraud check that billing's settings now pass through, as a decorator.
+#[test]
+fn the_demo_s_lock_fails_when_a_need_is_added() {
+    let fraud = green_tea::ProviderFn::new("billingSettings", |needs| async move {
+        let settings = needs.get::<BillingSettings>(0)?;
+        let _fraud = needs.get::<u32>(1)?;
+        Ok(BillingSettings::clone(&settings))
+    })
+    .named("fraudChecked")
+    .needs::<BillingSettings>("billingSettings")
+    .needs::<u32>("fraudApi");
+    let sources = Sources::from_env_map(Vec::<(String, String)>::new()).strict();
+    let app = orders::served(sources, String::new)
+        .value("fraudApi", 7_u32)
+        .decorator(fraud)
+        .build()
+        .unwrap();
+    let failure = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        green_tea::test::assert_graph_lock(&app, "examples/orders.lock")
+    }))
+    .unwrap_err();
+    let message = failure.downcast_ref::<String>().unwrap();
+    for sentence in [
+        "route `POST /orders` now builds `fraudApi` (new value)",
+        "new value `fraudApi`: `u32`",
+        "decorators and collections:\n  - decorator `fraudChecked` now wraps `billingSettings`\n\n",
+    ] {
+        assert!(message.contains(sentence), "{sentence} in\n{message}");
+    }
+}

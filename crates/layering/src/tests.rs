@@ -44,12 +44,14 @@ const CORE: &[(&str, u8)] = &[
     ("error", 1),
     ("settings::source", 1),
     // 2. Values: what a declaration provides and how the container holds and hands them out;
-    //    a declaration's descriptor; the declared keys' registry; metric names; the drawing.
+    //    a declaration's descriptor; the declared keys' registry; metric names; the drawing;
+    //    the lockfile's text and its diff.
     ("value", 2),
     ("descriptor", 2),
     ("registry", 2),
     ("metric", 2),
     ("picture", 2),
+    ("lock", 2),
     // 3. Declarations: providers, settings types, workers, modules, the switches and the
     //    conditions declarations are under.
     ("provider", 3),

@@ -129,7 +129,8 @@ fn providers(inner: &Inner, items: &mut Vec<LockItem>) {
         }
         let mut item = LockItem::new("provider", first.key.as_str());
         item.attr("kind", node.kind.to_string());
-        if !(node.kind == NodeKind::Value && d.name == first.key.as_str()) {
+        // A value is named after its key.
+        if node.kind != NodeKind::Value {
             item.attr("name", name_of(id));
         }
         match d.provides.as_slice() {

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{GraphLock, LockItem};
+use super::model::{GraphLock, LockItem};
 
 /// What changed between two lockfiles, in sentences: [`Display`](fmt::Display) writes them as
 /// text (what a failing test prints), [`to_markdown`](Self::to_markdown) for a pull request.
@@ -548,7 +548,8 @@ impl<'a> Differ<'a> {
     /// Anything else: new or gone blocks of the other kinds, and attributes no sentence above
     /// covers, said plainly.
     fn rest(&mut self) {
-        for kind in ["switch", "module", "decorator"] {
+        // (A decorator that joins or leaves a key is said with the key's decorators.)
+        for kind in ["switch", "module"] {
             let (added, gone) = self.added_gone(kind);
             for item in added {
                 self.say("switches and modules", format!("new {kind} `{}`", item.id));
@@ -620,7 +621,15 @@ fn label(item: &LockItem) -> String {
     }
 }
 
-pub(super) fn diff(old: &GraphLock, new: &GraphLock) -> LockDiff {
+impl GraphLock {
+    /// What changed from `self` (the file) to `newer` (the app now), in sentences grouped by
+    /// cause.
+    pub fn diff(&self, newer: &GraphLock) -> LockDiff {
+        diff(self, newer)
+    }
+}
+
+fn diff(old: &GraphLock, new: &GraphLock) -> LockDiff {
     let mut differ = Differ {
         old,
         new,

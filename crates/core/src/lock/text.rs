@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{GraphLock, LOCK_VERSION, LockItem};
+use super::model::{GraphLock, LOCK_VERSION, LockItem};
 
 /// The comment the file opens with: what it is and how to accept a change.
 const HEADER: &str = "\
