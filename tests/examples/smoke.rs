@@ -93,6 +93,40 @@ fn orders_reports_every_bad_setting_at_once_and_exits_non_zero() {
     );
 }
 
+/// `lock_diff` reads two lockfiles alone (the demo's, and it with a need added) and prints
+/// what changed as Markdown; a file that is not a lockfile is exit status 2, said on stderr.
+#[test]
+fn lock_diff_prints_the_markdown_of_two_lockfiles() {
+    let path = binary("lock_diff");
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/orders.lock");
+    let dir = std::env::temp_dir().join(format!("green-tea-lock-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = dir.join("head.lock");
+    let grown = std::fs::read_to_string(base).unwrap().replace(
+        "  needs requestId\n",
+        "  needs requestId\n  needs fraudApi\n",
+    );
+    std::fs::write(&head, grown).unwrap();
+    let output = Command::new(&path).arg(base).arg(&head).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.starts_with(
+            "## Graph changes\n\n### Routes\n\n- route `POST /orders` now needs `fraudApi`\n"
+        ),
+        "{stdout}"
+    );
+    let broken = dir.join("broken.lock");
+    std::fs::write(&broken, "not a lockfile\n").unwrap();
+    let output = Command::new(&path).arg(base).arg(&broken).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("the lockfile is of format none"),
+        "{output:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn billing_upstream_charges_fails_in_its_mode_and_stops_on_sigterm() {
     let client = http1_client();

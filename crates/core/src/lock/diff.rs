@@ -165,7 +165,7 @@ fn gained_lost<'a>(
 /// The attributes each kind's sentences cover; any other change is said plainly.
 fn covered(kind: &str) -> &'static [&'static str] {
     match kind {
-        "route" => &["builds", "steps", "when", "module"],
+        "route" => &["builds", "steps", "needs", "when", "module"],
         "setting" => &["default", "secret", "type", "when"],
         "provider" => &[
             "needs",
@@ -276,6 +276,13 @@ impl<'a> Differ<'a> {
                     .or_default()
                     .push(new.id.clone());
                 edges.push((new.clone(), key.to_owned(), false));
+            }
+            let (gained, lost) = gained_lost(old, new, "needs");
+            for need in gained {
+                steps.push(format!("route `{}` now needs `{need}`", new.id));
+            }
+            for need in lost {
+                steps.push(format!("route `{}` no longer needs `{need}`", new.id));
             }
             let (gained, lost) = gained_lost(old, new, "steps");
             for step in gained {
