@@ -56,16 +56,20 @@ impl Me {
     }
 }
 
+/// The service; its shape is locked in `examples/auth.lock` (the examples' tests check it).
+pub(crate) fn app() -> AppBuilder {
+    App::builder()
+        .provider(tokens::provider())
+        .step(bearer::step())
+        .routes(Me::routes())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     let addr = listener.local_addr()?;
-    let app = App::builder()
-        .provider(tokens::provider())
-        .step(bearer::step())
-        .routes(Me::routes())
-        .build()?;
+    let app = app().build()?;
     // Ctrl-C and SIGTERM are caught from this call on: the address is printed after it.
     let served = app.serve_listener(listener);
     println!("listening on http://{addr}");

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod auth;
 mod shop;
 #[cfg(all(feature = "metrics", feature = "tls"))]
 mod smoke;
