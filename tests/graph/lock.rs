@@ -102,6 +102,59 @@ fn print_the_lock_for_a_child_process() {
     print!("<<<{}>>>", app.graph_lock().to_text());
 }
 
+/// What a child process does with `GREEN_TEA_LOCK` set: checks (or writes) the shop's lock at
+/// the path `GREEN_TEA_LOCK_PATH`. Run alone, nothing.
+#[test]
+fn check_the_lock_for_a_child_process() {
+    let Some(path) = std::env::var_os("GREEN_TEA_LOCK_PATH") else {
+        return;
+    };
+    let app = shop(Sources::from_env_map([("SHOP_CACHE", "false")]))
+        .build()
+        .unwrap();
+    assert_graph_lock(&app, PathBuf::from(path));
+}
+
+#[test]
+fn overwrite_writes_the_file_and_ci_never_does() {
+    let scratch = Scratch::new("overwrite");
+    let path = scratch.file("shop.lock");
+    let run = |vars: &[(&str, &str)]| {
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "lock::check_the_lock_for_a_child_process",
+                "--nocapture",
+            ])
+            .env_remove("CI")
+            .env("GREEN_TEA_LOCK_PATH", &path)
+            .envs(vars.iter().copied())
+            .output()
+            .unwrap()
+    };
+    // Under CI, overwrite is refused and nothing is written.
+    let refused = run(&[("GREEN_TEA_LOCK", "overwrite"), ("CI", "true")]);
+    assert!(!refused.status.success(), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("GREEN_TEA_LOCK=overwrite is ignored under CI (`CI` is set)"),
+        "{stderr}"
+    );
+    assert!(!path.exists());
+    // Elsewhere it writes the file, which the check then passes.
+    let written = run(&[("GREEN_TEA_LOCK", "overwrite")]);
+    assert!(written.status.success(), "{written:?}");
+    let app = shop(Sources::from_env_map([("SHOP_CACHE", "false")]))
+        .build()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        app.graph_lock().to_text()
+    );
+    let checked = run(&[]);
+    assert!(checked.status.success(), "{checked:?}");
+}
+
 #[test]
 fn the_lock_is_the_same_bytes_in_every_process_whatever_the_settings_say() {
     let run = |vars: &[(&str, &str)]| {
