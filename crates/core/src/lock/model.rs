@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 /// What this version of green-tea writes: `version 1`. A file of another version is read as
-/// a change of format ([`LockError::Version`](super::LockError::Version)): write it again with
+/// a change of format ([`LockError::Format`](super::LockError::Format)): write it again with
 /// this version.
 pub const LOCK_VERSION: u32 = 1;
 

@@ -23,12 +23,12 @@ pub enum LockError {
         /// The line.
         text: String,
     },
-    /// The file has no `version` line, or one this green-tea does not write.
+    /// The file has no `version` line, or one of a format this green-tea does not write.
     #[error(
         "the lockfile is of format {found}, and this green-tea writes format {LOCK_VERSION}: \
          write it again (GREEN_TEA_LOCK=overwrite) and review the diff as a change of format"
     )]
-    Version {
+    Format {
         /// The version found (`none` when there is no `version` line).
         found: String,
     },
@@ -84,7 +84,7 @@ impl GraphLock {
                 continue;
             }
             if version.is_none() {
-                return Err(LockError::Version {
+                return Err(LockError::Format {
                     found: "none".to_owned(),
                 });
             }
@@ -96,7 +96,7 @@ impl GraphLock {
         }
         match version {
             Some(v) if v == LOCK_VERSION.to_string() => Ok(GraphLock { items }),
-            found => Err(LockError::Version {
+            found => Err(LockError::Format {
                 found: found.unwrap_or_else(|| "none".to_owned()),
             }),
         }
@@ -131,7 +131,7 @@ mod tests {
     fn a_file_of_another_format_or_a_stray_line_is_refused() {
         let text = lock().to_text();
         let err = GraphLock::parse(&text.replace("version 1", "version 2")).unwrap_err();
-        assert_eq!(err, LockError::Version { found: "2".into() });
+        assert_eq!(err, LockError::Format { found: "2".into() });
         assert!(
             err.to_string()
                 .contains("write it again (GREEN_TEA_LOCK=overwrite)")
@@ -139,7 +139,7 @@ mod tests {
         let err = GraphLock::parse("route POST /x\n").unwrap_err();
         assert_eq!(
             err,
-            LockError::Version {
+            LockError::Format {
                 found: "none".into()
             }
         );
