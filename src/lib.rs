@@ -47,7 +47,8 @@ pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, ModuleExt, War
 pub mod error {
     #[doc(inline)]
     pub use green_tea_core::{
-        CloseFailure, ClosePart, FailureCause, NodeKind, Origin, Problem, Suggestion, Unregistered,
+        CloseFailure, ClosePart, FailureCause, NodeKind, Origin, Problem, StillBuilding,
+        Suggestion, Unregistered,
     };
     #[doc(inline)]
     pub use green_tea_http::NoRoute;
@@ -729,6 +730,8 @@ pub mod guide {
         pub mod gt0105 {}
         #[doc = include_str!("../docs/errors/GT0106.md")]
         pub mod gt0106 {}
+        #[doc = include_str!("../docs/errors/GT0107.md")]
+        pub mod gt0107 {}
     }
 }
 

@@ -10,4 +10,5 @@ mod build;
 mod close;
 mod drop;
 mod start;
+mod timeouts;
 mod workers;

@@ -38,7 +38,7 @@ pub use container::{Container, ContainerBuilder, Resolver};
 pub use descriptor::Descriptor;
 pub use error::{
     BoxError, BuildError, CloseError, CloseFailure, ClosePart, FailureCause, NodeKind, Origin,
-    Problem, ProvideError, Suggestion, Unregistered,
+    Problem, ProvideError, StillBuilding, Suggestion, Unregistered,
 };
 pub use explain::{
     Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,

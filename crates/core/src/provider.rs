@@ -65,6 +65,15 @@ pub trait Provider: Send + Sync + 'static {
         async { Ok(()) }
     }
 
+    /// How long one build of it may take, when not the app's default
+    /// ([`ContainerBuilder::build_timeout`](crate::ContainerBuilder::build_timeout), 30 s). A
+    /// build that runs past it fails with [`FailureCause::TimedOut`](crate::FailureCause),
+    /// naming it and the chain that needed it; the build is dropped, and the next caller
+    /// starts another. `#[provider(timeout = "5s")]` sets it; `None` (the default): the app's.
+    fn build_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// The read hook of a settings provider ([`SettingsProvider`](crate::settings::SettingsProvider)),
     /// which `build()` calls before it checks the graph. Not a public API: every other
     /// provider has none.
@@ -87,6 +96,9 @@ pub trait Provider: Send + Sync + 'static {
 pub(crate) trait ErasedProvider: Send + Sync + 'static {
     fn provide<'a>(&'a self, needs: Needs<'a>) -> BoxFuture<'a, Result<Provided, BoxError>>;
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>>;
+    fn build_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
         None
     }
@@ -102,6 +114,10 @@ impl<P: Provider> ErasedProvider for P {
 
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>> {
         Box::pin(Provider::dispose(self, provided))
+    }
+
+    fn build_timeout(&self) -> Option<std::time::Duration> {
+        Provider::build_timeout(self)
     }
 
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {

@@ -31,6 +31,8 @@ use crate::value::{Needs, Provided};
 pub struct ProviderFn<T, F> {
     descriptor: Descriptor,
     build: F,
+    /// How long one build may take, if not the app's default.
+    timeout: Option<std::time::Duration>,
     _value: PhantomData<fn() -> T>,
 }
 
@@ -56,6 +58,7 @@ where
         ProviderFn {
             descriptor: Descriptor::new(Cow::Owned(key.to_string())).provides::<T>(key),
             build,
+            timeout: None,
             _value: PhantomData,
         }
     }
@@ -86,6 +89,14 @@ where
         self.descriptor = self.descriptor.when(condition);
         self
     }
+
+    /// How long one build of it may take (the app's default otherwise,
+    /// [`ContainerBuilder::build_timeout`](crate::ContainerBuilder::build_timeout)); see
+    /// [`Provider::build_timeout`].
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
 }
 
 impl<T, F, Fut> Provider for ProviderFn<T, F>
@@ -96,6 +107,10 @@ where
 {
     fn descriptor(&self) -> Descriptor {
         self.descriptor.clone()
+    }
+
+    fn build_timeout(&self) -> Option<std::time::Duration> {
+        self.timeout
     }
 
     async fn provide(&self, needs: Needs<'_>) -> Result<Provided, BoxError> {

@@ -33,6 +33,7 @@ use crate::worker::{RegisteredWorker, Worker, WorkerNode, Workers};
 pub struct ContainerBuilder {
     pub(crate) entries: IdVec<ProviderId, Entry>,
     dispose_timeout: Duration,
+    build_timeout: Duration,
     /// How many providers each `discover` call found, for the app's warnings.
     pub(crate) discovered: Vec<usize>,
     /// Keys whose decorators are left out, for tests ([`without_decorators`]).
@@ -107,6 +108,7 @@ impl std::fmt::Debug for ContainerBuilder {
         f.debug_struct("ContainerBuilder")
             .field("providers", &providers)
             .field("dispose_timeout", &self.dispose_timeout)
+            .field("build_timeout", &self.build_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -166,6 +168,11 @@ impl ContainerBuilder {
     /// The default time each `dispose` gets before it is abandoned.
     pub const DEFAULT_DISPOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
+    /// The default time one build may take: 30 s. Longer than a healthy connect, handshake or
+    /// migration of the recipes (their own connect timeouts are 5 to 10 s), short enough that
+    /// a build that hangs is an error within a minute rather than a start that never ends.
+    pub const DEFAULT_BUILD_TIMEOUT: Duration = Duration::from_secs(30);
+
     /// The default time a worker gets to stop after its shutdown signal.
     pub const DEFAULT_WORKER_STOP_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -174,6 +181,7 @@ impl ContainerBuilder {
         ContainerBuilder {
             entries: IdVec::new(),
             dispose_timeout: Self::DEFAULT_DISPOSE_TIMEOUT,
+            build_timeout: Self::DEFAULT_BUILD_TIMEOUT,
             discovered: Vec::new(),
             undecorated: Vec::new(),
             module_problems: Vec::new(),
@@ -426,6 +434,41 @@ impl ContainerBuilder {
     /// reported as timed out. Default: 10 s.
     pub fn dispose_timeout(mut self, timeout: Duration) -> Self {
         self.dispose_timeout = timeout;
+        self
+    }
+
+    /// How long one build of a provider may take, unless it sets its own
+    /// ([`Provider::build_timeout`], `#[provider(timeout = "5s")]`). Default:
+    /// [`DEFAULT_BUILD_TIMEOUT`](Self::DEFAULT_BUILD_TIMEOUT), 30 s. A build past it fails
+    /// with [`FailureCause::TimedOut`](crate::FailureCause::TimedOut), naming the provider and
+    /// the chain that needed it; the build is dropped (not left running for the next caller to
+    /// join) and its failure is not kept: the next caller starts another.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use green_tea::prelude::*;
+    /// use green_tea::ProviderFn;
+    /// use green_tea::error::FailureCause;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
+    /// let container = Container::builder()
+    ///     .provider(ProviderFn::new("pg", |_| async {
+    ///         std::future::pending::<()>().await; // a handshake that never answers
+    ///         Ok(0_u32)
+    ///     }))
+    ///     .build_timeout(Duration::from_secs(5))
+    ///     .build()
+    ///     .unwrap();
+    /// let err = container.get::<u32>("pg").await.unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     ProvideError::Failed { cause: FailureCause::TimedOut(t), .. } if t == Duration::from_secs(5)
+    /// ));
+    /// assert_eq!(err.to_string(), "provider `pg` failed: did not finish within 5s");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    pub fn build_timeout(mut self, timeout: Duration) -> Self {
+        self.build_timeout = timeout;
         self
     }
 
@@ -1151,6 +1194,7 @@ impl ContainerBuilder {
                 closed: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
+                build_timeout: self.build_timeout,
                 modules: self.module_table.into(),
                 workers: Workers::new(workers, self.worker_stop_timeout),
                 shape: self.shape,

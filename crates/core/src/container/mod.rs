@@ -80,6 +80,8 @@ pub(crate) struct Inner {
     pub(crate) closed: AtomicBool,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) dispose_timeout: Duration,
+    /// How long one build may take, unless its provider sets its own.
+    pub(crate) build_timeout: Duration,
     /// The registered modules, parents before their sub-modules.
     pub(crate) modules: Box<[crate::module::RegisteredModule]>,
     /// The workers, in registration order.
@@ -330,6 +332,15 @@ impl Inner {
                     current = next;
                 }
                 tracing::error!(%error, "start failed; disposing what was built");
+                // The builds of the slice still running are for a start that failed: stopped
+                // now, rather than awaited by the close (closed first, so that no caller
+                // waiting on one starts it again).
+                self.closed.store(true, Ordering::Release);
+                for &sibling in &slice {
+                    if let Some(flight) = &*self.slots[sibling].flight() {
+                        flight.abort.abort();
+                    }
+                }
                 let container = Container {
                     inner: Arc::clone(self),
                 };
@@ -348,6 +359,42 @@ impl Inner {
             }
         }
         Ok(())
+    }
+
+    /// What a start that ran past `timeout` leaves: each build still in flight (in build
+    /// order) with the providers it still waits on; each is stopped, and the container marked
+    /// closed so that no waiter starts one again.
+    pub(crate) fn start_timed_out(&self, timeout: Duration) -> ProvideError {
+        self.closed.store(true, Ordering::Release);
+        let mut building: Vec<ProviderId> = (self.providers.ids())
+            .filter(|&id| self.slots[id].flight().is_some())
+            .collect();
+        building.sort_unstable_by_key(|&id| self.position[id]);
+        let name = |id: ProviderId| self.providers[id].descriptor.qualified_name().into_owned();
+        let unbuilt = |ids: &[ProviderId]| -> Vec<String> {
+            (ids.iter())
+                .filter(|&&d| !self.slots[d].is_built() && self.is_on(d))
+                .map(|&d| name(d))
+                .collect()
+        };
+        let still = building
+            .iter()
+            .map(|&id| crate::error::StillBuilding {
+                provider: name(id),
+                waiting_on: unbuilt(&self.dependencies[id]),
+                waited_on_by: unbuilt(&self.dependents[id]),
+            })
+            .collect();
+        for &id in &building {
+            if let Some(flight) = &*self.slots[id].flight() {
+                flight.abort.abort();
+            }
+        }
+        tracing::error!(?timeout, "start ran past its budget; stopping its builds");
+        ProvideError::StartTimedOut {
+            timeout,
+            building: still,
+        }
     }
 
     /// The one build of provider `id`; its outcome goes to every waiter through `done`.
@@ -394,24 +441,32 @@ impl Inner {
         span.follows_from(&requester);
         drop(requester);
         let started = Instant::now();
-        let result = AssertUnwindSafe(node.provider.provide(needs))
-            .catch_unwind()
-            .instrument(span.clone())
-            .await;
+        let limit = node.provider.build_timeout().unwrap_or(self.build_timeout);
+        let result = tokio::time::timeout(
+            limit,
+            AssertUnwindSafe(node.provider.provide(needs)).catch_unwind(),
+        )
+        .instrument(span.clone())
+        .await;
         let cause = match result {
-            Ok(Ok(provided)) => match node.check(&provided) {
-                Ok(()) => {
-                    let took = started.elapsed();
-                    self.slots[id].fill(provided, took);
-                    #[cfg(feature = "metrics")]
-                    node.metrics.built(&node.descriptor, took);
-                    span.in_scope(|| tracing::debug!(?took, "built"));
-                    return Ok(());
-                }
-                Err(wrong) => FailureCause::WrongOutput(wrong),
+            // Past its time, the build is dropped here (what it was waiting on with it): the
+            // flight ends, and the next caller starts another.
+            Err(_) => FailureCause::TimedOut(limit),
+            Ok(result) => match result {
+                Ok(Ok(provided)) => match node.check(&provided) {
+                    Ok(()) => {
+                        let took = started.elapsed();
+                        self.slots[id].fill(provided, took);
+                        #[cfg(feature = "metrics")]
+                        node.metrics.built(&node.descriptor, took);
+                        span.in_scope(|| tracing::debug!(?took, "built"));
+                        return Ok(());
+                    }
+                    Err(wrong) => FailureCause::WrongOutput(wrong),
+                },
+                Ok(Err(error)) => FailureCause::Error(Arc::new(error)),
+                Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
             },
-            Ok(Err(error)) => FailureCause::Error(Arc::new(error)),
-            Err(panic) => FailureCause::Panicked(panic_message(&*panic)),
         };
         #[cfg(feature = "metrics")]
         node.metrics

@@ -12,7 +12,7 @@ mod render;
 pub use build::{BuildError, Problem, Unregistered};
 pub use close::{CloseError, CloseFailure, ClosePart, FailureCause};
 pub use panic::{join_message, panic_message};
-pub use provide::ProvideError;
+pub use provide::{ProvideError, StillBuilding};
 
 use std::fmt;
 

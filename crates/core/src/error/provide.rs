@@ -63,6 +63,19 @@ pub enum ProvideError {
     /// GT0103: the container was closed.
     #[error("error[GT0103]: the container is closed")]
     Closed,
+    /// GT0107: `start()` ran past its budget; what was still building then, and what each
+    /// waited on. The builds were stopped and what was built disposed.
+    #[error(
+        "error[GT0107]: the start did not finish within {}{}",
+        humantime::format_duration(*.timeout),
+        still_building_text(.building)
+    )]
+    StartTimedOut {
+        /// The start's budget.
+        timeout: std::time::Duration,
+        /// Each build still running, in build order.
+        building: Vec<StillBuilding>,
+    },
 }
 
 /// As `Display`: `fn main() -> Result<(), ProvideError>` prints the readable report.
@@ -81,6 +94,7 @@ impl ProvideError {
             ProvideError::SwitchedOff { .. } => Some("GT0106"),
             ProvideError::WrongType { .. } => Some("GT0102"),
             ProvideError::Closed => Some("GT0103"),
+            ProvideError::StartTimedOut { .. } => Some("GT0107"),
             ProvideError::Failed { .. } => None,
         }
     }
@@ -113,4 +127,42 @@ fn keys_text(provider: &str, keys: &[Key]) -> String {
 
 fn needed_by_text(chain: &[String]) -> String {
     chain.iter().map(|p| format!(", needed by `{p}`")).collect()
+}
+
+/// A build still running when the start ran past its budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StillBuilding {
+    /// The provider, by its qualified name.
+    pub provider: String,
+    /// The providers it was still waiting on (none: it was in its own `provide`).
+    pub waiting_on: Vec<String>,
+    /// The providers that were waiting on it, not built yet.
+    pub waited_on_by: Vec<String>,
+}
+
+/// ``; still building: `pg` (in its own build; `migrations` waits on it)``.
+fn still_building_text(building: &[StillBuilding]) -> String {
+    if building.is_empty() {
+        return String::new();
+    }
+    let quoted = |names: &[String]| -> String {
+        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        names.join(", ")
+    };
+    let each: Vec<String> = building
+        .iter()
+        .map(|b| {
+            let doing = match b.waiting_on.as_slice() {
+                [] => "in its own build".to_owned(),
+                waiting => format!("waiting on {}", quoted(waiting)),
+            };
+            let waited = match b.waited_on_by.as_slice() {
+                [] => String::new(),
+                [one] => format!("; `{one}` waits on it"),
+                many => format!("; {} wait on it", quoted(many)),
+            };
+            format!("`{}` ({doing}{waited})", b.provider)
+        })
+        .collect();
+    format!("; still building: {}", each.join(", "))
 }

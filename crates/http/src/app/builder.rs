@@ -40,6 +40,7 @@ pub struct AppBuilder {
     pub(super) shutdown: Vec<(ModuleIndex, Arc<str>, ShutdownHook)>,
     pub(super) limits: Limits,
     pub(super) drain_timeout: Duration,
+    pub(super) start_timeout: Duration,
     pub(super) dispose_timeout: Duration,
     pub(super) layers: Vec<ApplyLayer>,
     /// The mounted services: checked against the routes at `build()`, then routed.
@@ -136,6 +137,7 @@ impl std::fmt::Debug for AppBuilder {
             .field("layers", &self.layers.len())
             .field("limits", &self.limits)
             .field("drain_timeout", &self.drain_timeout)
+            .field("start_timeout", &self.start_timeout)
             .field("dispose_timeout", &self.dispose_timeout)
             .finish_non_exhaustive()
     }
@@ -148,6 +150,11 @@ impl Default for AppBuilder {
 }
 
 impl AppBuilder {
+    /// The default time `start()` may take: 2 min. Four builds one after another, each near
+    /// its own 30 s build timeout; a start longer than that is stuck, and an orchestrator's
+    /// rollout deadline is longer still (Kubernetes' `progressDeadlineSeconds`: 10 min).
+    pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(120);
+
     /// The default time `close()` waits for requests in flight: 30 s.
     pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -160,6 +167,7 @@ impl AppBuilder {
             shutdown: Vec::new(),
             limits: Limits::default(),
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
+            start_timeout: Self::DEFAULT_START_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
             layers: Vec::new(),
@@ -521,6 +529,18 @@ impl AppBuilder {
         self
     }
 
+    /// How long `start()` may take as a whole (default: [`DEFAULT_START_TIMEOUT`], 2 min):
+    /// every build it starts, and the workers' start. Past it, the start fails with
+    /// [`ProvideError::StartTimedOut`](green_tea_core::ProvideError::StartTimedOut) (GT0107),
+    /// which lists what was still building and what each waited on; those builds are stopped,
+    /// what was built is disposed, dependents first, and the app is closed.
+    ///
+    /// [`DEFAULT_START_TIMEOUT`]: Self::DEFAULT_START_TIMEOUT
+    pub fn start_timeout(mut self, timeout: Duration) -> Self {
+        self.start_timeout = timeout;
+        self
+    }
+
     /// How long `close()` waits for requests in flight before it disposes anyway (default 30 s).
     pub fn drain_timeout(mut self, timeout: Duration) -> Self {
         self.drain_timeout = timeout;
@@ -530,6 +550,16 @@ impl AppBuilder {
     /// How long each provider's `dispose` and each module's `on_shutdown` hook may run (default 10 s).
     pub fn dispose_timeout(mut self, timeout: Duration) -> Self {
         self.dispose_timeout = timeout;
+        self
+    }
+
+    /// How long one build of a provider may take, unless it sets its own
+    /// (`#[provider(timeout = "5s")]`, [`Provider::build_timeout`]). Default: 30 s; see
+    /// [`ContainerBuilder::build_timeout`]. A build past it fails, naming the provider, its
+    /// timeout and what needed it: in `start()`, the start fails (the other builds still
+    /// running are stopped, and what was built is disposed); in a request, the request.
+    pub fn build_timeout(mut self, timeout: Duration) -> Self {
+        self.container = self.container.build_timeout(timeout);
         self
     }
 

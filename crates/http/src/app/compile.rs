@@ -192,6 +192,7 @@ impl AppBuilder {
             shutdown: std::sync::Mutex::new(hooks),
             close_outcome: Default::default(),
             drain_timeout: self.drain_timeout,
+            start_timeout: self.start_timeout,
             dispose_timeout: self.dispose_timeout,
             warnings,
             fallback,

@@ -64,6 +64,8 @@ pub(crate) struct AppInner {
     shutdown: std::sync::Mutex<Vec<(Arc<str>, crate::module::ShutdownHook)>>,
     close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     drain_timeout: Duration,
+    /// How long `start()` may take as a whole.
+    start_timeout: Duration,
     dispose_timeout: Duration,
     warnings: Vec<Warning>,
     /// The route that answers when no path matches (`AppBuilder::fallback`).
@@ -219,7 +221,16 @@ impl App {
             layer::values::build_now(&runtime.container, &roots).await?;
             runtime.container.start_workers().await
         };
-        if let Err(error) = started.await {
+        let started = match tokio::time::timeout(self.inner.start_timeout, started).await {
+            Ok(started) => started,
+            // Past its budget: what was still building, and what each waited on, before they
+            // are stopped (the close below disposes what was built).
+            Err(_) => Err(layer::values::start_timed_out(
+                &runtime.container,
+                self.inner.start_timeout,
+            )),
+        };
+        if let Err(error) = started {
             // The same close as `serve`'s after a failed start: the container is closed
             // already; this closes the app around it (503s, health, `is_closed`).
             if let Err(close) = self.close().await {

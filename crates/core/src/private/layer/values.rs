@@ -31,6 +31,13 @@ pub fn build(
     container.inner.ensure(at.provider())
 }
 
+/// The start ran past its budget (`timeout`): what is still building and what each waits on,
+/// as the error says it; those builds are stopped and the container marked closed (the caller
+/// closes it, disposing what was built).
+pub fn start_timed_out(container: &Container, timeout: std::time::Duration) -> ProvideError {
+    container.inner.start_timed_out(timeout)
+}
+
 /// Builds now the providers of `values` and what they need, independent ones concurrently; on
 /// failure, disposes what was built and closes the container.
 pub fn build_now(
