@@ -920,7 +920,7 @@ async fn silent_connections_do_not_hold_up_shutdown() {
     send(&mut half_preface, &[Part::text("PRI * HTTP/2.0\r\n")]).await;
     assert_eq!(healthy_get(addr, "/health").await, Outcome::Status(200));
 
-    // A hang bound well under the 30 s drain timeout, which a drain that waited for the
+    // A hang bound under the 15 s drain timeout, which a drain that waited for the
     // silent connections would run into.
     tokio::time::timeout(READ_BOUND, server.stop())
         .await

@@ -158,22 +158,31 @@ async fn a_build_in_flight_when_close_begins_is_still_disposed() {
     assert_eq!(log.events(), ["provide slow", "dispose slow"]);
 }
 
-/// `close()` bounds each dispose with tokio's timers. On a runtime built without them it
-/// cannot, and says so in its error rather than panicking in the caller (documented on
-/// `Container::close`).
+/// A build and `close()` are bounded with tokio's timers. On a runtime built without them a
+/// build fails and says so, rather than hanging unbounded or panicking in the caller (the
+/// app's close says so too: tests/http/close.rs).
 #[test]
-fn close_on_a_runtime_without_timers_is_an_error_that_says_so() {
+fn a_build_on_a_runtime_without_timers_is_an_error_that_says_so() {
     let log = Log::default();
-    let error = support::runtime_without_timers().block_on(async {
+    let (built, closed) = support::runtime_without_timers().block_on(async {
         let container = Container::builder()
             .provider(Probe::new("a", &[], &log))
             .build()
             .unwrap();
-        container.get::<Service>("a").await.unwrap();
-        container
-            .close()
-            .await
-            .expect_err("no timers to bound the disposes with")
+        // A build is bounded by its timeout, which needs the timers: an error that says so,
+        // not a hang, and not a loop of builds started again.
+        let built = container.get::<Service>("a").await.map(|_| ());
+        (built, container.close().await)
     });
-    support::assert_timers_disabled(&error);
+    let err = built.expect_err("no timers to bound the build with");
+    assert!(
+        err.to_string().contains(
+            "provider `a` failed: its build timeout needs tokio's timers (`enable_time` or \
+             `enable_all` on the runtime's builder"
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("timers are disabled"), "{err}");
+    // Nothing was built: nothing to bound a dispose with.
+    closed.unwrap();
 }

@@ -259,3 +259,114 @@ async fn a_start_past_its_budget_says_what_was_still_building_and_disposes_what_
     assert_eq!(*log.lock().unwrap(), ["db"]);
     assert!(app.is_closed());
 }
+
+/// A provider of `key` whose dispose takes `takes` (and records that it finished).
+fn slow_to_dispose(
+    key: &'static str,
+    takes: Duration,
+    log: &Arc<std::sync::Mutex<Vec<&'static str>>>,
+) -> impl Provider {
+    struct Slow {
+        key: &'static str,
+        takes: Duration,
+        log: Arc<std::sync::Mutex<Vec<&'static str>>>,
+    }
+    impl Provider for Slow {
+        fn descriptor(&self) -> Descriptor {
+            Descriptor::new(self.key).provides::<u32>(self.key)
+        }
+        async fn provide(&self, _needs: Needs<'_>) -> Result<Provided, BoxError> {
+            Ok(Provided::one(1_u32))
+        }
+        async fn dispose(&self, _provided: &Provided) -> Result<(), BoxError> {
+            tokio::time::sleep(self.takes).await;
+            self.log.lock().unwrap().push(self.key);
+            Ok(())
+        }
+    }
+    Slow {
+        key,
+        takes,
+        log: Arc::clone(log),
+    }
+}
+
+/// A route that answers after `takes`.
+fn slow_route(takes: Duration) -> Route {
+    Route::get("/slow", move |_: RequestContext| async move {
+        tokio::time::sleep(takes).await;
+        "done"
+    })
+    .needs::<u32>("flush")
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_close_s_phases_share_one_budget_each_within_its_own_cap() {
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let hook = Module::new("audit").on_shutdown(|| async {
+        // Past the dispose timeout (10 s), its own cap.
+        tokio::time::sleep(Duration::from_secs(12)).await;
+        Ok(())
+    });
+    let app = App::builder()
+        .provider(slow_to_dispose("flush", Duration::from_secs(6), &log))
+        .module(hook)
+        .route(slow_route(Duration::from_secs(3)))
+        .shutdown_timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    let client = green_tea::test::TestClient::new(app.clone());
+    let request = tokio::spawn(async move { client.get("/slow").send().await.text() });
+    tokio::task::yield_now().await;
+    let started = tokio::time::Instant::now();
+    let err = app.close().await.unwrap_err();
+    assert_eq!(request.await.unwrap(), "done");
+    // The drain took 3 s, the hook its cap of 10, the dispose its 6: 19 s of the 20.
+    assert_eq!(started.elapsed(), Duration::from_secs(19));
+    let failures: Vec<String> = err
+        .failures
+        .iter()
+        .map(|f| format!("{}: {}", f.part, f.cause))
+        .collect();
+    assert_eq!(
+        failures,
+        ["module `audit` on_shutdown: did not finish within 10s"]
+    );
+    assert_eq!(*log.lock().unwrap(), ["flush"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_close_past_its_budget_says_which_phase_ran_out() {
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let app = App::builder()
+        .provider(slow_to_dispose("flush", Duration::from_secs(1), &log))
+        .provider(slow_to_dispose("quick", Duration::from_millis(1), &log))
+        .route(slow_route(Duration::from_secs(3600)).needs::<u32>("quick"))
+        .shutdown_timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    let client = green_tea::test::TestClient::new(app.clone());
+    let _hanging = tokio::spawn(async move { client.get("/slow").send().await.status() });
+    tokio::task::yield_now().await;
+    let started = tokio::time::Instant::now();
+    let err = app.close().await.unwrap_err();
+    // Ended by the budget (10 s), not by the drain's own 15 s.
+    assert_eq!(started.elapsed(), Duration::from_secs(10));
+    let failures: Vec<String> = err
+        .failures
+        .iter()
+        .map(|f| format!("{}: {}", f.part, f.cause))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            "draining (1 request(s) still in flight): the shutdown's budget of 10s ran out",
+            "provider `flush` (provides `flush`): the shutdown's budget of 10s ran out",
+            "provider `quick` (provides `quick`): the shutdown's budget of 10s ran out",
+        ]
+    );
+    // Nothing is disposed once the budget is spent: the process is about to be killed.
+    assert!(log.lock().unwrap().is_empty());
+}

@@ -7,6 +7,7 @@
 //! facade, which re-exports what they write.
 
 mod async_check;
+mod budget;
 mod container;
 mod descriptor;
 mod error;

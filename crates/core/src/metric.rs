@@ -67,7 +67,7 @@ pub const BREAKER_STORE_DEGRADED: &str = "green_tea.breaker.store.degraded";
 pub(crate) fn failure_outcome(cause: &crate::FailureCause) -> &'static str {
     match cause {
         crate::FailureCause::Panicked(_) => "panic",
-        crate::FailureCause::TimedOut(_) => "timeout",
+        crate::FailureCause::TimedOut(_) | crate::FailureCause::OutOfBudget(_) => "timeout",
         crate::FailureCause::Error(_) | crate::FailureCause::WrongOutput(_) => "error",
     }
 }

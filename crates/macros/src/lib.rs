@@ -9,6 +9,7 @@ use proc_macro::TokenStream;
 
 mod args;
 mod decorator;
+mod duration;
 mod emit;
 mod errors;
 mod key;
@@ -28,8 +29,9 @@ use root::Root;
 /// # The attribute
 ///
 /// `#[provider(provides = "billing", needs = ["billingApi"], dispose = close_billing)]`,
-/// `#[provider(provides = "notifiers[]", after = ["email", "sms"])]`, or
-/// `#[provider(provides = "cache", when = "cacheOn")]`
+/// `#[provider(provides = "notifiers[]", after = ["email", "sms"])]`,
+/// `#[provider(provides = "cache", when = "cacheOn")]`, or
+/// `#[provider(provides = "pool", timeout = "5s")]`
 ///
 /// - `provides`: the key, or list of keys, this provider provides (required).
 /// - `needs`: the key, or list of keys, it needs, in parameter order (optional). A key's
@@ -64,6 +66,10 @@ use root::Root;
 ///   (`green_tea::guide::switches`).
 /// - `dispose` (fns only): the path of an `async fn` called on `close()` with `&T` for each
 ///   provided value, in order, returning `()` or `Result<(), E>` with `E: Into<BoxError>`.
+/// - `timeout = "5s"` (optional): how long one build may take (default: the app's,
+///   `build_timeout`); a build past it fails, naming the provider and what needed it. Written
+///   as whole numbers with units, `ms`, `s`, `m` or `h` (`"500ms"`, `"1m 30s"`, `"2h"`), more
+///   than zero; checked at compile time.
 /// - `discover = false` (optional): `discover()` leaves this provider out; register it
 ///   yourself. A struct that `discover()` cannot make (no `fn new()`, no `Default`) needs it.
 ///
@@ -263,8 +269,9 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// # The attribute
 ///
-/// `#[decorator(decorates = "billing", needs = ["clock"], after = "retrying")]` or
-/// `#[decorator(decorates = "billing", when = "!cacheOn")]`, on a `fn` or `async fn`.
+/// `#[decorator(decorates = "billing", needs = ["clock"], after = "retrying")]`,
+/// `#[decorator(decorates = "billing", when = "!cacheOn")]` or
+/// `#[decorator(decorates = "billing", timeout = "5s")]`, on a `fn` or `async fn`.
 ///
 /// - `decorates`: the one key it decorates (required), spelled plainly: not an optional need
 ///   (`x?`), a list (`x[]`) or a map or its entry (`x{}`, `x{eu}`). There is no `provides`:
@@ -283,6 +290,9 @@ pub fn core_provider(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   `"gateway = stripe | paypal"`, or `when = ["cacheOn", "gateway = stripe"]`; checked at
 ///   compile time, and in every shape by `build()`. See the switches guide
 ///   (`green_tea::guide::switches`).
+/// - `timeout = "5s"` (optional): how long one build may take (default: the app's,
+///   `build_timeout`); a build past it fails, naming the decorator and what needed it. Spelled
+///   as for `#[provider]` (`"500ms"`, `"1m 30s"`, `"2h"`), checked at compile time.
 /// - `discover = false` (optional): `discover()` leaves it out; register it yourself.
 ///
 /// # The fn

@@ -10,6 +10,7 @@ use tokio::task::JoinError;
 use tracing::Instrument;
 
 use super::{Container, Inner};
+use crate::budget::Budget;
 use crate::error::{CloseError, CloseFailure, ClosePart, FailureCause, join_message};
 use crate::ids::{IdVec, ProviderId};
 
@@ -28,16 +29,26 @@ impl Container {
     pub fn close(&self) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
         // Boxed here: the close is compiled once, in green-tea, not in each crate that awaits
         // it (closures and `async` bodies are compiled where they are first used).
-        self.close_once().boxed()
+        self.close_once(Budget::none()).boxed()
     }
 
-    async fn close_once(&self) -> Result<(), CloseError> {
+    /// [`close`](Self::close) within what is left of a shutdown's `budget` (an app's close,
+    /// after its drain, workers and hooks): each wait its own cap or what is left, whichever
+    /// is shorter; a dispose the budget cuts is [`FailureCause::OutOfBudget`].
+    pub(crate) fn close_within(
+        &self,
+        budget: Budget,
+    ) -> impl Future<Output = Result<(), CloseError>> + Send + '_ {
+        self.close_once(budget).boxed()
+    }
+
+    async fn close_once(&self, budget: Budget) -> Result<(), CloseError> {
         let inner = Arc::clone(&self.inner);
         self.inner
             .close_outcome
             .get_or_init(|| async move {
                 // A task of its own, so a caller that stops waiting does not stop the close.
-                let task = tokio::spawn(close(Arc::clone(&inner)));
+                let task = tokio::spawn(close(Arc::clone(&inner), budget));
                 task.await.unwrap_or_else(|join| {
                     Err(CloseError {
                         failures: vec![task_failure(join)],
@@ -49,16 +60,16 @@ impl Container {
     }
 }
 
-async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
+async fn close(inner: Arc<Inner>, budget: Budget) -> Result<(), CloseError> {
     // Workers first, before anything they need is disposed (an app has stopped them already,
     // after its drain: then this waits for nothing and reports nothing twice).
-    let mut failures = inner.workers.stop().await;
+    let mut failures = inner.workers.stop(budget).await;
     inner.closed.store(true, Ordering::Release);
     tracing::info!("closing: disposing built providers, dependents first");
-    await_builds_in_flight(&inner).await;
+    await_builds_in_flight(&inner, budget).await;
 
     for wave in dispose_waves(&inner) {
-        let disposes = wave.into_iter().map(|id| dispose(&inner, id));
+        let disposes = wave.into_iter().map(|id| dispose(&inner, id, budget));
         failures.extend(join_all(disposes).await.into_iter().flatten());
     }
     if failures.is_empty() {
@@ -73,16 +84,15 @@ async fn close(inner: Arc<Inner>) -> Result<(), CloseError> {
 
 /// A build that finishes after `close` began must still be disposed, so wait for each one,
 /// bounded by the dispose timeout; a build that does not finish by then is aborted.
-async fn await_builds_in_flight(inner: &Inner) {
+async fn await_builds_in_flight(inner: &Inner, budget: Budget) {
     let flights: Vec<_> = inner
         .providers
         .iter_enumerated()
         .filter_map(|(id, n)| inner.slots[id].flight().clone().map(|f| (n, f)))
         .collect();
     for (node, mut flight) in flights {
-        let finished =
-            tokio::time::timeout(inner.dispose_timeout, flight.done.wait_for(Option::is_some))
-                .await;
+        let (wait, _) = budget.limit(inner.dispose_timeout);
+        let finished = tokio::time::timeout(wait, flight.done.wait_for(Option::is_some)).await;
         if finished.is_err() {
             tracing::warn!(
                 provider = %node.descriptor.qualified_name(),
@@ -121,7 +131,7 @@ fn dispose_waves(inner: &Inner) -> Vec<Vec<ProviderId>> {
 
 /// Disposes node `id` once, in a task of its own so that a panic is caught and a hang can be
 /// abandoned at the timeout.
-async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
+async fn dispose(inner: &Inner, id: ProviderId, budget: Budget) -> Option<CloseFailure> {
     let node = &inner.providers[id];
     let slot = &inner.slots[id];
     let provided = slot.values()?.clone();
@@ -139,7 +149,8 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
     let started = std::time::Instant::now();
     let mut task =
         tokio::spawn(async move { provider.dispose(&provided).await }.instrument(span.clone()));
-    let cause = match tokio::time::timeout(inner.dispose_timeout, &mut task).await {
+    let (wait, ran_out) = budget.limit(inner.dispose_timeout);
+    let cause = match tokio::time::timeout(wait, &mut task).await {
         Ok(Ok(Ok(()))) => {
             #[cfg(feature = "metrics")]
             node.metrics
@@ -151,7 +162,7 @@ async fn dispose(inner: &Inner, id: ProviderId) -> Option<CloseFailure> {
         Ok(Err(join)) => FailureCause::Panicked(join_message(join)),
         Err(_elapsed) => {
             task.abort();
-            FailureCause::TimedOut(inner.dispose_timeout)
+            ran_out
         }
     };
     #[cfg(feature = "metrics")]

@@ -29,6 +29,7 @@ pub use builder::ContainerBuilder;
 pub(crate) use builder::{worker_decls, worker_nodes};
 pub use resolver::Resolver;
 
+use crate::BoxError;
 use crate::descriptor::Descriptor;
 use crate::error::{CloseError, FailureCause, NodeKind, ProvideError, panic_message};
 use crate::graph::{KeyMap, closest_key};
@@ -256,7 +257,7 @@ impl Inner {
     ) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
-            loop {
+            {
                 let slot = &inner.slots[id];
                 if slot.is_built() {
                     return Ok(());
@@ -286,10 +287,25 @@ impl Inner {
                     }
                 };
                 match done.wait_for(Option::is_some).await {
-                    Ok(outcome) => return outcome.clone().expect("waited for an outcome"),
-                    // The build task ended without an outcome (it was aborted by `close`, or
-                    // the runtime is shutting down): look again.
-                    Err(_) => continue,
+                    Ok(outcome) => outcome.clone().expect("waited for an outcome"),
+                    // The build task ended without an outcome: aborted by a close (then the
+                    // container says it is closed), or the runtime is shutting down. Never
+                    // started again from here: a task that keeps ending so would loop.
+                    Err(_) if inner.closed.load(Ordering::Acquire) => Err(ProvideError::Closed),
+                    Err(_) => {
+                        let node = &inner.providers[id];
+                        Err(ProvideError::Failed {
+                            kind: node.kind,
+                            provider: node.descriptor.qualified_name().into_owned(),
+                            keys: node.descriptor.provided_keys(),
+                            needed_by: Vec::new(),
+                            cause: FailureCause::Panicked(
+                                "its build's task ended without an outcome (the runtime is \
+                                 shutting down)"
+                                    .to_owned(),
+                            ),
+                        })
+                    }
                 }
             }
         }
@@ -442,12 +458,19 @@ impl Inner {
         drop(requester);
         let started = Instant::now();
         let limit = node.provider.build_timeout().unwrap_or(self.build_timeout);
-        let result = tokio::time::timeout(
-            limit,
-            AssertUnwindSafe(node.provider.provide(needs)).catch_unwind(),
-        )
-        .instrument(span.clone())
-        .await;
+        let provide = AssertUnwindSafe(node.provider.provide(needs)).catch_unwind();
+        // The timeout needs tokio's timers; on a runtime without them, making it panics: the
+        // build fails and says so (nothing may build unbounded).
+        let timed =
+            std::panic::catch_unwind(AssertUnwindSafe(|| tokio::time::timeout(limit, provide)));
+        let result = match timed {
+            Ok(timed) => timed.instrument(span.clone()).await,
+            Err(panic) => Ok(Ok(Err(BoxError::from(format!(
+                "its build timeout needs tokio's timers (`enable_time` or `enable_all` on the \
+                 runtime's builder, as `#[tokio::main]` and `#[tokio::test]` have): {}",
+                panic_message(&*panic)
+            ))))),
+        };
         let cause = match result {
             // Past its time, the build is dropped here (what it was waiting on with it): the
             // flight ends, and the next caller starts another.

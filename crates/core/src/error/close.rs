@@ -25,6 +25,10 @@ pub enum FailureCause {
     /// It did not finish within its timeout; it was abandoned.
     #[error("did not finish within {0:?}")]
     TimedOut(Duration),
+    /// The close's whole budget (`shutdown_timeout`, this long) ran out while it ran (or
+    /// before it began): it was abandoned, or never run.
+    #[error("the shutdown's budget of {0:?} ran out")]
+    OutOfBudget(Duration),
 }
 
 /// Everything that went wrong while closing: one entry per part that did not close cleanly.

@@ -3,6 +3,7 @@
 //! before anything is disposed. Starting them and their supervisors are the container's
 //! (`container/workers.rs`), which this file does not need.
 
+use crate::budget::Budget;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -209,15 +210,15 @@ impl Workers {
     /// run failed (a failure it recovered from is not listed), each one abandoned. Waits for the stop however often it is called; only its first
     /// caller gets the failures (`App::close` reports them, then the container's close
     /// finds them reported).
-    pub(crate) async fn stop(&self) -> Vec<CloseFailure> {
-        let failures = self.stopped.get_or_init(|| self.stop_once()).await;
+    pub(crate) async fn stop(&self, budget: Budget) -> Vec<CloseFailure> {
+        let failures = self.stopped.get_or_init(|| self.stop_once(budget)).await;
         match self.reported.swap(true, Ordering::AcqRel) {
             false => failures.clone(),
             true => Vec::new(),
         }
     }
 
-    async fn stop_once(&self) -> Vec<CloseFailure> {
+    async fn stop_once(&self, budget: Budget) -> Vec<CloseFailure> {
         self.stopping.store(true, Ordering::Release);
         let tasks = self
             .tasks
@@ -230,8 +231,10 @@ impl Workers {
         }
         tracing::info!(workers = tasks.len(), "stopping workers");
         self.shutdown.send_replace(true);
-        let timeout = self.stop_timeout;
-        let waits = tasks.into_iter().zip(self.nodes.iter()).map(|(task, node)| async move {
+        let (timeout, ran_out) = budget.limit(self.stop_timeout);
+        let waits = tasks.into_iter().zip(self.nodes.iter()).map(|(task, node)| {
+            let ran_out = ran_out.clone();
+            async move {
             let abort = task.abort_handle();
             match tokio::time::timeout(timeout, task).await {
                 Ok(Ok(())) => None,
@@ -256,9 +259,10 @@ impl Workers {
                         part: ClosePart::Worker {
                             worker: node.name(),
                         },
-                        cause: FailureCause::TimedOut(timeout),
+                        cause: ran_out,
                     })
                 }
+            }
             }
         });
         let abandoned = join_all(waits).await;

@@ -41,6 +41,7 @@ pub struct AppBuilder {
     pub(super) limits: Limits,
     pub(super) drain_timeout: Duration,
     pub(super) start_timeout: Duration,
+    pub(super) shutdown_timeout: Duration,
     pub(super) dispose_timeout: Duration,
     pub(super) layers: Vec<ApplyLayer>,
     /// The mounted services: checked against the routes at `build()`, then routed.
@@ -138,6 +139,7 @@ impl std::fmt::Debug for AppBuilder {
             .field("limits", &self.limits)
             .field("drain_timeout", &self.drain_timeout)
             .field("start_timeout", &self.start_timeout)
+            .field("shutdown_timeout", &self.shutdown_timeout)
             .field("dispose_timeout", &self.dispose_timeout)
             .finish_non_exhaustive()
     }
@@ -156,7 +158,13 @@ impl AppBuilder {
     pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(120);
 
     /// The default time `close()` waits for requests in flight: 30 s.
-    pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+    pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(15);
+
+    /// The default budget of a whole `close()`: 25 s, to end before the SIGKILL a default
+    /// Kubernetes pod gets 30 s after its SIGTERM (`terminationGracePeriodSeconds`), with 5 s
+    /// left for the process to exit. Of it, the drain takes at most its own 15 s, so that at
+    /// least 10 s are left for the workers, the modules' hooks and the disposes (which flush).
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(25);
 
     /// An empty app.
     pub fn new() -> Self {
@@ -168,6 +176,7 @@ impl AppBuilder {
             limits: Limits::default(),
             drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
             start_timeout: Self::DEFAULT_START_TIMEOUT,
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
             dispose_timeout: ContainerBuilder::DEFAULT_DISPOSE_TIMEOUT,
             discovered: Vec::new(),
             layers: Vec::new(),
@@ -541,7 +550,23 @@ impl AppBuilder {
         self
     }
 
-    /// How long `close()` waits for requests in flight before it disposes anyway (default 30 s).
+    /// The budget of a whole `close()` (default:
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT), 25 s), shared by its
+    /// phases in order: the drain, the workers' stop, the modules' hooks, the builds still in
+    /// flight and the disposes. Each phase keeps its own cap (the drain timeout, the workers'
+    /// stop timeout, the dispose timeout); each wait is its cap or what is left of the budget,
+    /// whichever is shorter, so what a phase leaves unused goes to the next. A part the budget
+    /// cuts is in the [`CloseError`](green_tea_core::CloseError) as
+    /// [`FailureCause::OutOfBudget`](green_tea_core::FailureCause::OutOfBudget): which phase
+    /// ran out. Set it a few seconds under your orchestrator's grace period (the serving guide
+    /// has the settings for 30, 60 and 120 s).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// How long `close()` waits for requests in flight before it disposes anyway (default
+    /// 15 s; less if the shutdown's budget has less left).
     pub fn drain_timeout(mut self, timeout: Duration) -> Self {
         self.drain_timeout = timeout;
         self

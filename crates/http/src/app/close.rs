@@ -10,6 +10,7 @@ use futures_util::FutureExt;
 
 use green_tea_core::__private::layer;
 use green_tea_core::__private::layer::failures::{join_message, panic_message};
+use green_tea_core::__private::layer::workers::Budget;
 use green_tea_core::{CloseError, CloseFailure, ClosePart, FailureCause};
 
 use super::{App, AppInner};
@@ -51,6 +52,8 @@ impl App {
 }
 
 async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
+    // One budget for the whole close, shared by its phases in order.
+    let budget = Budget::of(inner.shutdown_timeout);
     inner.runtime.in_flight.begin_closing();
     inner.runtime.shutdown.send_replace(true);
     tracing::info!(
@@ -59,7 +62,8 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     );
 
     let mut failures = Vec::new();
-    if tokio::time::timeout(inner.drain_timeout, inner.runtime.in_flight.drained())
+    let (wait, ran_out) = budget.limit(inner.drain_timeout);
+    if tokio::time::timeout(wait, inner.runtime.in_flight.drained())
         .await
         .is_err()
     {
@@ -70,27 +74,28 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         );
         failures.push(CloseFailure {
             part: ClosePart::Drain { in_flight },
-            cause: FailureCause::TimedOut(inner.drain_timeout),
+            cause: ran_out,
         });
     }
 
     // Workers after the drain (a request may still hand them work) and before the modules'
     // hooks (a hook may tear down what a worker uses; a worker never needs a hook) and any
     // dispose.
-    failures.extend(layer::workers::stop_workers(&inner.runtime.container).await);
+    failures.extend(layer::workers::stop_workers(&inner.runtime.container, budget).await);
 
     let hooks = std::mem::take(&mut *inner.shutdown.lock().unwrap_or_else(|p| p.into_inner()));
     for (module, hook) in hooks.into_iter().rev() {
         // The hook is called inside the future, so that a panic while making it is caught too.
         let shutdown = AssertUnwindSafe(async move { hook().await }).catch_unwind();
-        let cause = match tokio::time::timeout(inner.dispose_timeout, shutdown).await {
+        let (wait, ran_out) = budget.limit(inner.dispose_timeout);
+        let cause = match tokio::time::timeout(wait, shutdown).await {
             Ok(Ok(Ok(()))) => {
                 tracing::info!(module = %module, "module shut down");
                 continue;
             }
             Ok(Ok(Err(error))) => FailureCause::Error(Arc::new(error)),
             Ok(Err(panic)) => FailureCause::Panicked(panic_message(&*panic)),
-            Err(_) => FailureCause::TimedOut(inner.dispose_timeout),
+            Err(_) => ran_out,
         };
         tracing::error!(module = %module, %cause, "module on_shutdown failed");
         failures.push(CloseFailure {
@@ -101,7 +106,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         });
     }
 
-    if let Err(error) = inner.runtime.container.close().await {
+    if let Err(error) = layer::workers::close_within(&inner.runtime.container, budget).await {
         failures.extend(error.failures);
     }
     if failures.is_empty() {

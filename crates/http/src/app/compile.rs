@@ -193,6 +193,7 @@ impl AppBuilder {
             close_outcome: Default::default(),
             drain_timeout: self.drain_timeout,
             start_timeout: self.start_timeout,
+            shutdown_timeout: self.shutdown_timeout,
             dispose_timeout: self.dispose_timeout,
             warnings,
             fallback,

@@ -66,6 +66,8 @@ pub(crate) struct AppInner {
     drain_timeout: Duration,
     /// How long `start()` may take as a whole.
     start_timeout: Duration,
+    /// The budget of a whole `close()`.
+    shutdown_timeout: Duration,
     dispose_timeout: Duration,
     warnings: Vec<Warning>,
     /// The route that answers when no path matches (`AppBuilder::fallback`).

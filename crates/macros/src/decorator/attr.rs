@@ -1,5 +1,5 @@
 //! The attribute's arguments: `decorates = "key", needs = ..., after = ..., when = ...,
-//! discover = false`.
+//! timeout = "5s", discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -20,13 +20,15 @@ pub(super) struct Args {
     pub(super) after: Vec<LitStr>,
     /// The conditions it is on under, all of which must hold.
     pub(super) when: Vec<LitStr>,
+    /// How long one build may take, in milliseconds (`timeout = "5s"`); `None`: the app's.
+    pub(super) timeout: Option<u64>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
 
 /// The arguments `#[decorator]` takes.
 const KNOWN: Known = Known {
-    names: &["decorates", "needs", "after", "when", "discover"],
+    names: &["decorates", "needs", "after", "when", "timeout", "discover"],
     synonyms: &[
         ("decorate", "decorates"),
         ("wraps", "decorates"),
@@ -43,6 +45,12 @@ const KNOWN: Known = Known {
         ("only_when", "when"),
         ("enabled_when", "when"),
         ("switch", "when"),
+        ("build_timeout", "timeout"),
+        ("timeout_ms", "timeout"),
+        ("timeout_secs", "timeout"),
+        ("deadline", "timeout"),
+        ("time_limit", "timeout"),
+        ("max_duration", "timeout"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),
@@ -67,6 +75,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut needs = Vec::new();
     let mut after = Vec::new();
     let mut when = Vec::new();
+    let mut timeout = None;
     let mut discover = true;
     let mut seen: Vec<&str> = Vec::new();
     // Whether `decorates` was meant but written otherwise (reported already, not as missing).
@@ -127,6 +136,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                     .unwrap_or_default();
             }
             "when" => when = crate::when::conditions(&pair.value, &mut errors),
+            "timeout" => timeout = crate::duration::timeout(&pair.value, &mut errors),
             _ => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(ExprLit {
                     lit: Lit::Bool(flag),
@@ -168,6 +178,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         needs,
         after,
         when,
+        timeout,
         discover,
     })
 }
@@ -181,6 +192,7 @@ fn usage(name: &str) -> &'static str {
              decorators of its key whose values it wraps"
         }
         "when" => crate::when::USAGE,
+        "timeout" => crate::duration::USAGE,
         _ => {
             "write `discover = false` for a decorator you register yourself, which \
              `discover()` then leaves out (`discover = true` is the default)"
@@ -268,6 +280,47 @@ mod tests {
         );
         let found = messages(quote!(decorates = "billing", when = "!"));
         assert_eq!(found, [green_tea_key::when("!").unwrap_err().to_string()]);
+    }
+
+    #[test]
+    fn timeout_is_read_at_compile_time() {
+        let args = parse(quote!(decorates = "billing", timeout = "2h")).unwrap();
+        assert_eq!(args.timeout, Some(7_200_000));
+        assert_eq!(parse(quote!(decorates = "billing")).unwrap().timeout, None);
+        for typo in ["build_timeout", "timeout_ms", "deadline", "timeouts"] {
+            assert_eq!(KNOWN.suggestion(typo), Some("timeout"), "{typo}");
+        }
+        assert_eq!(
+            messages(quote!(decorates = "billing", timeout = "5")),
+            ["a timeout is a duration with a unit: write `5s`, `500ms` or `1m 30s`, not `5`"]
+        );
+        assert_eq!(
+            messages(quote!(decorates = "billing", timeout = "0ms")),
+            ["a timeout of zero would fail every build: give it a length"]
+        );
+        assert_eq!(
+            messages(quote!(decorates = "billing", timeout = "5x")),
+            ["`5x` is not a unit of time: use `ms`, `s`, `m` or `h`"]
+        );
+        assert_eq!(
+            messages(quote!(
+                decorates = "billing",
+                timeout = "1s",
+                timeout = "2s"
+            )),
+            ["`timeout` is given twice"]
+        );
+        assert_eq!(
+            messages(quote!(decorates = "billing", timeout)),
+            [format!(
+                "expected `timeout = ...`; {}",
+                crate::duration::USAGE
+            )]
+        );
+        assert_eq!(
+            messages(quote!(decorates = "billing", build_timeout = "5s")),
+            ["unknown argument `build_timeout`; did you mean `timeout`?"]
+        );
     }
 
     #[test]

@@ -122,6 +122,7 @@ fn expand_fn(root: Root, args: syn::Result<attr::Args>, item: ItemFn) -> syn::Re
             after: args.after,
             when: args.when,
             dispose: None,
+            timeout: args.timeout,
             discover: args.discover,
         },
     );
@@ -139,3 +140,36 @@ fn expand_fn(root: Root, args: syn::Result<attr::Args>, item: ItemFn) -> syn::Re
 }
 
 const GENERIC: &str = "a decorator fn cannot be generic: the graph needs one concrete type per key";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_overrides_build_timeout() {
+        let expanded = expand(
+            Root::Core,
+            quote!(decorates = "billing", timeout = "250ms"),
+            quote!(
+                fn audited(billing: &String) -> String {
+                    billing.clone()
+                }
+            ),
+        )
+        .to_string();
+        assert!(
+            expanded.contains(
+                "impl :: green_tea_core :: __private :: Provider for __green_tea_audited :: audited"
+            ),
+            "{expanded}"
+        );
+        assert!(
+            expanded.contains(
+                "fn build_timeout (& self) -> :: std :: option :: Option < :: std :: time :: \
+                 Duration > { :: std :: option :: Option :: Some (:: std :: time :: Duration :: \
+                 from_millis (250)) }"
+            ),
+            "{expanded}"
+        );
+    }
+}

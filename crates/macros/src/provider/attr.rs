@@ -1,5 +1,5 @@
 //! The attribute's arguments: `provides = ..., needs = ..., after = ..., when = ...,
-//! dispose = path, discover = false`.
+//! dispose = path, timeout = "5s", discover = false`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -22,6 +22,8 @@ pub(super) struct Args {
     pub(super) when: Vec<LitStr>,
     /// `dispose = path`, with the `dispose` key for spans.
     pub(super) dispose: Option<Dispose>,
+    /// How long one build may take, in milliseconds (`timeout = "5s"`); `None`: the app's.
+    pub(super) timeout: Option<u64>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
@@ -36,7 +38,9 @@ pub(super) struct Dispose {
 
 /// The arguments `#[provider]` takes.
 const KNOWN: Known = Known {
-    names: &["provides", "needs", "after", "when", "dispose", "discover"],
+    names: &[
+        "provides", "needs", "after", "when", "dispose", "timeout", "discover",
+    ],
     synonyms: &[
         ("provide", "provides"),
         ("produces", "provides"),
@@ -55,6 +59,12 @@ const KNOWN: Known = Known {
         ("drop", "dispose"),
         ("close", "dispose"),
         ("teardown", "dispose"),
+        ("build_timeout", "timeout"),
+        ("timeout_ms", "timeout"),
+        ("timeout_secs", "timeout"),
+        ("deadline", "timeout"),
+        ("time_limit", "timeout"),
+        ("max_duration", "timeout"),
         ("discoverable", "discover"),
         ("discovery", "discover"),
         ("inventory", "discover"),
@@ -81,6 +91,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut after: Option<(Expr, Vec<LitStr>)> = None;
     let mut when = Vec::new();
     let mut dispose: Option<Dispose> = None;
+    let mut timeout = None;
     let mut discover = true;
     let mut seen: Vec<String> = Vec::new();
     let mut misspelled: Vec<&str> = Vec::new();
@@ -121,6 +132,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                 }
             }
             "when" => when = crate::when::conditions(&pair.value, &mut errors),
+            "timeout" => timeout = crate::duration::timeout(&pair.value, &mut errors),
             "discover" => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(flag),
@@ -180,6 +192,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         after: after.map(|(_, names)| names).unwrap_or_default(),
         when,
         dispose,
+        timeout,
         discover,
     })
 }
@@ -193,6 +206,7 @@ fn usage(name: &str) -> &'static str {
              to its list that come before it"
         }
         "when" => crate::when::USAGE,
+        "timeout" => crate::duration::USAGE,
         "discover" => {
             "write `discover = false` for a provider you register yourself, which `discover()` \
              then leaves out (`discover = true` is the default)"
@@ -329,6 +343,60 @@ mod tests {
         assert!(
             err.to_string()
                 .starts_with("expected `when = ...`; write `when = \"cacheOn\"`")
+        );
+    }
+
+    #[test]
+    fn timeout_is_read_at_compile_time() {
+        let args = parse(quote!(provides = "a", timeout = "1m 30s")).unwrap();
+        assert_eq!(args.timeout, Some(90_000));
+        assert_eq!(
+            parse(quote!(provides = "a", timeout = "500ms"))
+                .unwrap()
+                .timeout,
+            Some(500)
+        );
+        assert_eq!(parse(quote!(provides = "a")).unwrap().timeout, None);
+        for typo in [
+            "build_timeout",
+            "timeout_ms",
+            "deadline",
+            "timout",
+            "Timeout",
+        ] {
+            assert_eq!(KNOWN.suggestion(typo), Some("timeout"), "{typo}");
+        }
+        let messages = |tokens| -> Vec<String> {
+            let err = parse(tokens).err().unwrap();
+            err.into_iter().map(|e| e.to_string()).collect()
+        };
+        assert_eq!(
+            messages(quote!(provides = "a", timeout = "5")),
+            ["a timeout is a duration with a unit: write `5s`, `500ms` or `1m 30s`, not `5`"]
+        );
+        assert_eq!(
+            messages(quote!(provides = "a", timeout = "0s")),
+            ["a timeout of zero would fail every build: give it a length"]
+        );
+        assert_eq!(
+            messages(quote!(provides = "a", timeout = "5x")),
+            ["`5x` is not a unit of time: use `ms`, `s`, `m` or `h`"]
+        );
+        assert_eq!(
+            messages(quote!(provides = "a", timeout = "5s", timeout = "6s")),
+            ["`timeout` is given twice"]
+        );
+        let found = messages(quote!(provides = "a", timeout));
+        assert_eq!(
+            found,
+            [format!(
+                "expected `timeout = ...`; {}",
+                crate::duration::USAGE
+            )]
+        );
+        assert_eq!(
+            messages(quote!(provides = "a", deadline = "5s")),
+            ["unknown argument `deadline`; did you mean `timeout`?"]
         );
     }
 

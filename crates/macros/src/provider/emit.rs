@@ -17,15 +17,16 @@ pub(super) fn convert(root: Root) -> Convert {
     }
 }
 
-/// `impl Provider for self_ty`. Its futures go through a probe over everything they hold (the
-/// provider and every value), which reports nothing when one of those is not `Send + Sync`,
-/// because `checks` (or, for the provider itself, the `Provider: Send + Sync` bound) already
-/// reports it, once.
+/// `impl Provider for self_ty`, with `build_timeout` when `timeout` (in milliseconds) is given.
+/// Its futures go through a probe over everything they hold (the provider and every value),
+/// which reports nothing when one of those is not `Send + Sync`, because `checks` (or, for the
+/// provider itself, the `Provider: Send + Sync` bound) already reports it, once.
 pub(super) fn provider_impl(
     self_ty: &TokenStream,
     declared: &Declared<'_>,
     provide_body: TokenStream,
     dispose_body: Option<TokenStream>,
+    timeout: Option<u64>,
 ) -> TokenStream {
     let root = declared.root;
     let descriptor = emit::descriptor_fn(declared);
@@ -41,6 +42,14 @@ pub(super) fn provider_impl(
             > + ::std::marker::Send {
                 #uses
                 #state.provider_future(async move { #body })
+            }
+        }
+    });
+    let build_timeout = timeout.map(|millis| {
+        let millis = Literal::u64_unsuffixed(millis);
+        quote! {
+            fn build_timeout(&self) -> ::std::option::Option<::std::time::Duration> {
+                ::std::option::Option::Some(::std::time::Duration::from_millis(#millis))
             }
         }
     });
@@ -62,6 +71,8 @@ pub(super) fn provider_impl(
             }
 
             #dispose
+
+            #build_timeout
         }
     }
 }

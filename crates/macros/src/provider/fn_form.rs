@@ -35,6 +35,8 @@ pub(crate) struct ValidFn<'a> {
     pub(crate) when: Vec<LitStr>,
     /// `dispose = path`.
     pub(crate) dispose: Option<&'a Path>,
+    /// How long one build may take, in milliseconds (`timeout = "5s"`); `None`: the app's.
+    pub(crate) timeout: Option<u64>,
     /// Whether `discover()` finds it.
     pub(crate) discover: bool,
 }
@@ -87,6 +89,7 @@ pub(super) fn expand(
             after: args.after,
             when: args.when,
             dispose: args.dispose.as_ref().map(|d| &d.path),
+            timeout: args.timeout,
             discover: args.discover,
         },
     ))
@@ -105,6 +108,7 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
         after,
         when,
         dispose,
+        timeout,
         discover,
     } = &valid;
     let sig = &item.sig;
@@ -151,7 +155,7 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
     let cfgs = emit::cfgs(&item.attrs);
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, *kind);
     let provider_impl =
-        provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body);
+        provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body, *timeout);
     // A decorator's first need has the type it returns (`decorator` checks that): checked
     // once, as the returned value.
     let decorated = usize::from(*kind == FnKind::Decorator);

@@ -180,8 +180,13 @@ pub(super) fn expand(
             #root::DisposeOutput::into_dispose_result(#call)
         }
     });
-    let provider_impl =
-        provider_emit::provider_impl(&quote!(#self_ty), &declared, provide_body, dispose_body);
+    let provider_impl = provider_emit::provider_impl(
+        &quote!(#self_ty),
+        &declared,
+        provide_body,
+        dispose_body,
+        args.timeout,
+    );
     // The checks sit outside the impl, where `Self` means nothing.
     let checked: Vec<Type> = output
         .values

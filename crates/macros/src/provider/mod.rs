@@ -37,3 +37,53 @@ pub(crate) fn expand(root: Root, attr: TokenStream, item: TokenStream) -> TokenS
     };
     errors::or_item(expanded, item)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    /// The expansion of `#[provider(attr)] item`, as text.
+    fn expands(attr: TokenStream, item: TokenStream) -> String {
+        expand(Root::Facade, attr, item).to_string()
+    }
+
+    const BUILD_TIMEOUT: &str = "fn build_timeout (& self) -> :: std :: option :: Option < :: std \
+                                 :: time :: Duration > { :: std :: option :: Option :: Some (:: \
+                                 std :: time :: Duration :: from_millis (90000)) }";
+
+    #[test]
+    fn a_timeout_overrides_build_timeout_in_both_forms() {
+        let fn_form = expands(
+            quote!(provides = "pool", timeout = "1m 30s"),
+            quote!(
+                async fn pool() -> u32 {
+                    7
+                }
+            ),
+        );
+        assert!(fn_form.contains(BUILD_TIMEOUT), "{fn_form}");
+        let impl_form = expands(
+            quote!(provides = "pool", timeout = "1m 30s"),
+            quote! {
+                impl Pool {
+                    fn provide(&self) -> u32 { 7 }
+                }
+            },
+        );
+        assert!(
+            impl_form.contains("impl :: green_tea :: __private :: Provider for Pool"),
+            "{impl_form}"
+        );
+        assert!(impl_form.contains(BUILD_TIMEOUT), "{impl_form}");
+        let untimed = expands(
+            quote!(provides = "pool"),
+            quote!(
+                fn pool() -> u32 {
+                    7
+                }
+            ),
+        );
+        assert!(!untimed.contains("build_timeout"), "{untimed}");
+    }
+}

@@ -1,4 +1,4 @@
-//! The macros' expansions that compile and run: providers, routes, steps, settings, switches (`when`) and the vocabulary (`after` included, through `discover_in`, which sees only its own module).
+//! The macros' expansions that compile and run: providers, routes, steps, settings, switches (`when`), build timeouts (`timeout`) and the vocabulary (`after` included, through `discover_in`, which sees only its own module).
 //!
 //! One binary for the area, so that it links once; each module is one topic.
 
@@ -7,6 +7,7 @@ mod route;
 mod settings;
 mod step;
 mod switches;
+mod timeouts;
 mod vocabulary;
 mod vocabulary_after;
 // As a user's crate has them: rustc's lint levels, not this workspace's (which warn of these

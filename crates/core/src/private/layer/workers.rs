@@ -1,6 +1,7 @@
 //! The container's workers as the app starts and stops them: what they need built first,
 //! and stopping them after the drain.
 
+pub use crate::budget::Budget;
 use crate::container::Container;
 use crate::ids::AppValue;
 
@@ -9,8 +10,14 @@ pub fn worker_roots(container: &Container) -> Vec<AppValue> {
     container.inner.workers.roots().collect()
 }
 
-/// Stops the container's workers (signal, then each waits up to the stop timeout) and
-/// returns what went wrong in their lives; the first caller gets the failures.
-pub async fn stop_workers(container: &Container) -> Vec<crate::CloseFailure> {
-    container.inner.workers.stop().await
+/// Stops the container's workers (signal, then each waits up to the stop timeout, or what is
+/// left of the shutdown's `budget`) and returns what went wrong in their lives; the first
+/// caller gets the failures.
+pub async fn stop_workers(container: &Container, budget: Budget) -> Vec<crate::CloseFailure> {
+    container.inner.workers.stop(budget).await
+}
+
+/// Closes the container within what is left of the shutdown's `budget`.
+pub async fn close_within(container: &Container, budget: Budget) -> Result<(), crate::CloseError> {
+    container.close_within(budget).await
 }
