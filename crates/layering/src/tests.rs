@@ -52,6 +52,7 @@ const CORE: &[(&str, u8)] = &[
     ("metric", 2),
     ("picture", 2),
     ("lock", 2),
+    ("budget", 2),
     // 3. Declarations: providers, settings types, workers, modules, the switches and the
     //    conditions declarations are under.
     ("provider", 3),
