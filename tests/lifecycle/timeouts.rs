@@ -23,34 +23,32 @@ impl Drop for Dropped {
     }
 }
 
-/// A provider of `key` whose build never ends (a handshake that never answers).
-fn hanging(key: &'static str, dropped: &Arc<AtomicBool>) -> impl Provider {
+/// A provider of `key` whose build never ends (a handshake that never answers), with a build
+/// timeout of its own if `timeout` is given; `dropped` is set when its build is dropped.
+fn hanging(
+    key: &'static str,
+    dropped: &Arc<AtomicBool>,
+    timeout: Option<Duration>,
+) -> impl Provider {
     let dropped = Arc::clone(dropped);
-    ProviderFn::new(key, move |_| {
+    let provider = ProviderFn::new(key, move |_| {
         let guard = Dropped(Arc::clone(&dropped));
         async move {
             std::future::pending::<()>().await;
             drop(guard);
             Ok(0_u32)
         }
-    })
+    });
+    match timeout {
+        Some(timeout) => provider.timeout(timeout),
+        None => provider,
+    }
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_hanging_build_fails_by_its_own_timeout_with_the_chain_that_needed_it() {
     let dropped = Arc::new(AtomicBool::new(false));
-    let pg = ProviderFn::new("pg", {
-        let dropped = Arc::clone(&dropped);
-        move |_| {
-            let guard = Dropped(Arc::clone(&dropped));
-            async move {
-                std::future::pending::<()>().await;
-                drop(guard);
-                Ok(0_u32)
-            }
-        }
-    })
-    .timeout(Duration::from_secs(5));
+    let pg = hanging("pg", &dropped, Some(Duration::from_secs(5)));
     let migrations = ProviderFn::new("migrations", |needs| async move {
         Ok(*needs.get::<u32>(0)? + 1)
     })
@@ -157,23 +155,12 @@ async fn a_start_that_times_out_stops_the_other_builds_and_disposes_in_reverse()
     let stuck_dropped = Arc::new(AtomicBool::new(false));
     // `pg` and `cache` (which needs it) build; `stuck` times out after 2 s while `slow` (a
     // sibling with no timeout of its own but the app's 30 s) is still building.
-    let stuck = ProviderFn::new("stuck", {
-        let dropped = Arc::clone(&stuck_dropped);
-        move |_| {
-            let guard = Dropped(Arc::clone(&dropped));
-            async move {
-                std::future::pending::<()>().await;
-                drop(guard);
-                Ok(0_u32)
-            }
-        }
-    })
-    .timeout(Duration::from_secs(2));
+    let stuck = hanging("stuck", &stuck_dropped, Some(Duration::from_secs(2)));
     let app = App::builder()
         .provider(disposing("pg", &log))
         .provider(disposing("cache", &log))
         .provider(stuck)
-        .provider(hanging("slow", &sibling_dropped))
+        .provider(hanging("slow", &sibling_dropped, None))
         .route(
             Route::get("/", |_: RequestContext| async { "ok" })
                 .needs::<u32>("cache")

@@ -110,6 +110,16 @@ fn exported(inner: &Inner, module: Option<u32>, key: &str) -> bool {
 fn providers(inner: &Inner, items: &mut Vec<LockItem>) {
     let needs = inner.every_shape.as_ref().map(|e| e.needs());
     let name_of = |id: ProviderId| inner.providers[id].descriptor.qualified_name().into_owned();
+    // Each key's decorators, in the order they wrap it (registration order), found once.
+    let mut decorators: std::collections::HashMap<&crate::key::Key, Vec<ProviderId>> =
+        std::collections::HashMap::new();
+    for (id, node) in inner.providers.iter_enumerated() {
+        if node.kind == NodeKind::Decorator
+            && let Some(spec) = node.descriptor.provides.first()
+        {
+            decorators.entry(&spec.key).or_default().push(id);
+        }
+    }
     for (id, node) in inner.providers.iter_enumerated() {
         let d = &node.descriptor;
         let Some(first) = d.provides.first() else {
@@ -165,11 +175,7 @@ fn providers(inner: &Inner, items: &mut Vec<LockItem>) {
         for after in &d.after {
             item.attr("after", after);
         }
-        // The key's decorators, in the order they wrap it.
-        let decorators = (inner.providers.iter_enumerated())
-            .filter(|(_, n)| n.kind == NodeKind::Decorator)
-            .filter(|(_, n)| n.descriptor.provides.first().map(|s| &s.key) == Some(&first.key));
-        for (decorator, _) in decorators {
+        for &decorator in decorators.get(&first.key).into_iter().flatten() {
             item.attr("decorated-by", name_of(decorator));
         }
         for term in when_of(inner, id.index()) {

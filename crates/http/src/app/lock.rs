@@ -103,7 +103,7 @@ fn qualified(module: Option<&str>, name: &str) -> String {
 /// the file is only ever compared.
 ///
 /// ```no_run
-/// # fn app() -> green_tea::App { unimplemented!() }
+/// # fn app() -> green_tea::App { green_tea::App::builder().build().unwrap() }
 /// #[test]
 /// fn the_app_s_shape_is_the_locked_one() {
 ///     green_tea::test::assert_graph_lock(&app(), "green-tea.lock");
