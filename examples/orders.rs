@@ -19,7 +19,8 @@
 //! a Redis Cluster: `redis+cluster://host:port,host:port`, its seeds; behind Sentinel:
 //! `redis+sentinel://host:port,host:port/service`), billing's breaker shares its state with
 //! every instance using the same Redis and `BREAKER_NAME` (`billing`); `BREAKER_REFRESH`
-//! (`250ms`) is how often it reads the fleet's state (the switch `sharedBreaker`). Without it
+//! (`250ms`) is how often it reads the fleet's state, and `BREAKER_CONNECT_TIMEOUT` (`5s`) how
+//! long reaching it may take at start (the switch `sharedBreaker`). Without it
 //! the breaker is this process's alone. These are settings too (`SharingSettings`), in the same
 //! report and as strict: `BREAKER_NAM=x` stops it. Both switches, with what each outcome turns
 //! on, are on the explain page (`/_green-tea`), and `build()` checks the graph of all four
@@ -90,7 +91,8 @@ impl Orders {
 
 /// Where billing's breaker shares its state, read at `build()` beside billing's settings (one
 /// report, strict alike): `BREAKER_REDIS_URL` (unset: the breaker is this process's alone),
-/// `BREAKER_NAME` and `BREAKER_REFRESH`, or `[breaker]` in the settings file.
+/// `BREAKER_NAME`, `BREAKER_REFRESH` and `BREAKER_CONNECT_TIMEOUT`, or `[breaker]` in the
+/// settings file.
 #[derive(Settings, Debug)]
 #[settings(
     provides = "sharingSettings",
@@ -108,15 +110,23 @@ pub(crate) struct SharingSettings {
     /// How often an instance reads the fleet's state.
     #[settings(default = "250ms")]
     pub(crate) refresh: Duration,
+    /// How long reaching the fleet's Redis may take at start: the build timeout of `billing`
+    /// where the breaker is shared (a Redis that never answers fails the start, naming it).
+    #[settings(default = "5s")]
+    pub(crate) connect_timeout: Duration,
 }
 
 impl SharingSettings {
-    /// Refused at `build()`: a zero interval would read the fleet's state in a busy loop.
+    /// Refused at `build()`: a zero interval would read the fleet's state in a busy loop, and
+    /// a zero connect timeout would fail every start.
     fn check(&self) -> Result<(), String> {
         if self.refresh.is_zero() {
             return Err(
                 "`refresh` is zero: the fleet's state would be read without a pause".into(),
             );
+        }
+        if self.connect_timeout.is_zero() {
+            return Err("`connect_timeout` is zero: billing could never be built".into());
         }
         Ok(())
     }
@@ -135,7 +145,7 @@ pub(crate) fn app(sources: Sources, breaker: CircuitBreaker) -> Result<App, gree
 /// settings: `fakeBilling` (no `BILLING_URL`: billing is a fake started in-process) and
 /// `sharedBreaker` (a `BREAKER_REDIS_URL`: the breaker is the fleet's). Each reads only
 /// whether its field is set: the Redis URL is a secret.
-fn builder(sources: Sources) -> AppBuilder {
+pub(crate) fn builder(sources: Sources) -> AppBuilder {
     App::builder()
         .settings(sources)
         .provider(BillingSettings::provider())
@@ -250,6 +260,16 @@ impl FleetBilling {
         let redis = SharedConfig::new(url.expose()).refresh_interval(sharing.refresh);
         let breaker = CircuitBreaker::shared(config, redis).await?;
         Ok(GuardedBilling::new(billing_api, breaker))
+    }
+
+    /// The sharing settings' `connect_timeout`, in place of the app's 30 s.
+    fn build_timeout(
+        &self,
+        _billing_api: Arc<BillingClient>,
+        _settings: &BillingSettings,
+        sharing: &SharingSettings,
+    ) -> Duration {
+        sharing.connect_timeout
     }
 }
 

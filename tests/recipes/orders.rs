@@ -444,3 +444,42 @@ fn the_demo_s_lock_fails_when_a_need_is_added() {
         assert!(message.contains(sentence), "{sentence} in\n{message}");
     }
 }
+
+/// Issue 38, point 1: where the breaker is shared, reaching the fleet's Redis is bounded by
+/// `BREAKER_CONNECT_TIMEOUT`, `billing`'s build timeout read from the settings: a Redis that
+/// accepts and never answers fails the start by it, naming the provider of `billing` and that
+/// timeout (on
+/// tokio's paused clock: its 300 ms comes before the recipe's own 500 ms reply timeout).
+#[tokio::test(start_paused = true)]
+async fn a_silent_redis_fails_the_start_by_the_settings_build_timeout() {
+    use green_tea::error::FailureCause;
+    use green_tea_core::ProvideError;
+
+    // Accepted by the kernel, never read: a handshake that never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("redis://{}/", silent.local_addr().unwrap());
+    let app = orders::builder(Sources::from_env_map([
+        ("BREAKER_REDIS_URL", url.as_str()),
+        ("BREAKER_CONNECT_TIMEOUT", "300ms"),
+    ]))
+    .build()
+    .unwrap();
+    let error = app.start().await.unwrap_err();
+    let ProvideError::Failed {
+        provider, cause, ..
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(provider, "FleetBilling", "{error}");
+    assert!(
+        matches!(cause, FailureCause::TimedOut(limit) if *limit == Duration::from_millis(300)),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("did not finish within 300ms"),
+        "{error}"
+    );
+    assert!(app.is_closed());
+    drop(silent);
+}

@@ -74,6 +74,46 @@ pub trait Provider: Send + Sync + 'static {
         None
     }
 
+    /// Its build timeout once its needs are built, read from them: for a timeout that is a
+    /// setting (a pool's connect timeout in its settings type). Called before each build;
+    /// `None` means the app's. The default is [`build_timeout`](Self::build_timeout).
+    /// `#[provider]`'s impl-block form writes it from a `fn build_timeout(&self, ..)` in the
+    /// block that takes the same needs as `provide` (one that takes none is
+    /// [`build_timeout`](Self::build_timeout)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use green_tea::{BoxError, Container, Descriptor, Needs, Provided, Provider};
+    ///
+    /// struct Pool;
+    ///
+    /// impl Provider for Pool {
+    ///     fn descriptor(&self) -> Descriptor {
+    ///         Descriptor::new("pool").provides::<String>("pool").needs::<Duration>("connectTimeout")
+    ///     }
+    ///
+    ///     async fn provide(&self, _: Needs<'_>) -> Result<Provided, BoxError> {
+    ///         Ok(Provided::one(String::from("connected")))
+    ///     }
+    ///
+    ///     fn build_timeout_for(&self, needs: &Needs<'_>) -> Option<Duration> {
+    ///         needs.get_ref::<Duration>(0).ok().copied()
+    ///     }
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let container = Container::builder()
+    ///     .value("connectTimeout", Duration::from_secs(5))
+    ///     .provider(Pool)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(*container.get::<String>("pool").await.unwrap(), "connected");
+    /// # container.close().await.unwrap(); }
+    /// ```
+    fn build_timeout_for(&self, needs: &Needs<'_>) -> Option<std::time::Duration> {
+        let _ = needs;
+        self.build_timeout()
+    }
+
     /// The read hook of a settings provider ([`SettingsProvider`](crate::settings::SettingsProvider)),
     /// which `build()` calls before it checks the graph. Not a public API: every other
     /// provider has none.
@@ -96,7 +136,8 @@ pub trait Provider: Send + Sync + 'static {
 pub(crate) trait ErasedProvider: Send + Sync + 'static {
     fn provide<'a>(&'a self, needs: Needs<'a>) -> BoxFuture<'a, Result<Provided, BoxError>>;
     fn dispose<'a>(&'a self, provided: &'a Provided) -> BoxFuture<'a, Result<(), BoxError>>;
-    fn build_timeout(&self) -> Option<std::time::Duration> {
+    fn build_timeout_for(&self, needs: &Needs<'_>) -> Option<std::time::Duration> {
+        let _ = needs;
         None
     }
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {
@@ -116,8 +157,8 @@ impl<P: Provider> ErasedProvider for P {
         Box::pin(Provider::dispose(self, provided))
     }
 
-    fn build_timeout(&self) -> Option<std::time::Duration> {
-        Provider::build_timeout(self)
+    fn build_timeout_for(&self, needs: &Needs<'_>) -> Option<std::time::Duration> {
+        Provider::build_timeout_for(self, needs)
     }
 
     fn settings_hook(&self) -> Option<&dyn SettingsHook> {

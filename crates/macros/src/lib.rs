@@ -70,6 +70,13 @@ use root::Root;
 ///   `build_timeout`); a build past it fails, naming the provider and what needed it. Written
 ///   as whole numbers with units, `ms`, `s`, `m` or `h` (`"500ms"`, `"1m 30s"`, `"2h"`), more
 ///   than zero; checked at compile time.
+///
+///   In an impl block, a timeout that is a setting is a method instead:
+///   `fn build_timeout(&self, ..) -> Duration`, not async, which takes the same needs as
+///   `provide` (the same types, in the same order; any names) or none after `&self`. It is
+///   asked before each build, once those needs are built (`Provider::build_timeout_for`; without
+///   parameters, `Provider::build_timeout`). A provider has one or the other: `timeout = ...`
+///   with a `fn build_timeout` is a compile error.
 /// - `discover = false` (optional): `discover()` leaves this provider out; register it
 ///   yourself. A struct that `discover()` cannot make (no `fn new()`, no `Default`) needs it.
 ///
@@ -232,6 +239,47 @@ use root::Root;
 ///     .build()
 ///     .unwrap();
 /// assert_eq!(container.get::<Client>("client").await.unwrap().url, "http://127.0.0.1:3001");
+/// container.close().await.unwrap();
+/// # }
+/// ```
+///
+/// Its build timeout may be read from its needs, by a `fn build_timeout` (see `timeout` above):
+///
+/// ```
+/// use std::time::Duration;
+/// use green_tea::prelude::*;
+///
+/// pub struct DatabaseSettings {
+///     pub url: String,
+///     pub build_timeout: Duration,
+/// }
+///
+/// #[derive(Default)]
+/// struct DatabasePool;
+///
+/// #[provider(provides = "database", needs = "databaseSettings")]
+/// impl DatabasePool {
+///     async fn provide(&self, settings: &DatabaseSettings) -> String {
+///         format!("connected to {}", settings.url)
+///     }
+///
+///     // Asked before each build, once `databaseSettings` is built.
+///     fn build_timeout(&self, settings: &DatabaseSettings) -> Duration {
+///         settings.build_timeout
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let settings = DatabaseSettings {
+///     url: "postgres://db".to_owned(),
+///     build_timeout: Duration::from_secs(5),
+/// };
+/// let container = Container::builder()
+///     .value("databaseSettings", settings)
+///     .provider(DatabasePool)
+///     .build()
+///     .unwrap();
+/// assert_eq!(*container.get::<String>("database").await.unwrap(), "connected to postgres://db");
 /// container.close().await.unwrap();
 /// # }
 /// ```

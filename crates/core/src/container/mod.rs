@@ -457,7 +457,7 @@ impl Inner {
         span.follows_from(&requester);
         drop(requester);
         let started = Instant::now();
-        let limit = node.provider.build_timeout().unwrap_or(self.build_timeout);
+        let limit = (node.provider.build_timeout_for(&needs)).unwrap_or(self.build_timeout);
         let provide = AssertUnwindSafe(node.provider.provide(needs)).catch_unwind();
         // The timeout needs tokio's timers; on a runtime without them, making it panics: the
         // build fails and says so (nothing may build unbounded).

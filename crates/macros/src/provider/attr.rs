@@ -24,6 +24,8 @@ pub(super) struct Args {
     pub(super) dispose: Option<Dispose>,
     /// How long one build may take, in milliseconds (`timeout = "5s"`); `None`: the app's.
     pub(super) timeout: Option<u64>,
+    /// `timeout = "5s"` as written, to point at.
+    pub(super) timeout_written: Option<syn::MetaNameValue>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
 }
@@ -92,6 +94,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
     let mut when = Vec::new();
     let mut dispose: Option<Dispose> = None;
     let mut timeout = None;
+    let mut timeout_written = None;
     let mut discover = true;
     let mut seen: Vec<String> = Vec::new();
     let mut misspelled: Vec<&str> = Vec::new();
@@ -132,7 +135,10 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
                 }
             }
             "when" => when = crate::when::conditions(&pair.value, &mut errors),
-            "timeout" => timeout = crate::duration::timeout(&pair.value, &mut errors),
+            "timeout" => {
+                timeout = crate::duration::timeout(&pair.value, &mut errors);
+                timeout_written = Some(pair.clone());
+            }
             "discover" => match args::unwrap_expr(&pair.value) {
                 Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Bool(flag),
@@ -193,6 +199,7 @@ pub(super) fn parse(attr: TokenStream) -> syn::Result<Args> {
         when,
         dispose,
         timeout,
+        timeout_written,
         discover,
     })
 }

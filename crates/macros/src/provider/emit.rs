@@ -17,7 +17,18 @@ pub(super) fn convert(root: Root) -> Convert {
     }
 }
 
-/// `impl Provider for self_ty`, with `build_timeout` when `timeout` (in milliseconds) is given.
+/// How a provider's build timeout is set, when it is not the app's.
+pub(super) enum BuildTimeout {
+    /// `timeout = "5s"`, in milliseconds: `build_timeout` returns it.
+    Millis(u64),
+    /// An `Option<Duration>` from `&self` alone: `build_timeout`'s body.
+    Fixed(TokenStream),
+    /// Statements reading `__needs` (a `&Needs`) and ending in an `Option<Duration>`:
+    /// `build_timeout_for`'s body, where the probes' traits are in scope.
+    ForNeeds(TokenStream),
+}
+
+/// `impl Provider for self_ty`, with `build_timeout` or `build_timeout_for` as `timeout` says.
 /// Its futures go through a probe over everything they hold (the provider and every value),
 /// which reports nothing when one of those is not `Send + Sync`, because `checks` (or, for the
 /// provider itself, the `Provider: Send + Sync` bound) already reports it, once.
@@ -26,7 +37,7 @@ pub(super) fn provider_impl(
     declared: &Declared<'_>,
     provide_body: TokenStream,
     dispose_body: Option<TokenStream>,
-    timeout: Option<u64>,
+    timeout: Option<BuildTimeout>,
 ) -> TokenStream {
     let root = declared.root;
     let descriptor = emit::descriptor_fn(declared);
@@ -45,13 +56,29 @@ pub(super) fn provider_impl(
             }
         }
     });
-    let build_timeout = timeout.map(|millis| {
-        let millis = Literal::u64_unsuffixed(millis);
-        quote! {
-            fn build_timeout(&self) -> ::std::option::Option<::std::time::Duration> {
-                ::std::option::Option::Some(::std::time::Duration::from_millis(#millis))
+    let build_timeout = timeout.map(|timeout| match timeout {
+        BuildTimeout::Millis(millis) => {
+            let millis = Literal::u64_unsuffixed(millis);
+            quote! {
+                fn build_timeout(&self) -> ::std::option::Option<::std::time::Duration> {
+                    ::std::option::Option::Some(::std::time::Duration::from_millis(#millis))
+                }
             }
         }
+        BuildTimeout::Fixed(body) => quote! {
+            fn build_timeout(&self) -> ::std::option::Option<::std::time::Duration> {
+                #body
+            }
+        },
+        BuildTimeout::ForNeeds(body) => quote! {
+            fn build_timeout_for(
+                &self,
+                __needs: &#root::Needs<'_>,
+            ) -> ::std::option::Option<::std::time::Duration> {
+                #uses
+                #body
+            }
+        },
     });
     quote! {
         impl #root::Provider for #self_ty {

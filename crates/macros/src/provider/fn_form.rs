@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, LitStr, Path};
 
 use super::attr::Args;
-use super::emit as provider_emit;
+use super::emit::{self as provider_emit, BuildTimeout};
 use super::signature;
 use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
@@ -154,8 +154,13 @@ pub(crate) fn expand_valid(root: Root, valid: ValidFn<'_>) -> TokenStream {
     });
     let cfgs = emit::cfgs(&item.attrs);
     let (companion, self_ty) = emit::companion(&item.vis, name, &cfgs, *kind);
-    let provider_impl =
-        provider_emit::provider_impl(&self_ty, &declared, provide_body, dispose_body, *timeout);
+    let provider_impl = provider_emit::provider_impl(
+        &self_ty,
+        &declared,
+        provide_body,
+        dispose_body,
+        timeout.map(BuildTimeout::Millis),
+    );
     // A decorator's first need has the type it returns (`decorator` checks that): checked
     // once, as the returned value.
     let decorated = usize::from(*kind == FnKind::Decorator);

@@ -1,19 +1,19 @@
 //! `#[provider]` on an `impl` block: the block stays as written, and a `Provider` impl
-//! delegates to its `provide` (and `dispose`) methods. Registering the struct takes any value
-//! of it; only discovery makes one, with `fn new()` or `Default`.
+//! delegates to its `provide` (and `dispose`, and `build_timeout`) methods. Registering the
+//! struct takes any value of it; only discovery makes one, with `fn new()` or `Default`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, Receiver, Signature, Type};
+use syn::{FnArg, ImplItem, ImplItemFn, ItemImpl, Receiver, ReturnType, Signature, Type};
 
 use super::attr::Args;
-use super::emit as provider_emit;
+use super::emit::{self as provider_emit, BuildTimeout};
 use super::signature;
 use crate::emit::{self, Declared, FnKind};
 use crate::errors::Errors;
 use crate::root::Root;
-use crate::types::{self, Returns, ValueParam, plural};
+use crate::types::{self, NeedParam, Returns, ValueParam, plural};
 
 /// Validates `item` against `args` and expands it.
 pub(super) fn expand(
@@ -56,6 +56,7 @@ pub(super) fn expand(
     }
 
     let provide = method(&item, "provide");
+    let mut provide_params = None;
     let mut needed = None;
     let mut output = None;
     match provide {
@@ -92,6 +93,7 @@ pub(super) fn expand(
                 args.as_ref().map(|a| a.provides.len()),
                 Returns::Provider,
             ));
+            provide_params = params;
         }
     }
     let dispose = method(&item, "dispose").and_then(|method| {
@@ -116,6 +118,14 @@ pub(super) fn expand(
             params,
             values,
         })
+    });
+    let build_timeout = method(&item, "build_timeout").and_then(|method| {
+        build_timeout_method(
+            method,
+            args.as_ref().and_then(|a| a.timeout_written.as_ref()),
+            provide_params.as_deref().zip(needed.as_deref()),
+            &mut errors,
+        )
     });
     // How `discover()` makes the struct: with its `fn new()`, else with `Default` (which the
     // struct may lack: then `Discoverable` says so at the block, and `discover = false`
@@ -180,12 +190,16 @@ pub(super) fn expand(
             #root::DisposeOutput::into_dispose_result(#call)
         }
     });
+    let timeout = match build_timeout {
+        Some(build_timeout) => Some(timeout_body(root, self_ty, build_timeout, &needed)),
+        None => args.timeout.map(BuildTimeout::Millis),
+    };
     let provider_impl = provider_emit::provider_impl(
         &quote!(#self_ty),
         &declared,
         provide_body,
         dispose_body,
-        args.timeout,
+        timeout,
     );
     // The checks sit outside the impl, where `Self` means nothing.
     let checked: Vec<Type> = output
@@ -242,15 +256,162 @@ struct DisposeMethod<'a> {
     values: Vec<ValueParam>,
 }
 
+/// An inherent `build_timeout`, valid: it takes `provide`'s needs, or none.
+struct BuildTimeoutMethod<'a> {
+    method: &'a ImplItemFn,
+    params: Vec<&'a FnArg>,
+}
+
+/// What a `build_timeout` that takes other parameters is told.
+const SAME_NEEDS: &str = "`build_timeout` takes the same needs as `provide` (the same \
+                          parameter types, in the same order), or none after `&self`";
+
+/// Validates the block's `build_timeout`: a plain (not async) method that takes `&self` and
+/// then `provide`'s needs (`provide`: its parameters after `&self`, and what they receive,
+/// when both were valid) or none, in a provider without `timeout = ...` (`timeout`, as
+/// written). `None` after recording an error for each problem.
+fn build_timeout_method<'a>(
+    method: &'a ImplItemFn,
+    timeout: Option<&syn::MetaNameValue>,
+    provide: Option<(&[&FnArg], &[NeedParam])>,
+    errors: &mut Errors,
+) -> Option<BuildTimeoutMethod<'a>> {
+    let sig = &method.sig;
+    let before = errors.count();
+    if let Some(timeout) = timeout {
+        errors.spanned(
+            timeout,
+            "`timeout = ...` and `fn build_timeout` both set this provider's build timeout; \
+             keep one",
+        );
+    }
+    if let Some(asyncness) = &sig.asyncness {
+        errors.spanned(
+            asyncness,
+            "`build_timeout` cannot be async: it is asked before each build, once its needs are \
+             built; make it a plain `fn` that returns a `Duration`",
+        );
+    }
+    if let ReturnType::Default = sig.output {
+        errors.spanned(
+            &sig.ident,
+            "`build_timeout` returns how long one build of this provider may take: add \
+             `-> std::time::Duration`",
+        );
+    }
+    let params = after_self(sig, errors)?;
+    if let (false, Some((provide_params, needed))) = (params.is_empty(), provide) {
+        same_needs(&params, provide_params, needed, errors);
+    }
+    (errors.count() == before).then_some(BuildTimeoutMethod { method, params })
+}
+
+/// Records an error unless `params` (`build_timeout`'s after `&self`) are `provide`'s
+/// (`provide_params`, which receive `needed`) one for one: as many, each of the same type.
+fn same_needs(
+    params: &[&FnArg],
+    provide_params: &[&FnArg],
+    needed: &[NeedParam],
+    errors: &mut Errors,
+) {
+    if params.len() != provide_params.len() {
+        errors.spanned(
+            quote!(#(#params),*),
+            format!(
+                "`build_timeout` takes {} after `&self`, and `provide` takes {}: {SAME_NEEDS}",
+                plural(params.len(), "parameter"),
+                plural(provide_params.len(), "parameter"),
+            ),
+        );
+        return;
+    }
+    for ((param, provide_param), need) in params.iter().zip(provide_params).zip(needed) {
+        let (FnArg::Typed(param), FnArg::Typed(provide_param)) = (param, provide_param) else {
+            // A `self` after the first parameter is not Rust: the compiler says so.
+            continue;
+        };
+        let same = types::need_param(&param.ty, "a `build_timeout` parameter")
+            .is_ok_and(|p| p.receive == need.receive && tokens(&p.ty) == tokens(&need.ty));
+        if !same {
+            errors.spanned(
+                &param.ty,
+                format!(
+                    "`build_timeout` takes `{}` here, where `provide` takes `{}`: {SAME_NEEDS}",
+                    written(&param.ty),
+                    written(&provide_param.ty),
+                ),
+            );
+        }
+    }
+}
+
+/// The body of the `Provider` method that calls the block's `build_timeout`: `build_timeout`
+/// itself for one that takes nothing after `&self`, else `build_timeout_for`, which reads
+/// `provide`'s needs (`needed`) from `__needs` as `provide` does. A need it cannot read (none
+/// is missing once `build()` checked the graph) leaves the app's timeout.
+fn timeout_body(
+    root: Root,
+    self_ty: &Type,
+    build_timeout: BuildTimeoutMethod<'_>,
+    needed: &[NeedParam],
+) -> BuildTimeout {
+    let takes_needs = !build_timeout.params.is_empty();
+    let (fetch, pass) = if takes_needs {
+        emit::fetch_needs(root, needed, &quote!(.ok()))
+    } else {
+        (TokenStream::new(), Vec::new())
+    };
+    // `<T>::build_timeout` finds the inherent method before the trait's. A return type that is
+    // not a `Duration` is reported there (`located_at`: `self` must keep this expansion's
+    // hygiene).
+    let at = match &build_timeout.method.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => build_timeout.method.sig.ident.span(),
+    };
+    let at = Span::call_site().located_at(at);
+    let body = quote_spanned! {at=>
+        let __timeout: ::std::time::Duration = <#self_ty>::build_timeout(self, #(#pass),*);
+        ::std::option::Option::Some(__timeout)
+    };
+    if takes_needs {
+        BuildTimeout::ForNeeds(quote!(#fetch #body))
+    } else {
+        BuildTimeout::Fixed(body)
+    }
+}
+
+/// `ty` as text, without the spaces between its tokens that no one writes.
+fn written(ty: &Type) -> String {
+    let spaced = tokens(ty);
+    let mut text = String::with_capacity(spaced.len());
+    let mut chars = spaced.chars().peekable();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    while let Some(c) = chars.next() {
+        let between_words =
+            text.chars().next_back().is_some_and(word) && chars.peek().copied().is_some_and(word);
+        if c != ' ' || between_words {
+            text.push(c);
+        }
+    }
+    text
+}
+
+/// `ty`'s tokens as text, spaced as `quote` spaces them.
+fn tokens(ty: &Type) -> String {
+    quote!(#ty).to_string()
+}
+
 const GENERIC_IMPL: &str =
     "a provider impl cannot be generic: the graph needs one concrete type per key";
 
-/// The block with `#[allow(clippy::ptr_arg)]` on `provide` and `dispose`, whose `&String`
-/// parameters are right: their types are the keys' types.
+/// The block with `#[allow(clippy::ptr_arg)]` on `provide`, `dispose` and `build_timeout`,
+/// whose `&String` parameters are right: their types are the keys' types.
 fn allow_ptr_arg(mut item: ItemImpl) -> ItemImpl {
     for entry in &mut item.items {
         if let ImplItem::Fn(f) = entry
-            && (f.sig.ident == "provide" || f.sig.ident == "dispose")
+            && ["provide", "dispose", "build_timeout"]
+                .iter()
+                .any(|name| f.sig.ident == name)
         {
             f.attrs.push(syn::parse_quote!(#[allow(clippy::ptr_arg)]));
         }
@@ -305,6 +466,8 @@ fn takes_shared_self(receiver: &Receiver) -> bool {
 fn what_follows(ident: &syn::Ident) -> &'static str {
     if ident == "dispose" {
         "nothing or every provided value in order"
+    } else if ident == "build_timeout" {
+        "nothing or the same needs as `provide`"
     } else {
         "its needs"
     }

@@ -253,6 +253,11 @@ impl DatabasePool {
     async fn dispose(&self, database: &Database) {
         database.close().await;
     }
+
+    /// The settings' `build_timeout`: connecting and migrating, past it the build fails.
+    fn build_timeout(&self, settings: &DatabaseSettings) -> Duration {
+        settings.build_timeout
+    }
 }
 
 impl DatabasePool {

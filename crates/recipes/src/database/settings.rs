@@ -9,9 +9,9 @@ use green_tea_core::settings::Secret;
 use super::backend::Backend;
 
 /// The database's settings: `DATABASE_URL`, `DATABASE_MAX_CONNECTIONS`,
-/// `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT` and `DATABASE_SYNCHRONOUS` (or `url`,
-/// `max_connections`, `acquire_timeout`, `busy_timeout`, `synchronous` in the file's
-/// `[database]` table). Register `DatabaseSettings::provider()`; the pool
+/// `DATABASE_ACQUIRE_TIMEOUT`, `DATABASE_BUSY_TIMEOUT`, `DATABASE_SYNCHRONOUS` and
+/// `DATABASE_BUILD_TIMEOUT` (or `url`, `max_connections`, `acquire_timeout`, `busy_timeout`,
+/// `synchronous`, `build_timeout` in the file's `[database]` table). Register `DatabaseSettings::provider()`; the pool
 /// ([`DatabasePool`](super::DatabasePool)) needs it.
 ///
 /// The URL is a secret (a PostgreSQL URL may hold a password): it is `***` wherever settings
@@ -67,6 +67,12 @@ pub struct DatabaseSettings {
     /// (default `full`, SQLite's own).
     #[settings(default = "full")]
     pub synchronous: Synchronous,
+    /// How long the pool's build may take, connecting and applying the migrations:
+    /// `DATABASE_BUILD_TIMEOUT` (default `60s`). It is the `database` provider's build timeout
+    /// (in place of the app's 30 s): migrations can run long, and one waiting on another
+    /// instance's lock must still end, naming `database`, within the start's budget.
+    #[settings(default = "60s")]
+    pub build_timeout: Duration,
 }
 
 /// SQLite's `PRAGMA synchronous`, with the pool in WAL mode: what a commit waits for.
@@ -117,6 +123,7 @@ impl DatabaseSettings {
             acquire_timeout: Duration::from_secs(5),
             busy_timeout: Duration::from_secs(5),
             synchronous: Synchronous::Full,
+            build_timeout: Duration::from_secs(60),
         }
     }
 
@@ -136,6 +143,9 @@ impl DatabaseSettings {
             return Err(
                 "`acquire_timeout` is zero: every request would be refused a connection".to_owned(),
             );
+        }
+        if self.build_timeout.is_zero() {
+            return Err("`build_timeout` is zero: the pool could never be built".to_owned());
         }
         Ok(())
     }

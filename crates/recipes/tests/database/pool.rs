@@ -255,8 +255,8 @@ async fn sqlite_connections_use_wal_and_the_busy_timeout() {
     served.close().await;
 }
 
-/// A URL of neither database, an empty pool and a zero acquire timeout are refused at
-/// `build()`, the URL itself never shown.
+/// A URL of neither database, an empty pool, a zero acquire timeout and a zero build timeout
+/// are refused at `build()`, the URL itself never shown.
 #[test]
 fn bad_settings_are_refused_at_build() {
     use green_tea_core::settings::{Settings, Sources};
@@ -274,6 +274,7 @@ fn bad_settings_are_refused_at_build() {
             "0s",
             "`acquire_timeout` is zero",
         ),
+        ("DATABASE_BUILD_TIMEOUT", "0s", "`build_timeout` is zero"),
         (
             "DATABASE_SYNCHRONOUS",
             "fast",
@@ -407,4 +408,69 @@ fn assert_busy(refused: &Answer, path: &str) {
         "{path}"
     );
     assert_eq!(refused.retry_after.as_deref(), Some("1"), "{path}");
+}
+
+/// `DATABASE_BUILD_TIMEOUT` is the pool's build timeout, in place of the app's: a migration
+/// that waits on another instance's write lock (the busy timeout far longer) fails the start
+/// by it, naming the pool, rather than hanging it; once the lock is released, a start applies
+/// it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_migration_waiting_on_a_lock_fails_by_the_settings_build_timeout() {
+    use green_tea_core::settings::{Settings, Sources};
+    use green_tea_core::{FailureCause, ProvideError};
+    use green_tea_http::{App, RequestContext, Route};
+    use green_tea_recipes::database::{DatabasePool, DatabaseSettings, Migration};
+
+    let db = TestDatabase::sqlite();
+    // Another instance, its schema applied, holding the write lock in a transaction.
+    let other = serve(notes_app(&db, &[], Arc::default())).await;
+    let holder = other.app.get::<Database>("database").await.unwrap();
+    let lock = holder.begin_immediate().await.unwrap();
+
+    let next = |build_timeout: &str| {
+        App::builder()
+            .settings(Sources::from_env_map([
+                ("DATABASE_URL", db.url.as_str()),
+                ("DATABASE_BUSY_TIMEOUT", "10m"),
+                ("DATABASE_BUILD_TIMEOUT", build_timeout),
+            ]))
+            .provider(DatabaseSettings::provider())
+            .provider(DatabasePool::new(database::migrations().with(
+                Migration::new(3, "tags", "CREATE TABLE tags (id BIGINT PRIMARY KEY)"),
+            )))
+            .route(
+                Route::get("/", |_: RequestContext| async { "hi" }).needs::<Database>("database"),
+            )
+            .build()
+            .unwrap()
+    };
+    let app = next("1s");
+    let error = app.start().await.unwrap_err();
+    let ProvideError::Failed {
+        provider, cause, ..
+    } = &error
+    else {
+        panic!("{error}");
+    };
+    assert_eq!(provider, "DatabasePool", "{error}");
+    assert!(
+        matches!(cause, FailureCause::TimedOut(limit) if *limit == std::time::Duration::from_secs(1)),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "provider `DatabasePool` (of `database`) failed: did not finish within 1s"
+    );
+
+    lock.rollback().await.unwrap();
+    let app = next("1m");
+    app.start().await.unwrap();
+    let database = app.get::<Database>("database").await.unwrap();
+    let tags: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tags")
+        .fetch_one(database.pool())
+        .await
+        .unwrap();
+    assert_eq!(tags, 0);
+    app.close().await.unwrap();
+    other.close().await;
 }

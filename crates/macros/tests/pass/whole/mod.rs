@@ -14,6 +14,7 @@ pub mod decorator {
 pub mod provider {
     pub mod after_under_strict_lints;
     pub mod binding_names;
+    pub mod build_timeout_under_strict_lints;
     pub mod fn_in_module;
     pub mod impl_not_discovered;
     pub mod impl_with_self;
