@@ -91,8 +91,8 @@ pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{
         Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-        ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed,
-        UnknownModule, UnknownWorker,
+        ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed, StartupBuild,
+        StartupReport, UnknownModule, UnknownWorker,
     };
     #[doc(inline)]
     pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
@@ -215,7 +215,7 @@ pub mod health {
         ModuleHealth, ProviderHealth, ProviderState, SwitchHealth,
     };
     #[doc(inline)]
-    pub use green_tea_http::{AppHealth, CheckReport};
+    pub use green_tea_http::{AppHealth, CheckReport, NotReady};
 }
 
 /// The [`http`] crate itself (request, response, headers, methods, status codes), as
@@ -732,6 +732,8 @@ pub mod guide {
         pub mod gt0106 {}
         #[doc = include_str!("../docs/errors/GT0107.md")]
         pub mod gt0107 {}
+        #[doc = include_str!("../docs/errors/GT0108.md")]
+        pub mod gt0108 {}
     }
 }
 

@@ -10,5 +10,6 @@ mod build;
 mod close;
 mod drop;
 mod start;
+mod startup;
 mod timeouts;
 mod workers;

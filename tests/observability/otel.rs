@@ -1,9 +1,13 @@
 //! green-tea's spans exported to OpenTelemetry through tracing-opentelemetry, read back from
-//! the SDK's in-memory exporter: the `route` span's attributes by the HTTP conventions, and
-//! the builds a request started linked to it.
+//! the SDK's in-memory exporter: the `route` span's attributes by the HTTP conventions, the
+//! builds a request started linked to it, and a start's builds under its `start` span, each
+//! linked to the builds it waited on.
 
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 use green_tea::prelude::*;
 use green_tea::test::TestClient;
+use green_tea::{BoxError, ProviderFn};
 use opentelemetry::trace::{SpanId, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use tracing_subscriber::layer::SubscriberExt;
@@ -60,8 +64,13 @@ fn attribute(span: &SpanData, key: &str) -> Option<String> {
     found.map(|kv| kv.value.as_str().into_owned())
 }
 
+/// The spans of `name`: a `provide` span is exported as `provide <provider>` (its
+/// `otel.name`), so that a trace viewer labels each build.
 fn named<'a>(spans: &'a [SpanData], name: &str) -> Vec<&'a SpanData> {
-    spans.iter().filter(|s| s.name == name).collect()
+    let prefix = format!("{name} ");
+    (spans.iter())
+        .filter(|s| s.name == name || s.name.starts_with(&prefix))
+        .collect()
 }
 
 #[tokio::test]
@@ -127,4 +136,118 @@ async fn builds_a_request_started_are_linked_to_it() {
         let links: Vec<_> = build.links.iter().map(|l| l.span_context.clone()).collect();
         assert_eq!(links, std::slice::from_ref(&first), "{build:#?}");
     }
+}
+
+/// A provider's build that takes `millis` of tokio's time, providing `T::default()`.
+fn sleeps<T: Default + Send + 'static>(
+    millis: u64,
+) -> impl Fn(green_tea::Needs<'static>) -> BoxFuture<'static, Result<T, BoxError>> + Send + Sync {
+    move |_| {
+        async move {
+            tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+            Ok(T::default())
+        }
+        .boxed()
+    }
+}
+
+/// The graph of a start: `migrations` waits on `pg`; `billing` on `migrations` and the
+/// module's `rates` (which ends first); `cache` runs beside them; `report` is reached by no
+/// route, and is built later, lazily.
+#[tokio::test(start_paused = true)]
+async fn a_starts_builds_nest_under_its_span_and_link_to_what_they_waited_on() {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = App::builder()
+        .provider(ProviderFn::new("pg", sleeps::<String>(1_000)))
+        .provider(ProviderFn::new("migrations", sleeps::<u32>(2_000)).needs::<String>("pg"))
+        .module(
+            Module::new("pricing")
+                .provider(ProviderFn::new("rates", sleeps::<u16>(100)))
+                .export("rates"),
+        )
+        .provider(
+            ProviderFn::new("billing", sleeps::<u64>(500))
+                .needs::<u32>("migrations")
+                .needs::<u16>("pricing::rates"),
+        )
+        .provider(ProviderFn::new("cache", sleeps::<u8>(2_500)))
+        .provider(ProviderFn::new("report", sleeps::<i8>(10)))
+        .route(
+            Route::get("/", |_: RequestContext| async { "hi" })
+                .needs::<u64>("billing")
+                .needs::<u8>("cache"),
+        )
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    let request = tracing::info_span!("request");
+    let _ = tracing::Instrument::instrument(app.get::<i8>("report"), request.clone())
+        .await
+        .unwrap();
+    drop(request);
+    app.close().await.unwrap();
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+
+    let starts = named(&spans, "start");
+    assert_eq!(starts.len(), 1, "{spans:#?}");
+    let start = starts[0].span_context.span_id();
+    let build = |provider: &str| -> &SpanData {
+        let found = named(&spans, "provide")
+            .into_iter()
+            .find(|s| attribute(s, "provider").as_deref() == Some(provider));
+        found.unwrap_or_else(|| panic!("no provide span of `{provider}`: {spans:#?}"))
+    };
+    let links = |span: &SpanData| -> Vec<String> {
+        let mut linked: Vec<String> = (span.links.iter())
+            .map(|link| {
+                let to = spans
+                    .iter()
+                    .find(|s| s.span_context.span_id() == link.span_context.span_id())
+                    .expect("a link to an exported span");
+                attribute(to, "provider").unwrap_or_else(|| to.name.to_string())
+            })
+            .collect();
+        linked.sort();
+        linked
+    };
+    for name in ["pg", "migrations", "pricing::rates", "billing", "cache"] {
+        let span = build(name);
+        assert_eq!(
+            span.parent_span_id, start,
+            "`{name}` is under the start: {span:#?}"
+        );
+        assert_eq!(span.name, format!("provide {name}"));
+        assert_eq!(attribute(span, "kind").as_deref(), Some("provider"));
+    }
+    assert_eq!(links(build("pg")), Vec::<String>::new());
+    assert_eq!(links(build("migrations")), ["pg"]);
+    assert_eq!(links(build("billing")), ["migrations", "pricing::rates"]);
+    assert_eq!(links(build("cache")), Vec::<String>::new());
+    assert_eq!(
+        attribute(build("pricing::rates"), "module").as_deref(),
+        Some("pricing")
+    );
+    assert_eq!(
+        attribute(build("pricing::rates"), "keys").as_deref(),
+        Some("pricing::rates")
+    );
+    assert_eq!(attribute(build("billing"), "module"), None);
+    // A lazy build is a root span of its own, linked to what asked for it.
+    let report = build("report");
+    assert_eq!(report.parent_span_id, SpanId::INVALID, "{report:#?}");
+    assert_eq!(links(report), ["request"]);
+
+    // The report says what the spans show.
+    let startup = app.startup().unwrap();
+    assert_eq!(
+        startup.critical_path_names(),
+        ["pg", "migrations", "billing"]
+    );
 }

@@ -25,6 +25,7 @@ mod provider_fn;
 mod registry;
 mod request_decls;
 pub mod settings;
+mod startup;
 mod switch;
 mod value;
 mod worker;
@@ -55,6 +56,7 @@ pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
+pub use startup::{StartupBuild, StartupReport};
 pub use value::{All, ByName, NeedError, Needs, Provided};
 
 /// Switches: named functions of settings with a finite set of outcomes

@@ -125,6 +125,11 @@ pub struct ExplainApp {
     /// of the text too.
     #[serde(skip_serializing_if = "green_tea_core::ExplainSwitches::is_empty")]
     pub switches: green_tea_core::ExplainSwitches,
+    /// Where the start spent its time, once it has run ([`App::startup`](crate::App::startup)):
+    /// the critical path and each build; at the end of the text and on the explain page (left
+    /// out of the JSON before a start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup: Option<green_tea_core::StartupReport>,
 }
 
 /// GT0104: `explain` was asked about a path no route serves.
@@ -306,6 +311,13 @@ impl fmt::Display for ExplainApp {
                 f.write_str("\n\n")?;
             }
             write!(f, "{}", self.switches)?;
+            first = false;
+        }
+        if let Some(startup) = &self.startup {
+            if !first {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "the start:\n{startup}")?;
         }
         Ok(())
     }

@@ -16,6 +16,23 @@ use green_tea_core::{
 
 pub(crate) use async_check::{Asked, AsyncCheckSetting, CompiledAsyncCheck, ask as ask_async};
 
+/// GT0108: [`App::ready`](crate::App::ready) was waiting, and the app began to close (or its
+/// start failed, which closes it) before it was ready: it never will be.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("error[GT0108]: the app closed before it was ready: {}", .reasons.join("; "))]
+#[non_exhaustive]
+pub struct NotReady {
+    /// Why it was not ready when it began to close, as its health said (`reasons`).
+    pub reasons: Vec<String>,
+}
+
+impl NotReady {
+    /// The error code, `"GT0108"`, with a page `docs/errors/GT0108.md`.
+    pub fn code(&self) -> &'static str {
+        "GT0108"
+    }
+}
+
 /// The app's health now; see [`App::health`](crate::App::health).
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]

@@ -33,7 +33,7 @@ pub use explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource
 pub use extract::{Path, PathParams, Query};
 pub use finish::{Finish, Finishing, Outcome};
 pub use future::{IntoReplyFuture, StepFuture, StepResult};
-pub use health::{AppHealth, CheckReport};
+pub use health::{AppHealth, CheckReport, NotReady};
 pub use in_flight::InFlightGuard;
 pub use json::Json;
 pub use layer::Layered;

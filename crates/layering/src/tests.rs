@@ -45,7 +45,7 @@ const CORE: &[(&str, u8)] = &[
     ("settings::source", 1),
     // 2. Values: what a declaration provides and how the container holds and hands them out;
     //    a declaration's descriptor; the declared keys' registry; metric names; the drawing;
-    //    the lockfile's text and its diff.
+    //    the lockfile's text and its diff; the startup report.
     ("value", 2),
     ("descriptor", 2),
     ("registry", 2),
@@ -53,6 +53,7 @@ const CORE: &[(&str, u8)] = &[
     ("picture", 2),
     ("lock", 2),
     ("budget", 2),
+    ("startup", 2),
     // 3. Declarations: providers, settings types, workers, modules, the switches and the
     //    conditions declarations are under.
     ("provider", 3),

@@ -1200,6 +1200,8 @@ impl ContainerBuilder {
                 shape: self.shape,
                 today: self.today.map(Vec::into_boxed_slice),
                 every_shape,
+                startup: std::sync::Mutex::new(None),
+                changes: tokio::sync::watch::Sender::new(()),
             }),
         }
     }

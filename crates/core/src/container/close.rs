@@ -65,6 +65,7 @@ async fn close(inner: Arc<Inner>, budget: Budget) -> Result<(), CloseError> {
     // after its drain: then this waits for nothing and reports nothing twice).
     let mut failures = inner.workers.stop(budget).await;
     inner.closed.store(true, Ordering::Release);
+    inner.changes.send_replace(());
     tracing::info!("closing: disposing built providers, dependents first");
     await_builds_in_flight(&inner, budget).await;
 

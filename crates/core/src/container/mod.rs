@@ -9,6 +9,8 @@ mod resolver;
 mod settings_report;
 mod shape;
 pub(crate) use shape::Off;
+mod startup;
+use startup::{Origin, StartRun};
 pub(crate) use switched::Request;
 pub(crate) mod lock;
 mod switched;
@@ -95,6 +97,11 @@ pub(crate) struct Inner {
     /// The graph of every shape (today's, without switches), over every node: what the
     /// lockfile reads.
     pub(crate) every_shape: Option<Arc<crate::graph::EveryShape>>,
+    /// The report of the last start that built anything.
+    pub(crate) startup: std::sync::Mutex<Option<Arc<crate::startup::StartupReport>>>,
+    /// Told when something health reads may have changed: a build ended, a worker changed
+    /// state, the app started or began to close (what `App::ready` waits on).
+    pub(crate) changes: watch::Sender<()>,
 }
 
 pub(crate) struct Node {
@@ -161,6 +168,16 @@ impl Container {
     /// Whether `close()` has begun.
     pub fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::Acquire)
+    }
+
+    /// Where the last start that built anything ([`build_all`](Self::build_all),
+    /// [`build_keys`](Self::build_keys), an app's `start()`) spent its time: each build,
+    /// what it waited on, and the critical path; `None` before one succeeded. See
+    /// [`StartupReport`](crate::StartupReport).
+    pub fn startup(&self) -> Option<Arc<crate::startup::StartupReport>> {
+        (self.inner.startup.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Every key in the graph, sorted.
@@ -246,14 +263,15 @@ impl Inner {
         self: &Arc<Self>,
         id: ProviderId,
     ) -> BoxFuture<'static, Result<(), ProvideError>> {
-        self.ensure_for(id, tracing::Span::current())
+        self.ensure_for(id, Origin::Lazy(tracing::Span::current()))
     }
 
-    /// [`ensure`](Self::ensure), a build it starts linked to `requester`'s span.
+    /// [`ensure`](Self::ensure), a build it starts for `origin`: linked to a requester's
+    /// span, or one of a start's.
     fn ensure_for(
         self: &Arc<Self>,
         id: ProviderId,
-        requester: tracing::Span,
+        origin: Origin,
     ) -> BoxFuture<'static, Result<(), ProvideError>> {
         let inner = Arc::clone(self);
         async move {
@@ -277,7 +295,7 @@ impl Inner {
                             // A task of its own, so the build finishes even if every caller
                             // that waited for it has gone away.
                             let task =
-                                tokio::spawn(Arc::clone(&inner).build(id, tx, requester.clone()));
+                                tokio::spawn(Arc::clone(&inner).build(id, tx, origin.clone()));
                             *flight = Some(PendingBuild {
                                 done: rx.clone(),
                                 abort: task.abort_handle(),
@@ -326,7 +344,31 @@ impl Inner {
             in_slice[id] = true;
             waiting_on[id] = self.dependencies[id].len();
         }
-        let tagged = |id: ProviderId| self.ensure(id).map(move |result| (id, result));
+        // How many of each build's dependents the start builds: its span is held until they
+        // have linked to it.
+        let mut unlinked = IdVec::filled(0_u32, self.providers.len());
+        for &id in &slice {
+            let dependents = self.dependents[id].iter().filter(|&&d| in_slice[d]).count();
+            unlinked[id] = u32::try_from(dependents).unwrap_or(u32::MAX);
+        }
+        let run = Arc::new(StartRun::new(slice.len(), unlinked));
+        let span = run.span.clone();
+        self.build_slice(slice, in_slice, waiting_on, run)
+            .instrument(span)
+            .await
+    }
+
+    /// [`build_now`](Self::build_now)'s waves, its builds recorded in `run`.
+    async fn build_slice(
+        self: &Arc<Self>,
+        slice: Vec<ProviderId>,
+        in_slice: IdVec<ProviderId, bool>,
+        mut waiting_on: IdVec<ProviderId, usize>,
+        run: Arc<StartRun>,
+    ) -> Result<(), ProvideError> {
+        let tagged = |id: ProviderId| {
+            (self.ensure_for(id, Origin::Start(Arc::clone(&run)))).map(move |result| (id, result))
+        };
         let mut running: FuturesUnordered<_> = slice
             .iter()
             .filter(|&&id| waiting_on[id] == 0)
@@ -374,7 +416,48 @@ impl Inner {
                 }
             }
         }
+        drop(running);
+        let report = self.startup_report(run.finish());
+        if !report.builds.is_empty() {
+            *self
+                .startup
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(report));
+        }
         Ok(())
+    }
+
+    /// The report of a start's `timed` builds (each with when it began and how long it took).
+    fn startup_report(
+        &self,
+        mut timed: Vec<(ProviderId, Duration, Duration)>,
+    ) -> crate::startup::StartupReport {
+        // In build order, which the report keeps among builds that began at once.
+        timed.sort_by_key(|&(id, ..)| self.position[id]);
+        let mut at = IdVec::filled(usize::MAX, self.providers.len());
+        for (index, &(id, ..)) in timed.iter().enumerate() {
+            at[id] = index;
+        }
+        let builds = (timed.iter())
+            .map(|&(id, began, took)| {
+                let node = &self.providers[id];
+                crate::startup::StartupBuild::new(
+                    node.descriptor.qualified_name().into_owned(),
+                    node.kind,
+                    (node.descriptor.provides.iter())
+                        .map(|spec| spec.key.to_string())
+                        .collect(),
+                    (node.module).map(|m| self.modules[m as usize].path.to_string()),
+                    began,
+                    took,
+                    (self.dependencies[id].iter())
+                        .map(|&d| at[d])
+                        .filter(|&index| index != usize::MAX)
+                        .collect(),
+                )
+            })
+            .collect();
+        crate::startup::StartupReport::of(builds)
     }
 
     /// What a start that ran past `timeout` leaves: each build still in flight (in build
@@ -418,11 +501,12 @@ impl Inner {
         self: Arc<Self>,
         id: ProviderId,
         done: watch::Sender<crate::value::Outcome>,
-        requester: tracing::Span,
+        origin: Origin,
     ) {
         let reset = ResetFlight { inner: &self, id };
-        let outcome = self.build_node(id, requester).await;
+        let outcome = self.build_node(id, origin).await;
         self.slots[id].record_outcome(&outcome);
+        self.changes.send_replace(());
         // Clear the flight first: a failed build must not be joined by the next caller.
         drop(reset);
         let _ = done.send(Some(outcome));
@@ -431,31 +515,49 @@ impl Inner {
     async fn build_node(
         self: &Arc<Self>,
         id: ProviderId,
-        requester: tracing::Span,
+        origin: Origin,
     ) -> Result<(), ProvideError> {
         let node = &self.providers[id];
         // Qualified by its module (`notifications::http`): what errors and spans name.
         let name = node.descriptor.qualified_name();
         let name = &*name;
-        // The dependencies this build starts are linked to the same request.
+        // The dependencies this build starts are for the same request, or the same start.
         let dependencies = self.dependencies[id]
             .iter()
-            .map(|&d| self.ensure_for(d, requester.clone()));
+            .map(|&d| self.ensure_for(d, origin.clone()));
         for result in join_all(dependencies).await {
             result.map_err(|e| e.needed_by(name))?;
         }
         let needs = Needs::of_provider(&node.descriptor.needs, &self.needs[id], &self.slots);
 
-        // A root span (a build is shared by every request that waits for it), linked to the
-        // request that started it.
+        // A lazy build's span is a root (a build is shared by every request that waits for
+        // it), linked to the request that started it; a start's is under the start's span,
+        // linked to the builds it waited on.
+        let parent = match &origin {
+            Origin::Lazy(_) => None,
+            Origin::Start(run) => run.span.id(),
+        };
+        let module = node.module.map(|m| &*self.modules[m as usize].path);
         let span = tracing::info_span!(
-            parent: None,
+            parent: parent,
             "provide",
             provider = %name,
-            keys = %node.keys_text()
+            keys = %node.keys_text(),
+            kind = %node.kind,
+            module,
+            otel.name = %format_args!("provide {name}"),
         );
-        span.follows_from(&requester);
-        drop(requester);
+        let run = match origin {
+            Origin::Lazy(requester) => {
+                span.follows_from(&requester);
+                None
+            }
+            Origin::Start(run) => {
+                run.link(&self.dependencies[id], &span);
+                Some(run)
+            }
+        };
+        let began = tokio::time::Instant::now();
         let started = Instant::now();
         let limit = (node.provider.build_timeout_for(&needs)).unwrap_or(self.build_timeout);
         let provide = AssertUnwindSafe(node.provider.provide(needs)).catch_unwind();
@@ -479,6 +581,9 @@ impl Inner {
                 Ok(Ok(provided)) => match node.check(&provided) {
                     Ok(()) => {
                         let took = started.elapsed();
+                        if let Some(run) = &run {
+                            run.built(id, &span, began, began.elapsed());
+                        }
                         self.slots[id].fill(provided, took);
                         #[cfg(feature = "metrics")]
                         node.metrics.built(&node.descriptor, took);

@@ -67,6 +67,7 @@ impl Container {
             .map(|at| {
                 let node = &workers.nodes[at];
                 node.set(WorkerState::Running);
+                self.inner.changes.send_replace(());
                 tracing::info!(worker = %node.name(), "worker started");
                 let receiver = workers.shutdown.subscribe();
                 tokio::spawn(supervise(Arc::downgrade(&self.inner), at, receiver))
@@ -113,6 +114,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
             };
             tracing::info!(worker = %node.name(), %state, "worker returned");
             node.set(state);
+            inner.changes.send_replace(());
             return;
         };
         {
@@ -123,6 +125,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         let Some(backoff) = backoff.filter(|_| !requested) else {
             tracing::error!(worker = %node.name(), %cause, "worker failed; not restarted");
             node.set(WorkerState::Failed);
+            inner.changes.send_replace(());
             return;
         };
         // A run that lasted as long as the longest delay was a working one: start over.
@@ -134,6 +137,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         tracing::warn!(worker = %node.name(), %cause, ?delay, "worker failed; restarting after the delay");
         node.set(WorkerState::Restarting);
         node.status().next_restart = Some(delay);
+        inner.changes.send_replace(());
         drop(inner);
         let shutdown = Shutdown::of(receiver.clone());
         tokio::select! {
@@ -141,6 +145,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
             () = shutdown.requested() => {
                 if let Some(inner) = weak.upgrade() {
                     inner.workers.nodes[at].set(WorkerState::Failed);
+                    inner.changes.send_replace(());
                 }
                 return;
             }
@@ -149,6 +154,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         let node = &inner.workers.nodes[at];
         node.status().restarts += 1;
         node.set(WorkerState::Running);
+        inner.changes.send_replace(());
         tracing::info!(worker = %node.name(), "worker restarted");
     }
 }

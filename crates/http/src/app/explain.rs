@@ -78,6 +78,7 @@ impl App {
                 .collect(),
             settings: self.inner.runtime.container.settings_report(),
             switches: self.inner.runtime.container.explain_switches(),
+            startup: self.startup().map(|report| (*report).clone()),
         }
     }
 

@@ -56,7 +56,79 @@ impl App {
     }
 }
 
+impl App {
+    /// Resolves when the app is first ready: when the readiness route would first answer
+    /// 200 (see [`health`](Self::health) for what ready means). For a test or a sidecar that
+    /// must not send traffic before then, and for a `main` that serves in one task and waits
+    /// in another:
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() {
+    /// use green_tea::App;
+    /// use green_tea::routing::Route;
+    /// let app = App::builder()
+    ///     .value("db", String::from("postgres://"))
+    ///     .critical("db")
+    ///     .route(Route::get("/", |_| async { "hi" }).needs::<String>("db"))
+    ///     .build()
+    ///     .unwrap();
+    /// let starting = tokio::spawn({
+    ///     let app = app.clone();
+    ///     async move { app.start().await }
+    /// });
+    /// app.ready().await.unwrap(); // once the start succeeded
+    /// assert!(app.health().await.ready);
+    /// starting.await.unwrap().unwrap();
+    /// app.close().await.unwrap();
+    /// assert!(app.ready().await.unwrap_err().to_string().contains("closed before it was ready"));
+    /// # }
+    /// ```
+    ///
+    /// It waits for what changes readiness (the start, a build ending, a critical worker's
+    /// state; an async check is asked again when its last answer's cache interval has
+    /// passed), never on a timer of its own; it has no timeout: bound it with
+    /// `tokio::time::timeout` where waiting forever is wrong. If the app begins to close
+    /// before it is ready (a failed start closes it), it never will be: the error (GT0108)
+    /// says why it was not.
+    pub fn ready(&self) -> impl Future<Output = Result<(), crate::health::NotReady>> + Send + '_ {
+        self.inner.ready().boxed()
+    }
+}
+
 impl AppInner {
+    async fn ready(&self) -> Result<(), crate::health::NotReady> {
+        let container = &self.runtime.container;
+        let mut changes = layer::workers::health_changes(container);
+        let mut closing = self.runtime.shutdown.subscribe();
+        // When an async check that said down may say otherwise.
+        let recheck = (self.health.async_checks.iter())
+            .map(|check| check.cache_for().max(std::time::Duration::from_millis(1)))
+            .min();
+        loop {
+            changes.borrow_and_update();
+            let health = self.health().await;
+            if health.ready {
+                return Ok(());
+            }
+            if health.closed || health.draining || *closing.borrow_and_update() {
+                return Err(crate::health::NotReady {
+                    reasons: health.reasons,
+                });
+            }
+            let asked_again = async {
+                match recheck {
+                    Some(after) => tokio::time::sleep(after).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = changes.changed() => {}
+                _ = closing.changed() => {}
+                () = asked_again => {}
+            }
+        }
+    }
+
     /// Whether the app has async health checks, which its health must await.
     pub(crate) fn has_async_checks(&self) -> bool {
         !self.health.async_checks.is_empty()

@@ -241,7 +241,44 @@ impl App {
             return Err(error);
         }
         self.inner.started.store(true, Ordering::Release);
+        layer::workers::health_changed(&runtime.container);
         Ok(())
+    }
+
+    /// Where the last successful start spent its time (`start()`, or `serve`'s): each build,
+    /// when it began, how long it took and what it waited on, how many ran at once, and the
+    /// critical path; `None` before a start built anything. `explain_all` and the explain
+    /// page show it too, and the `start` span holds each build's `provide` span (see
+    /// [`StartupReport`](green_tea_core::StartupReport)).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)] async fn main() {
+    /// use std::time::Duration;
+    /// use green_tea::{App, BoxError, ProviderFn};
+    /// use green_tea::routing::Route;
+    /// let pg = ProviderFn::new("pg", |_| async {
+    ///     tokio::time::sleep(Duration::from_secs(1)).await;
+    ///     Ok::<_, BoxError>(String::from("pool"))
+    /// });
+    /// let migrations = ProviderFn::new("migrations", |_| async {
+    ///     tokio::time::sleep(Duration::from_secs(2)).await;
+    ///     Ok::<_, BoxError>(3_u32)
+    /// });
+    /// let app = App::builder()
+    ///     .provider(pg)
+    ///     .provider(migrations.needs::<String>("pg"))
+    ///     .route(Route::get("/", |_| async { "hi" }).needs::<u32>("migrations"))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(app.startup().is_none());
+    /// app.start().await.unwrap();
+    /// let startup = app.startup().unwrap();
+    /// assert_eq!(startup.critical_path_names(), ["pg", "migrations"]);
+    /// assert_eq!(startup.took(), Duration::from_secs(3));
+    /// # app.close().await.unwrap(); }
+    /// ```
+    pub fn startup(&self) -> Option<std::sync::Arc<green_tea_core::StartupReport>> {
+        self.inner.runtime.container.startup()
     }
 
     /// Whether `close()` has begun.
@@ -314,6 +351,7 @@ impl App {
     /// Being served: ready, for the readiness route.
     pub(crate) fn mark_served(&self) {
         self.inner.started.store(true, Ordering::Release);
+        layer::workers::health_changed(&self.inner.runtime.container);
     }
 }
 

@@ -159,6 +159,13 @@ impl ExplainApp {
                 escape(&self.switches.to_string()),
             );
         }
+        if let Some(startup) = &self.startup {
+            let _ = write!(
+                out,
+                "<section class=\"startup\"><h2>start</h2><pre>{}</pre></section>",
+                escape(&startup.to_string()),
+            );
+        }
         if !self.settings.settings.is_empty() {
             let _ = write!(
                 out,

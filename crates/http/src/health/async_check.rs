@@ -93,6 +93,11 @@ impl CompiledAsyncCheck {
         }
     }
 
+    /// How long an answer is kept: when a check that said down may say otherwise.
+    pub(crate) fn cache_for(&self) -> Duration {
+        self.cache_for
+    }
+
     /// The check's answer: kept, if the last is younger than the cache interval; else that of
     /// the check in flight, started now if none is. `None` while the value is not built (it
     /// is never built to be asked) and once the container is closed (its value may be

@@ -17,6 +17,18 @@ pub async fn stop_workers(container: &Container, budget: Budget) -> Vec<crate::C
     container.inner.workers.stop(budget).await
 }
 
+/// Told when something the app's health reads may have changed (a build ended, a worker
+/// changed state, or [`health_changed`] was called): what `App::ready` waits on.
+pub fn health_changes(container: &Container) -> tokio::sync::watch::Receiver<()> {
+    container.inner.changes.subscribe()
+}
+
+/// Tells [`health_changes`]' receivers that the app's health may have changed (it started,
+/// or began to close).
+pub fn health_changed(container: &Container) {
+    container.inner.changes.send_replace(());
+}
+
 /// Closes the container within what is left of the shutdown's `budget`.
 pub async fn close_within(container: &Container, budget: Budget) -> Result<(), crate::CloseError> {
     container.close_within(budget).await
