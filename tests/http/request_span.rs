@@ -116,7 +116,9 @@ async fn a_shutdown_logs_in_order_and_dispose_names_the_provider_as_provide_does
     assert!(stopped < closing && closing < closed, "{text}");
     assert_eq!(text.matches("stopped accepting").count(), 1, "{text}");
     assert!(
-        text.contains("provide{provider=orders::payment keys=orders::payment}"),
+        text.contains(
+            "provide{provider=orders::payment keys=orders::payment kind=provider module=orders}"
+        ),
         "{text}"
     );
     assert!(

@@ -537,7 +537,7 @@ impl Inner {
             Origin::Lazy(_) => None,
             Origin::Start(run) => run.span.id(),
         };
-        let module = node.module.map(|m| &*self.modules[m as usize].path);
+        let module = (node.module).map(|m| tracing::field::display(&self.modules[m as usize].path));
         let span = tracing::info_span!(
             parent: parent,
             "provide",
@@ -545,7 +545,6 @@ impl Inner {
             keys = %node.keys_text(),
             kind = %node.kind,
             module,
-            otel.name = %format_args!("provide {name}"),
         );
         let run = match origin {
             Origin::Lazy(requester) => {

@@ -51,6 +51,9 @@ pub struct FakeBilling {
     app: App,
     url: String,
     state: Arc<State>,
+    /// The task that serves it, until `close()` has waited for it (and so for its listener
+    /// to be closed).
+    server: Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
 }
 
 impl std::fmt::Debug for FakeBilling {
@@ -84,13 +87,18 @@ impl FakeBilling {
             .drain_timeout(Duration::from_millis(100))
             .build()
             .map_err(std::io::Error::other)?;
-        let server = app.clone();
-        tokio::spawn(async move {
-            if let Err(error) = server.serve_until(listener, std::future::pending()).await {
+        let serving = app.clone();
+        let server = tokio::spawn(async move {
+            if let Err(error) = serving.serve_until(listener, std::future::pending()).await {
                 tracing::warn!(%error, "the fake billing service closed with an error");
             }
         });
-        Ok(FakeBilling { app, url, state })
+        Ok(FakeBilling {
+            app,
+            url,
+            state,
+            server: Arc::new(std::sync::Mutex::new(Some(server))),
+        })
     }
 
     /// Its base URL, `http://127.0.0.1:<port>`.
@@ -108,9 +116,17 @@ impl FakeBilling {
         self.state.mode.store(mode as u8, Ordering::SeqCst);
     }
 
-    /// Stops it.
+    /// Stops it: once this returns, its port no longer answers (the task that served it
+    /// has ended, and closed its listener). Any clone closes it; the first waits for that
+    /// task, and a clone closing it again returns at once.
     pub async fn close(&self) {
         let _ = self.app.close().await;
+        let server = (self.server.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(server) = server {
+            let _ = server.await;
+        }
     }
 }
 
