@@ -91,11 +91,14 @@ pub mod explain {
     #[doc(inline)]
     pub use green_tea_core::{
         Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-        ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed, StartupBuild,
-        StartupReport, UnknownModule, UnknownWorker,
+        ExplainOff, ExplainReload, ExplainSwitch, ExplainSwitches, ExplainWorker,
+        ExplainWorkerNeed, StartupBuild, StartupReport, UnknownModule, UnknownSettingName,
+        UnknownWorker,
     };
     #[doc(inline)]
-    pub use green_tea_http::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource};
+    pub use green_tea_http::{
+        ExplainApp, ExplainAppReload, ExplainPath, ExplainRoute, ExplainStep, NeedSource,
+    };
 }
 
 /// What a handler reads: the [`RequestContext`](extract::RequestContext) (the request's head,

@@ -324,3 +324,41 @@ fn the_markdown_diff_is_made_from_two_files_alone() {
         "{markdown}"
     );
 }
+
+/// A field marked `reload` (on itself, or held by a nested field that is) says so in the lock,
+/// so that making a setting reloadable shows in review.
+#[test]
+fn the_lock_records_which_settings_may_reload() {
+    #[derive(Settings)]
+    #[allow(dead_code)]
+    struct Breaker {
+        #[settings(default = "5")]
+        threshold: u32,
+    }
+
+    #[derive(Settings)]
+    #[settings(provides = "billingSettings", prefix = "BILLING", discover = false)]
+    #[allow(dead_code)]
+    struct BillingSettings {
+        #[settings(default = "http://billing")]
+        url: String,
+        #[settings(default = "2s", reload)]
+        timeout: std::time::Duration,
+        #[settings(nested, reload)]
+        breaker: Breaker,
+    }
+
+    let app = App::builder()
+        .settings(Sources::from_env_map([("X", "y")]))
+        .provider(BillingSettings::provider())
+        .build()
+        .unwrap();
+    let text = app.graph_lock().to_text();
+    for block in [
+        "setting BILLING_TIMEOUT\n  field billingSettings.timeout\n  type Duration\n  default 2s\n  reload\n",
+        "setting BILLING_BREAKER_THRESHOLD\n  field billingSettings.breaker.threshold\n  type u32\n  default 5\n  reload\n",
+        "setting BILLING_URL\n  field billingSettings.url\n  type String\n  default http://billing\n\n",
+    ] {
+        assert!(text.contains(block), "{block} in\n{text}");
+    }
+}

@@ -8,6 +8,7 @@
 
 mod module;
 mod picture;
+mod reload;
 mod switches;
 mod worker;
 
@@ -27,6 +28,7 @@ pub(crate) use module::module_of_key;
 pub use module::{
     ExplainImport, ExplainMember, ExplainModule, RequestMember, UnknownModule, explain_module_with,
 };
+pub use reload::{ExplainReload, UnknownSettingName};
 pub use switches::{ExplainOff, ExplainSwitch, ExplainSwitches};
 pub use worker::{ExplainWorker, ExplainWorkerNeed, UnknownWorker};
 

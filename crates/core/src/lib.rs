@@ -44,8 +44,8 @@ pub use error::{
 };
 pub use explain::{
     Explain, ExplainImport, ExplainKey, ExplainMember, ExplainModule, ExplainNeed, ExplainNode,
-    ExplainOff, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed, UnknownModule,
-    UnknownWorker,
+    ExplainOff, ExplainReload, ExplainSwitch, ExplainSwitches, ExplainWorker, ExplainWorkerNeed,
+    UnknownModule, UnknownSettingName, UnknownWorker,
 };
 pub use graph::Scope;
 pub use health::{

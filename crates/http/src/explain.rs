@@ -132,6 +132,39 @@ pub struct ExplainApp {
     pub startup: Option<green_tea_core::StartupReport>,
 }
 
+/// What a change of one setting touches in the app, as
+/// [`App::explain_reload`](crate::App::explain_reload) says: the container's answer
+/// ([`ExplainReload`](green_tea_core::ExplainReload): reloadable or not, the providers a change
+/// builds anew, the workers that need them) and the routes whose requests use them.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ExplainAppReload {
+    /// The container's answer.
+    #[serde(flatten)]
+    pub reload: green_tea_core::ExplainReload,
+    /// The routes whose slice holds a provider a change builds anew, by name
+    /// (`POST /orders -> Orders::create`), in registration order.
+    pub routes: Vec<String>,
+}
+
+impl ExplainAppReload {
+    /// As JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("the explain model is plain data")
+    }
+}
+
+impl fmt::Display for ExplainAppReload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.reload)?;
+        let routes: Vec<String> = self.routes.iter().map(|r| format!("`{r}`")).collect();
+        match routes.is_empty() {
+            true => f.write_str("\n  routes that use them: none"),
+            false => write!(f, "\n  routes that use them: {}", routes.join(", ")),
+        }
+    }
+}
+
 /// GT0104: `explain` was asked about a path no route serves.
 #[derive(Clone, thiserror::Error)]
 #[error("{}", no_route_text(.path, .routes))]

@@ -29,7 +29,9 @@ pub use app::{App, AppBuilder, LOCK_ENV, assert_graph_lock};
 pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
-pub use explain::{ExplainApp, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute};
+pub use explain::{
+    ExplainApp, ExplainAppReload, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute,
+};
 pub use extract::{Path, PathParams, Query};
 pub use finish::{Finish, Finishing, Outcome};
 pub use future::{IntoReplyFuture, StepFuture, StepResult};

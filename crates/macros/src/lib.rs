@@ -726,6 +726,8 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   `build()`. `T::provider()` carries them. See the switches guide
 ///   (`green_tea::guide::switches`).
 /// - `discover = false` (optional): `discover()` leaves the type out; register it yourself.
+/// - `reload` (optional): every field may be applied without a restart, as a field's
+///   `reload` says.
 ///
 /// # Fields
 ///
@@ -750,6 +752,9 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `nested`: a settings type of its own (`#[derive(Settings)]` without `provides`), read
 ///   under this field's name: `BILLING_BREAKER_THRESHOLD`, `[billing.breaker] threshold`. Not
 ///   `secret`, not an `Option`, no `default`: its fields say those for themselves.
+/// - `reload`: a change of it may be applied without a restart (a `nested` field's: every
+///   field of its type). `explain_reload` says what a change touches; a field a switch reads
+///   needs a restart all the same. (The reload itself is not there yet.)
 /// - `rename = "name"`: read it as `name` instead of the field's name. A name is snake_case
 ///   (`a`-`z`, `0`-`9`, words joined by single `_`s): a field whose name is not needs one.
 ///

@@ -205,7 +205,7 @@ fn settings(inner: &Inner, items: &mut Vec<LockItem>) {
         };
         let when = when_of(inner, id.index());
         let mut fields = Vec::new();
-        walk(&mut Vec::new(), &hook.fields(), &mut fields);
+        walk(&mut Vec::new(), false, &hook.fields(), &mut fields);
         for (path, spec) in fields {
             let dotted = path.join(".");
             let id = match prefix.is_empty() {
@@ -221,6 +221,7 @@ fn settings(inner: &Inner, items: &mut Vec<LockItem>) {
             }
             item.flag("secret", spec.secret);
             item.flag("optional", spec.optional);
+            item.flag("reload", spec.reload);
             for term in &when {
                 item.attr("when", term);
             }
@@ -229,17 +230,21 @@ fn settings(inner: &Inner, items: &mut Vec<LockItem>) {
     }
 }
 
-/// Every field, nested ones flattened, with its path.
+/// Every field, nested ones flattened, with its path; a field held by one marked `reload`
+/// (`held`) is marked too.
 fn walk(
     path: &mut Vec<&'static str>,
+    held: bool,
     fields: &[FieldSpec],
     out: &mut Vec<(Vec<&'static str>, FieldSpec)>,
 ) {
     for field in fields {
         path.push(field.name);
+        let mut field = *field;
+        field.reload |= held;
         match field.nested {
-            Some(nested) => walk(path, &nested(), out),
-            None => out.push((path.clone(), *field)),
+            Some(nested) => walk(path, field.reload, &nested(), out),
+            None => out.push((path.clone(), field)),
         }
         path.pop();
     }

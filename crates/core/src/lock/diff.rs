@@ -166,7 +166,7 @@ fn gained_lost<'a>(
 fn covered(kind: &str) -> &'static [&'static str] {
     match kind {
         "route" => &["builds", "steps", "needs", "when", "module"],
-        "setting" => &["default", "secret", "type", "when"],
+        "setting" => &["default", "secret", "reload", "type", "when"],
         "provider" => &[
             "needs",
             "type",
@@ -360,6 +360,16 @@ impl<'a> Differ<'a> {
             match (old.has("secret"), new.has("secret")) {
                 (false, true) => self.say("settings", format!("`{id}` is now secret")),
                 (true, false) => self.say("settings", format!("`{id}` is no longer secret")),
+                _ => {}
+            }
+            match (old.has("reload"), new.has("reload")) {
+                (false, true) => self.say(
+                    "settings",
+                    format!("`{id}` may now be applied without a restart (reload)"),
+                ),
+                (true, false) => {
+                    self.say("settings", format!("`{id}` now needs a restart to change"))
+                }
                 _ => {}
             }
             if old.value("default") != new.value("default") {
@@ -776,6 +786,33 @@ mod tests {
                 "new secret setting read: `STRIPE_KEY`",
                 "new setting read: `SHOP_PORT` (u16, default `8080`)",
                 "`BILLING_TIMEOUT` now defaults to `5s` (was `2s`)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_setting_that_becomes_reloadable_is_said_so() {
+        let old = vec![
+            item("setting", "BILLING_TIMEOUT", &[("type", "Duration")]),
+            item(
+                "setting",
+                "BILLING_URL",
+                &[("type", "String"), ("reload", "")],
+            ),
+        ];
+        let new = vec![
+            item(
+                "setting",
+                "BILLING_TIMEOUT",
+                &[("type", "Duration"), ("reload", "")],
+            ),
+            item("setting", "BILLING_URL", &[("type", "String")]),
+        ];
+        assert_eq!(
+            sentences(old, new),
+            [
+                "`BILLING_TIMEOUT` may now be applied without a restart (reload)",
+                "`BILLING_URL` now needs a restart to change",
             ]
         );
     }

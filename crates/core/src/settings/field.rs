@@ -24,6 +24,10 @@ pub struct FieldSpec {
     pub optional: bool,
     /// For a nested settings struct, its fields.
     pub nested: Option<fn() -> Vec<FieldSpec>>,
+    /// Whether a change of it may be applied without a restart (`#[settings(reload)]`, on
+    /// the field or on its type; a nested struct's fields inherit it from the field that
+    /// holds them).
+    pub reload: bool,
 }
 
 impl FieldSpec {
@@ -36,6 +40,7 @@ impl FieldSpec {
             default: None,
             optional: false,
             nested: None,
+            reload: false,
         }
     }
 
@@ -54,6 +59,12 @@ impl FieldSpec {
     /// Makes it optional (`Option<T>`).
     pub const fn optional(mut self) -> Self {
         self.optional = true;
+        self
+    }
+
+    /// Marks it reloadable: a change of it may be applied without a restart.
+    pub const fn reload(mut self) -> Self {
+        self.reload = true;
         self
     }
 

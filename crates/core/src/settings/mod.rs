@@ -25,7 +25,7 @@ mod sources;
 #[cfg(test)]
 mod tests;
 mod unknown;
-mod variables;
+pub(crate) mod variables;
 
 pub use bytesize::ByteSize;
 pub use field::FieldSpec;

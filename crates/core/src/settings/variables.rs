@@ -30,6 +30,42 @@ fn walk(
     }
 }
 
+/// A field as reload sees it: its variable, its dotted path, and whether it may reload (its
+/// own mark, or that of a field holding it).
+pub(crate) struct FlatField {
+    pub(crate) variable: String,
+    pub(crate) path: String,
+    pub(crate) reload: bool,
+}
+
+/// Each field under `prefix`, nested fields flattened, in declaration order.
+pub(crate) fn flat_fields(prefix: &str, fields: &[FieldSpec]) -> Vec<FlatField> {
+    fn walk(
+        prefix: &str,
+        path: &mut Vec<&'static str>,
+        held_by_reload: bool,
+        fields: &[FieldSpec],
+        out: &mut Vec<FlatField>,
+    ) {
+        for field in fields {
+            path.push(field.name);
+            let reload = held_by_reload || field.reload;
+            match field.nested {
+                Some(nested) => walk(prefix, path, reload, &nested(), out),
+                None => out.push(FlatField {
+                    variable: variable_name(prefix, path),
+                    path: path.join("."),
+                    reload,
+                }),
+            }
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(prefix, &mut Vec::new(), false, fields, &mut out);
+    out
+}
+
 /// The first variable two fields read (`breaker_threshold` beside `breaker.threshold`), with
 /// both fields in declaration order; the derive never sees a nested type's fields, so only
 /// the flattened names tell.

@@ -6,6 +6,7 @@
 
 mod arbitrary;
 mod modules;
+mod reload;
 mod switches;
 mod visibility;
 mod vocabulary;

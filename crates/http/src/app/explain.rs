@@ -105,6 +105,32 @@ impl App {
         self.inner.runtime.container.explain_worker(name)
     }
 
+    /// What a change of `setting` touches (see
+    /// [`Container::explain_reload`](green_tea_core::Container::explain_reload)): whether it
+    /// may be applied without a restart, the providers a change builds anew and the workers
+    /// that need them, and the routes whose requests would use them (by name, as
+    /// `explain_module` names routes: `POST /orders -> Orders::create`). `setting` is its
+    /// variable (`BILLING_TIMEOUT`) or its field (`billingSettings.timeout`).
+    ///
+    /// Applying a change without a restart is not there yet: this says what a change would
+    /// touch, and what may not reload without one.
+    pub fn explain_reload(
+        &self,
+        setting: &str,
+    ) -> Result<crate::explain::ExplainAppReload, green_tea_core::UnknownSettingName> {
+        let container = &self.inner.runtime.container;
+        let reload = container.explain_reload(setting)?;
+        let runtime = &self.inner.runtime;
+        let routes = (self.inner.routes.iter_enumerated())
+            .filter(|(id, route)| {
+                let roots = &runtime.routes[*id].plan.app_values;
+                route.on && layer::explain::slice_rebuilt(container, roots, &reload)
+            })
+            .map(|(id, _)| runtime.routes[id].descriptor.name.to_string())
+            .collect();
+        Ok(crate::explain::ExplainAppReload { reload, routes })
+    }
+
     /// Every settings type's fields, values (`***` for a secret) and where each came from, in
     /// one report, like Spring Boot's `configprops`; the explain page shows it too. See
     /// [`Container::settings_report`](green_tea_core::Container::settings_report).

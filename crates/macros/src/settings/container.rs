@@ -23,6 +23,9 @@ pub(super) struct Container {
     pub(super) when: Vec<LitStr>,
     /// Whether `discover()` finds it (`discover = false` says no; default yes).
     pub(super) discover: bool,
+    /// Whether a change of any of its fields may be applied without a restart
+    /// (`#[settings(reload)]` on the struct).
+    pub(super) reload: bool,
 }
 
 /// The key a settings type provides and the prefix of its variables: `None` for a type only
@@ -39,6 +42,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut validate = None;
     let mut when: Option<(Path, Vec<LitStr>)> = None;
     let mut discover: Option<(Path, bool)> = None;
+    let mut reload = false;
     let attrs = parse::attrs(attrs, &known::CONTAINER, &known::FIELD, "a field", errors);
     for Attr { name, meta } in attrs.found {
         match name {
@@ -65,6 +69,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
                 }
                 None => {}
             },
+            "reload" => reload = parse::flag(&meta, name, errors),
             "when" => {
                 if let Some(value) = parse::value(&meta, name, crate::when::USAGE, errors) {
                     let conditions = crate::when::conditions(value, errors);
@@ -131,6 +136,7 @@ pub(super) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Container {
         validate,
         when: when.map(|(_, conditions)| conditions).unwrap_or_default(),
         discover: discover.is_none_or(|(_, flag)| flag),
+        reload,
     }
 }
 

@@ -32,7 +32,9 @@ pub(super) fn expand(
         ),
         None => (String::new(), String::new()),
     };
-    let specs = fields.iter().map(|field| spec(root, &settings, field));
+    let specs = fields
+        .iter()
+        .map(|field| spec(root, &settings, field, container.reload));
     let vars: Vec<Ident> = (0..fields.len())
         .map(|i| quote::format_ident!("__field{}", i))
         .collect();
@@ -90,13 +92,22 @@ pub(super) fn expand(
     }
 }
 
-/// `FieldSpec::new(name, type).secret().default(text)...` of one field.
-fn spec(root: Root, settings: &TokenStream, field: &SettingsField<'_>) -> TokenStream {
+/// `FieldSpec::new(name, type).secret().reload().default(text)...` of one field (`reload`
+/// when it is marked, or its struct is: `all_reload`).
+fn spec(
+    root: Root,
+    settings: &TokenStream,
+    field: &SettingsField<'_>,
+    all_reload: bool,
+) -> TokenStream {
     let name = &field.name;
     let type_name = type_text(field.value_type());
     let mut spec = quote!(#settings::FieldSpec::new(#name, #type_name));
     if field.secret {
         spec.extend(quote!(.secret()));
+    }
+    if field.reload || all_reload {
+        spec.extend(quote!(.reload()));
     }
     if let Some(default) = &field.default {
         spec.extend(quote!(.default(#default)));

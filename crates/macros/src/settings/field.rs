@@ -35,6 +35,8 @@ pub(super) struct SettingsField<'a> {
     pub(super) default: Option<LitStr>,
     /// Whether its value is never shown (by its type, `Secret<T>`, or `#[settings(secret)]`).
     pub(super) secret: bool,
+    /// Whether a change of it may be applied without a restart (`#[settings(reload)]`).
+    pub(super) reload: bool,
     /// How it is read.
     pub(super) read: Read<'a>,
 }
@@ -61,6 +63,7 @@ pub(super) fn parse<'a>(field: &'a Field, errors: &mut Errors) -> Option<Setting
     let mut secret: Option<Path> = None;
     let mut nested: Option<Path> = None;
     let mut rename: Option<LitStr> = None;
+    let mut reload = false;
     let attrs = parse::attrs(
         &field.attrs,
         &known::FIELD,
@@ -81,6 +84,7 @@ pub(super) fn parse<'a>(field: &'a Field, errors: &mut Errors) -> Option<Setting
                     nested = Some(meta.path().clone());
                 }
             }
+            "reload" => reload = parse::flag(&meta, name, errors),
             _ => {
                 if let Some(text) = parse::string(&meta, name, "\"retry_count\"", errors) {
                     if let Err(reason) = names::check_field(&text.value(), true) {
@@ -156,6 +160,7 @@ pub(super) fn parse<'a>(field: &'a Field, errors: &mut Errors) -> Option<Setting
         name,
         default,
         secret,
+        reload,
         read,
     })
 }

@@ -6,8 +6,13 @@ use crate::args::Known;
 
 /// The arguments the struct's attribute takes.
 pub(super) const CONTAINER: Known = Known {
-    names: &["provides", "prefix", "validate", "when", "discover"],
+    names: &[
+        "provides", "prefix", "validate", "when", "discover", "reload",
+    ],
     synonyms: &[
+        ("reloadable", "reload"),
+        ("hot_reload", "reload"),
+        ("live_reload", "reload"),
         ("provide", "provides"),
         ("key", "provides"),
         ("name", "provides"),
@@ -29,8 +34,11 @@ pub(super) const CONTAINER: Known = Known {
 
 /// The arguments a field's attribute takes.
 pub(super) const FIELD: Known = Known {
-    names: &["default", "secret", "nested", "rename"],
+    names: &["default", "secret", "nested", "rename", "reload"],
     synonyms: &[
+        ("reloadable", "reload"),
+        ("hot_reload", "reload"),
+        ("live_reload", "reload"),
         ("default_value", "default"),
         ("defaults", "default"),
         ("sensitive", "secret"),

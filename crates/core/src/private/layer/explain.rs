@@ -49,3 +49,14 @@ pub fn explain_picture(explain: &Explain, prefix: &str) -> Picture {
 pub fn worker_picture(worker: &crate::explain::ExplainWorker) -> Picture {
     worker.picture()
 }
+
+/// Whether the slice of the provider values `roots` (a route's) holds a provider that a
+/// change `reload` explains would build anew.
+pub fn slice_rebuilt(
+    container: &Container,
+    roots: &[AppValue],
+    reload: &crate::explain::ExplainReload,
+) -> bool {
+    let roots: Vec<_> = roots.iter().map(|at| at.provider).collect();
+    (container.inner.slice_of(&roots).iter()).any(|id| reload.rebuilt.contains(id))
+}
