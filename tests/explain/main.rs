@@ -10,4 +10,5 @@ mod browser;
 mod key;
 mod modules;
 mod picture;
+mod reload;
 mod workers;
