@@ -262,7 +262,7 @@ impl FleetBilling {
         Ok(GuardedBilling::new(billing_api, breaker))
     }
 
-    /// The sharing settings' `connect_timeout`, in place of the app's 30 s.
+    /// The sharing settings' `connect_timeout`, in place of the app's build timeout.
     fn build_timeout(
         &self,
         _billing_api: Arc<BillingClient>,

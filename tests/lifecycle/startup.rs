@@ -13,6 +13,14 @@ use green_tea::prelude::*;
 use green_tea::workers::{Backoff, Restart, WorkerFn, WorkerState};
 use green_tea::{BoxError, Needs, ProviderFn};
 
+/// `app.ready()`, failing the test (at once, on the paused clock) rather than hanging it if a
+/// change is missed: an hour is far past anything these apps wait for.
+async fn ready(app: &App) -> Result<(), green_tea::health::NotReady> {
+    tokio::time::timeout(Duration::from_secs(3600), app.ready())
+        .await
+        .expect("ready() waited an hour: a change it should have seen was missed")
+}
+
 /// A build that takes `millis` of tokio's time and provides `T::default()`.
 fn sleeps<T: Default + Send + 'static>(
     millis: u64,
@@ -114,6 +122,36 @@ async fn a_build_a_request_began_is_not_the_starts() {
     app.close().await.unwrap();
 }
 
+/// A build a request began, still running when the start needs it, is waited for: it is in
+/// the report as joined (from when the start began waiting) and on the critical path.
+#[tokio::test(start_paused = true)]
+async fn a_build_a_request_began_and_the_start_joined_is_on_the_critical_path() {
+    let app = shop();
+    let request = tokio::spawn({
+        let app = app.clone();
+        async move { app.get::<String>("pg").await.map(|_| ()) }
+    });
+    // The request's build of `pg` is in flight when the start begins.
+    tokio::task::yield_now().await;
+    app.start().await.unwrap();
+    request.await.unwrap().unwrap();
+    let report = app.startup().unwrap();
+    assert_eq!(
+        report.critical_path_names(),
+        ["pg", "migrations", "billing"]
+    );
+    let pg = report.build("pg").unwrap();
+    assert!(pg.joined, "{report}");
+    assert_eq!((pg.began_micros, pg.took_micros), (0, 1_000_000));
+    assert!(
+        report
+            .to_string()
+            .contains("  * 0.000 s  1.000 s  provider `pg` (begun by a request; waited for)"),
+        "{report}"
+    );
+    app.close().await.unwrap();
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_failed_start_leaves_no_report() {
     let app = App::builder()
@@ -134,13 +172,13 @@ async fn ready_resolves_once_the_start_has_succeeded() {
         let app = app.clone();
         async move { app.start().await }
     });
-    app.ready().await.unwrap();
+    ready(&app).await.unwrap();
     // Ready when the start had ended: every build of its 3.5 s done.
     assert!(app.health().await.ready);
     assert!(app.startup().is_some());
     starting.await.unwrap().unwrap();
     // Ready already: at once.
-    app.ready().await.unwrap();
+    ready(&app).await.unwrap();
     app.close().await.unwrap();
 }
 
@@ -156,7 +194,7 @@ async fn ready_fails_with_the_reasons_when_the_start_fails() {
         .unwrap();
     let waiting = tokio::spawn({
         let app = app.clone();
-        async move { app.ready().await }
+        async move { ready(&app).await }
     });
     assert!(app.start().await.is_err());
     let error = waiting.await.unwrap().unwrap_err();
@@ -164,7 +202,7 @@ async fn ready_fails_with_the_reasons_when_the_start_fails() {
     assert!(
         error
             .to_string()
-            .starts_with("error[GT0108]: the app closed before it was ready: "),
+            .starts_with("error[GT0108]: the app will not be ready: "),
         "{error}"
     );
     assert!(
@@ -202,11 +240,34 @@ async fn ready_waits_for_a_critical_worker_to_run_again() {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
     assert!(!app.health().await.ready);
-    app.ready().await.unwrap();
+    ready(&app).await.unwrap();
     // Its first run failed; ready only once the restart, 5 s later, runs.
     assert_eq!(runs.load(Ordering::SeqCst), 2);
     assert!(at.elapsed() >= Duration::from_secs(5));
     app.close().await.unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn ready_fails_when_a_critical_worker_ends_for_good() {
+    let consumer = WorkerFn::new("consumer", |_, _| async {
+        Err::<(), BoxError>("no queue".into())
+    })
+    .critical();
+    let app = App::builder().worker(consumer).build().unwrap();
+    app.start().await.unwrap();
+    // Running once started (ready at that moment); then its run fails, and no policy restarts
+    // it: from then on the app will not be ready.
+    while app.container().health().workers[0].state != WorkerState::Failed {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let error = ready(&app).await.unwrap_err();
+    assert_eq!(
+        error.reasons,
+        ["critical worker `consumer` failed: no queue"]
+    );
+    // The close reports the worker's failed run.
+    let closed = app.close().await.unwrap_err().to_string();
+    assert!(closed.contains("no queue"), "{closed}");
 }
 
 /// Down until `up_at`, on tokio's clock.
@@ -236,7 +297,7 @@ async fn ready_asks_a_critical_check_again_when_its_answer_expires() {
         .unwrap();
     app.start().await.unwrap();
     assert!(!app.health().await.ready);
-    app.ready().await.unwrap();
+    ready(&app).await.unwrap();
     assert!(tokio::time::Instant::now() >= up_at);
     assert!(app.health().await.ready);
     app.close().await.unwrap();
@@ -247,7 +308,7 @@ async fn ready_on_a_closed_app_fails_at_once() {
     let app = shop();
     app.start().await.unwrap();
     app.close().await.unwrap();
-    let error = app.ready().await.unwrap_err();
+    let error = ready(&app).await.unwrap_err();
     assert!(
         error.reasons.contains(&"the app is closed".to_owned()),
         "{error:?}"

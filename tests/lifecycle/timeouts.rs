@@ -357,3 +357,38 @@ async fn a_close_past_its_budget_says_which_phase_ran_out() {
     // Nothing is disposed once the budget is spent: the process is about to be killed.
     assert!(log.lock().unwrap().is_empty());
 }
+
+/// A provider whose build timeout panics (read from a setting, say) fails its build as a
+/// `provide` that panics does: named, with the panic's message, and not kept.
+#[tokio::test(start_paused = true)]
+async fn a_build_timeout_that_panics_fails_the_build() {
+    use green_tea::{BoxError, Container, Descriptor, Needs, Provided, Provider};
+
+    struct Odd;
+
+    impl Provider for Odd {
+        fn descriptor(&self) -> Descriptor {
+            Descriptor::new("odd").provides::<u8>("odd")
+        }
+
+        async fn provide(&self, _: Needs<'_>) -> Result<Provided, BoxError> {
+            Ok(Provided::one(1_u8))
+        }
+
+        fn build_timeout_for(&self, _: &Needs<'_>) -> Option<std::time::Duration> {
+            panic!("no timeout setting")
+        }
+    }
+
+    let container = Container::builder().provider(Odd).build().unwrap();
+    let error = container.get::<u8>("odd").await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "provider `odd` failed: panicked: in its build timeout (`build_timeout_for`): no \
+         timeout setting"
+    );
+    // Health says so, and the next caller tries again (and panics again).
+    assert!(container.health().providers[0].error.is_some());
+    assert!(container.get::<u8>("odd").await.is_err());
+    container.close().await.unwrap();
+}

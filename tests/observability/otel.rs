@@ -173,6 +173,14 @@ async fn a_starts_builds_nest_under_its_span_and_link_to_what_they_waited_on() {
         )
         .provider(ProviderFn::new("cache", sleeps::<u8>(2_500)))
         .provider(ProviderFn::new("report", sleeps::<i8>(10)))
+        // Its start finds every provider built: no second `start` span.
+        .worker(
+            green_tea::workers::WorkerFn::new("warmer", |_, shutdown| async move {
+                shutdown.requested().await;
+                Ok(())
+            })
+            .needs::<u8>("cache"),
+        )
         .route(
             Route::get("/", |_: RequestContext| async { "hi" })
                 .needs::<u64>("billing")

@@ -56,8 +56,9 @@ pub struct StartupReport {
     /// The time of every build added up, in microseconds: over
     /// [`took_micros`](Self::took_micros), how much the start gained by building concurrently.
     pub building_micros: u64,
-    /// Every build the start ran, in the order they began (a build it found done or joined
-    /// in flight, begun by a request, is not its own and is not here).
+    /// Every build the start ran or waited for, in the order they began (ties in build
+    /// order). A build it found done, built before it, is not here; one it joined in flight,
+    /// begun by a request, is, [`joined`](StartupBuild::joined).
     pub builds: Vec<StartupBuild>,
 }
 
@@ -82,6 +83,10 @@ pub struct StartupBuild {
     pub waited_on: Vec<usize>,
     /// Whether it is on the critical path.
     pub critical: bool,
+    /// Begun before the start needed it (by a request), and joined in flight: its
+    /// [`began_micros`](Self::began_micros) is when the start began waiting for it, its
+    /// [`took_micros`](Self::took_micros) how long it waited.
+    pub joined: bool,
 }
 
 impl StartupBuild {
@@ -91,9 +96,9 @@ impl StartupBuild {
         kind: NodeKind,
         keys: Vec<String>,
         module: Option<String>,
-        began: Duration,
-        took: Duration,
+        (began, took): (Duration, Duration),
         waited_on: Vec<usize>,
+        joined: bool,
     ) -> Self {
         StartupBuild {
             provider,
@@ -104,6 +109,7 @@ impl StartupBuild {
             took_micros: micros(took),
             waited_on,
             critical: false,
+            joined,
         }
     }
 
@@ -113,9 +119,10 @@ impl StartupBuild {
 }
 
 impl StartupReport {
-    /// The report of `builds` (each `waited_on` a position in `builds`): sorted by when each
-    /// began, the critical path walked back from the build that ended last through, at each
-    /// step, the build it waited on that ended last.
+    /// The report of `builds` (each `waited_on` a position in `builds`, in build order): sorted
+    /// by when each began, the critical path walked back from the build that ended last
+    /// through, at each step, the build it waited on that ended last; among builds that ended
+    /// at once, the first in that order, at every step.
     pub(crate) fn of(builds: Vec<StartupBuild>) -> Self {
         // In the order they began (ties: the order recorded), positions remapped.
         let mut order: Vec<usize> = (0..builds.len()).collect();
@@ -138,20 +145,26 @@ impl StartupReport {
         }
 
         let mut critical_path = Vec::new();
-        // The last to end (the first of those, among ties).
-        let mut at = (0..builds.len()).max_by_key(|&i| (ends[i], std::cmp::Reverse(i)));
+        let last_to_end = |among: &mut dyn Iterator<Item = usize>| {
+            among.max_by_key(|&i| (ends[i], std::cmp::Reverse(i)))
+        };
+        let mut at = last_to_end(&mut (0..builds.len()));
         while let Some(i) = at {
             critical_path.push(i);
             builds[i].critical = true;
-            at = builds[i].waited_on.last().copied();
+            at = last_to_end(&mut builds[i].waited_on.iter().copied());
         }
         critical_path.reverse();
 
         // Ends before begins at the same instant: a build that begins as another ends did
-        // not run beside it.
+        // not run beside it. A build too short for the clock lasts one microsecond here, so
+        // that it counts.
         let mut events: Vec<(u64, i32)> = builds
             .iter()
-            .flat_map(|b| [(b.began_micros, 1), (b.ended_micros(), -1)])
+            .flat_map(|b| {
+                let end = b.ended_micros().max(b.began_micros + 1);
+                [(b.began_micros, 1), (end, -1)]
+            })
             .collect();
         events.sort_unstable();
         let mut running = 0_i32;
@@ -242,6 +255,9 @@ impl fmt::Display for StartupReport {
                 build.kind,
                 build.provider
             )?;
+            if build.joined {
+                f.write_str(" (begun by a request; waited for)")?;
+            }
             if !build.waited_on.is_empty() {
                 let waited: Vec<String> = (build.waited_on.iter())
                     .map(|&w| format!("`{}`", self.builds[w].provider))
@@ -272,9 +288,9 @@ mod tests {
             NodeKind::Provider,
             vec![name.to_owned()],
             None,
-            Duration::from_millis(began),
-            Duration::from_millis(took),
+            (Duration::from_millis(began), Duration::from_millis(took)),
             waited_on.to_vec(),
+            false,
         )
     }
 
@@ -328,6 +344,23 @@ mod tests {
         ]);
         assert_eq!(report.peak_concurrency, 1);
         assert_eq!(report.critical_path_names(), ["a", "b"]);
+    }
+
+    /// Ties, as the paused clock makes them: the path ends at the first of the builds that
+    /// ended last, and steps back to the first of the builds that ended last among what
+    /// each waited on; builds too short for the clock still count as running.
+    #[test]
+    fn ties_go_to_the_first_in_build_order_and_instant_builds_count() {
+        let report = StartupReport::of(vec![
+            build("a", 0, 1_000, &[]),
+            build("b", 0, 1_000, &[]),
+            build("c", 1_000, 500, &[0, 1]),
+            build("d", 1_000, 500, &[1, 0]),
+        ]);
+        assert_eq!(report.critical_path_names(), ["a", "c"]);
+        let instant = StartupReport::of(vec![build("x", 0, 0, &[]), build("y", 0, 0, &[])]);
+        assert_eq!(instant.peak_concurrency, 2);
+        assert_eq!(instant.critical_path_names(), ["x"]);
     }
 
     #[test]

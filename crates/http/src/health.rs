@@ -16,10 +16,11 @@ use green_tea_core::{
 
 pub(crate) use async_check::{Asked, AsyncCheckSetting, CompiledAsyncCheck, ask as ask_async};
 
-/// GT0108: [`App::ready`](crate::App::ready) was waiting, and the app began to close (or its
-/// start failed, which closes it) before it was ready: it never will be.
+/// GT0108: [`App::ready`](crate::App::ready) was waiting, and the app will never be ready: it
+/// began to close (or its start failed, which closes it), or a critical worker ended for good
+/// (failed and not restarted, stopped, finished or abandoned).
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("error[GT0108]: the app closed before it was ready: {}", .reasons.join("; "))]
+#[error("error[GT0108]: the app will not be ready: {}", .reasons.join("; "))]
 #[non_exhaustive]
 pub struct NotReady {
     /// Why it was not ready when it began to close, as its health said (`reasons`).

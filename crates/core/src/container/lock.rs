@@ -9,7 +9,6 @@ use crate::error::NodeKind;
 use crate::graph::{EveryShape, NodeId};
 use crate::ids::ProviderId;
 use crate::lock::{GraphLock, LockItem};
-use crate::settings::FieldSpec;
 
 impl Container {
     /// The app's shape as a lockfile's blocks, over every shape its switches allow (not today's
@@ -186,34 +185,12 @@ fn providers(inner: &Inner, items: &mut Vec<LockItem>) {
 }
 
 fn settings(inner: &Inner, items: &mut Vec<LockItem>) {
-    for (id, node) in inner.providers.iter_enumerated() {
-        if node.kind != NodeKind::Settings {
-            continue;
-        }
-        let Some(hook) = node.provider.settings_hook() else {
-            continue;
-        };
-        let key = node
-            .descriptor
-            .provides
-            .first()
-            .map(|s| s.key.to_string())
-            .unwrap_or_default();
-        let prefix = match node.module {
-            Some(m) => crate::settings::module_prefix(&inner.modules[m as usize].path),
-            None => hook.prefix().to_owned(),
-        };
+    for (id, fields) in inner.settings_fields() {
         let when = when_of(inner, id.index());
-        let mut fields = Vec::new();
-        walk(&mut Vec::new(), false, &hook.fields(), &mut fields);
-        for (path, spec) in fields {
-            let dotted = path.join(".");
-            let id = match prefix.is_empty() {
-                true => format!("{key}.{dotted}"),
-                false => crate::settings::variable_name(&prefix, &path),
-            };
-            let mut item = LockItem::new("setting", id);
-            item.attr("field", format!("{key}.{dotted}"));
+        for setting in fields {
+            let spec = setting.spec;
+            let mut item = LockItem::new("setting", setting.name);
+            item.attr("field", setting.field);
             item.attr("type", spec.type_name);
             // A secret's default is as secret as its value.
             if let Some(default) = spec.default.filter(|_| !spec.secret) {
@@ -227,26 +204,6 @@ fn settings(inner: &Inner, items: &mut Vec<LockItem>) {
             }
             items.push(item);
         }
-    }
-}
-
-/// Every field, nested ones flattened, with its path; a field held by one marked `reload`
-/// (`held`) is marked too.
-fn walk(
-    path: &mut Vec<&'static str>,
-    held: bool,
-    fields: &[FieldSpec],
-    out: &mut Vec<(Vec<&'static str>, FieldSpec)>,
-) {
-    for field in fields {
-        path.push(field.name);
-        let mut field = *field;
-        field.reload |= held;
-        match field.nested {
-            Some(nested) => walk(path, field.reload, &nested(), out),
-            None => out.push((path.clone(), field)),
-        }
-        path.pop();
     }
 }
 

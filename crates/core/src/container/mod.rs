@@ -6,11 +6,11 @@ mod close;
 #[cfg(feature = "metrics")]
 mod metered;
 mod resolver;
-mod settings_report;
+pub(crate) mod settings_report;
 mod shape;
 pub(crate) use shape::Off;
 mod startup;
-use startup::{Origin, StartRun};
+use startup::{Origin, StartRun, Timed};
 pub(crate) use switched::Request;
 pub(crate) mod lock;
 mod switched;
@@ -280,6 +280,8 @@ impl Inner {
                 if slot.is_built() {
                     return Ok(());
                 }
+                // A start that waits for a build a request began records the wait.
+                let mut joined = None;
                 let mut done = {
                     let mut flight = slot.flight();
                     if inner.closed.load(Ordering::Acquire) {
@@ -289,8 +291,16 @@ impl Inner {
                         return Ok(());
                     }
                     match &*flight {
-                        Some(running) => running.done.clone(),
+                        Some(running) => {
+                            if let Origin::Start(run) = &origin {
+                                joined = Some((Arc::clone(run), tokio::time::Instant::now()));
+                            }
+                            running.done.clone()
+                        }
                         None => {
+                            if let Origin::Start(run) = &origin {
+                                run.begun(id);
+                            }
                             let (tx, rx) = watch::channel(None);
                             // A task of its own, so the build finishes even if every caller
                             // that waited for it has gone away.
@@ -305,7 +315,13 @@ impl Inner {
                     }
                 };
                 match done.wait_for(Option::is_some).await {
-                    Ok(outcome) => outcome.clone().expect("waited for an outcome"),
+                    Ok(outcome) => {
+                        let outcome = outcome.clone().expect("waited for an outcome");
+                        if let (Ok(()), Some((run, since))) = (&outcome, joined) {
+                            run.joined(id, since);
+                        }
+                        outcome
+                    }
                     // The build task ended without an outcome: aborted by a close (then the
                     // container says it is closed), or the runtime is shutting down. Never
                     // started again from here: a task that keeps ending so would loop.
@@ -338,6 +354,10 @@ impl Inner {
         roots: Vec<ProviderId>,
     ) -> Result<(), ProvideError> {
         let slice = self.slice_of(&roots);
+        // Nothing to build (a second start, the workers' after the app's): no start to record.
+        if slice.iter().all(|&id| self.slots[id].is_built()) {
+            return Ok(());
+        }
         let mut in_slice = IdVec::filled(false, self.providers.len());
         let mut waiting_on = IdVec::filled(0_usize, self.providers.len());
         for &id in &slice {
@@ -428,10 +448,7 @@ impl Inner {
     }
 
     /// The report of a start's `timed` builds (each with when it began and how long it took).
-    fn startup_report(
-        &self,
-        mut timed: Vec<(ProviderId, Duration, Duration)>,
-    ) -> crate::startup::StartupReport {
+    fn startup_report(&self, mut timed: Vec<Timed>) -> crate::startup::StartupReport {
         // In build order, which the report keeps among builds that began at once.
         timed.sort_by_key(|&(id, ..)| self.position[id]);
         let mut at = IdVec::filled(usize::MAX, self.providers.len());
@@ -439,7 +456,7 @@ impl Inner {
             at[id] = index;
         }
         let builds = (timed.iter())
-            .map(|&(id, began, took)| {
+            .map(|&(id, began, took, joined)| {
                 let node = &self.providers[id];
                 crate::startup::StartupBuild::new(
                     node.descriptor.qualified_name().into_owned(),
@@ -448,12 +465,12 @@ impl Inner {
                         .map(|spec| spec.key.to_string())
                         .collect(),
                     (node.module).map(|m| self.modules[m as usize].path.to_string()),
-                    began,
-                    took,
+                    (began, took),
                     (self.dependencies[id].iter())
                         .map(|&d| at[d])
                         .filter(|&index| index != usize::MAX)
                         .collect(),
+                    joined,
                 )
             })
             .collect();
@@ -558,19 +575,39 @@ impl Inner {
         };
         let began = tokio::time::Instant::now();
         let started = Instant::now();
-        let limit = (node.provider.build_timeout_for(&needs)).unwrap_or(self.build_timeout);
-        let provide = AssertUnwindSafe(node.provider.provide(needs)).catch_unwind();
-        // The timeout needs tokio's timers; on a runtime without them, making it panics: the
-        // build fails and says so (nothing may build unbounded).
-        let timed =
-            std::panic::catch_unwind(AssertUnwindSafe(|| tokio::time::timeout(limit, provide)));
-        let result = match timed {
-            Ok(timed) => timed.instrument(span.clone()).await,
-            Err(panic) => Ok(Ok(Err(BoxError::from(format!(
-                "its build timeout needs tokio's timers (`enable_time` or `enable_all` on the \
-                 runtime's builder, as `#[tokio::main]` and `#[tokio::test]` have): {}",
-                panic_message(&*panic)
-            ))))),
+        // Its timeout is the provider's code (read from a setting, say): a panic there fails
+        // the build as a panic in `provide` would.
+        let limit =
+            std::panic::catch_unwind(AssertUnwindSafe(|| node.provider.build_timeout_for(&needs)));
+        let (limit, unreadable) = match limit {
+            Ok(limit) => (limit.unwrap_or(self.build_timeout), None),
+            Err(panic) => (self.build_timeout, Some(panic)),
+        };
+        let result = match unreadable {
+            Some(panic) => {
+                let message = format!(
+                    "in its build timeout (`build_timeout_for`): {}",
+                    panic_message(&*panic)
+                );
+                Ok(Err(Box::new(message) as Box<dyn std::any::Any + Send>))
+            }
+            None => {
+                let provide = AssertUnwindSafe(node.provider.provide(needs)).catch_unwind();
+                // The timeout needs tokio's timers; on a runtime without them, making it
+                // panics: the build fails and says so (nothing may build unbounded).
+                let timed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    tokio::time::timeout(limit, provide)
+                }));
+                match timed {
+                    Ok(timed) => timed.instrument(span.clone()).await,
+                    Err(panic) => Ok(Ok(Err(BoxError::from(format!(
+                        "its build timeout needs tokio's timers (`enable_time` or `enable_all` \
+                         on the runtime's builder, as `#[tokio::main]` and `#[tokio::test]` \
+                         have): {}",
+                        panic_message(&*panic)
+                    ))))),
+                }
+            }
         };
         let cause = match result {
             // Past its time, the build is dropped here (what it was waiting on with it): the

@@ -1,7 +1,54 @@
-//! `Container::settings_report`: what the container's settings types read, in one report.
+//! `Container::settings_report`: what the container's settings types read, in one report;
+//! and every field of its settings types by the name a variable (or the file) gives it, what
+//! the lockfile and `explain_reload` read.
 
-use super::Container;
-use crate::settings::{SettingsEntry, SettingsReport};
+use super::{Container, Inner};
+use crate::error::NodeKind;
+use crate::ids::ProviderId;
+use crate::settings::variables::flat_fields;
+use crate::settings::{FieldSpec, SettingsEntry, SettingsReport};
+
+/// A field of a settings type the container registers.
+pub(crate) struct SettingField {
+    /// Its variable (`BILLING_TIMEOUT`); for a type read without a prefix, its field.
+    pub(crate) name: String,
+    /// Its field under its settings' key (`billingSettings.breaker.threshold`).
+    pub(crate) field: String,
+    /// Its spec, marked `reload` when a field holding it is.
+    pub(crate) spec: FieldSpec,
+}
+
+impl Inner {
+    /// Every settings provider (on today or not) with its fields, nested ones flattened: a
+    /// module's settings read under its path's prefix.
+    pub(crate) fn settings_fields(&self) -> impl Iterator<Item = (ProviderId, Vec<SettingField>)> {
+        (self.providers.iter_enumerated()).filter_map(|(id, node)| {
+            if node.kind != NodeKind::Settings {
+                return None;
+            }
+            let hook = node.provider.settings_hook()?;
+            let key = &node.descriptor.provides.first()?.key;
+            let prefix = match node.module {
+                Some(m) => crate::settings::module_prefix(&self.modules[m as usize].path),
+                None => hook.prefix().to_owned(),
+            };
+            let fields = (flat_fields(&prefix, &hook.fields()).into_iter())
+                .map(|flat| {
+                    let field = format!("{key}.{}", flat.path.join("."));
+                    SettingField {
+                        name: match prefix.is_empty() {
+                            true => field.clone(),
+                            false => flat.variable,
+                        },
+                        field,
+                        spec: flat.spec,
+                    }
+                })
+                .collect();
+            Some((id, fields))
+        })
+    }
+}
 
 impl Container {
     /// Every settings type's fields, values and sources, in one report (secrets `***`).

@@ -26,10 +26,16 @@ pub(crate) struct StartRun {
     state: Mutex<RunState>,
 }
 
+/// A build the start ran or waited for: its provider, when it began (from the start's
+/// beginning; for one it joined, when it began waiting), how long it took (or it waited), and
+/// whether it joined a build a request had begun.
+pub(crate) type Timed = (ProviderId, Duration, Duration, bool);
+
 struct RunState {
-    /// Each build the start ran: when it began (from the start's beginning) and how long it
-    /// took.
-    timed: Vec<(ProviderId, Duration, Duration)>,
+    /// Each build the start ran or joined.
+    timed: Vec<Timed>,
+    /// The providers whose build the start began or has recorded as joined.
+    ours: IdVec<ProviderId, bool>,
     /// Each build's span, held until every dependent the start still builds has linked to it
     /// (a link needs the span it points at open: an exporter reads it then).
     held: IdVec<ProviderId, Option<tracing::Span>>,
@@ -46,6 +52,7 @@ impl StartRun {
             began: Instant::now(),
             state: Mutex::new(RunState {
                 timed: Vec::new(),
+                ours: IdVec::filled(false, unlinked.len()),
                 held: IdVec::filled(None, unlinked.len()),
                 unlinked,
             }),
@@ -72,6 +79,22 @@ impl StartRun {
         }
     }
 
+    /// Notes that the start began the build of `id` (so that waiting for it is not joining).
+    pub(crate) fn begun(&self, id: ProviderId) {
+        self.state().ours[id] = true;
+    }
+
+    /// Records a build of `id` that a request had begun and the start waited for, from
+    /// `since`, until now; once, and never for a build the start began.
+    pub(crate) fn joined(&self, id: ProviderId, since: Instant) {
+        let mut state = self.state();
+        if std::mem::replace(&mut state.ours[id], true) {
+            return;
+        }
+        let began = since.saturating_duration_since(self.began);
+        state.timed.push((id, began, since.elapsed(), true));
+    }
+
     /// Records the build of `id`, begun at `began` and `took` long; holds its span for the
     /// dependents still to link to it.
     pub(crate) fn built(
@@ -83,16 +106,15 @@ impl StartRun {
     ) {
         let mut state = self.state();
         let began = began.saturating_duration_since(self.began);
-        state.timed.push((id, began, took));
+        state.timed.push((id, began, took, false));
         if state.unlinked[id] > 0 {
             state.held[id] = Some(span.clone());
         }
     }
 
-    /// What the start built: each build, when it began (from the start's beginning) and how
-    /// long it took, in the order they ended. The spans still held are let go: they were for
+    /// What the start built or joined, in the order they ended. The spans still held are let go: they were for
     /// dependents this start did not build (built before it, or by a request).
-    pub(crate) fn finish(&self) -> Vec<(ProviderId, Duration, Duration)> {
+    pub(crate) fn finish(&self) -> Vec<Timed> {
         let mut state = self.state();
         state.held.iter_mut().for_each(|held| *held = None);
         std::mem::take(&mut state.timed)

@@ -9,9 +9,8 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::container::Container;
-use crate::error::NodeKind;
+use crate::container::settings_report::SettingField;
 use crate::ids::{IdVec, ProviderId};
-use crate::settings::variables::flat_fields;
 use green_tea_key::closest;
 
 /// What a change of one setting touches, as [`Container::explain_reload`] says.
@@ -127,32 +126,13 @@ impl Container {
     /// );
     /// ```
     pub fn explain_reload(&self, setting: &str) -> Result<ExplainReload, UnknownSettingName> {
-        let inner = &*self.inner;
         let mut every = Vec::new();
-        for (id, node) in inner.providers.iter_enumerated() {
-            if node.kind != NodeKind::Settings {
-                continue;
-            }
-            let Some(hook) = node.provider.settings_hook() else {
-                continue;
-            };
-            let Some(key) = node.descriptor.provides.first().map(|spec| &spec.key) else {
-                continue;
-            };
-            // A module's settings read under its path's prefix; without one, by field.
-            let prefix = match node.module {
-                Some(m) => crate::settings::module_prefix(&inner.modules[m as usize].path),
-                None => hook.prefix().to_owned(),
-            };
-            for mut field in flat_fields(&prefix, &hook.fields()) {
-                let path = format!("{key}.{}", field.path);
-                if prefix.is_empty() {
-                    field.variable.clone_from(&path);
+        for (id, fields) in self.inner.settings_fields() {
+            for field in fields {
+                if field.name == setting || field.field == setting {
+                    return Ok(self.reload_of(id, field));
                 }
-                if field.variable == setting || path == setting {
-                    return Ok(self.reload_of(id, field, path));
-                }
-                every.push(field.variable);
+                every.push(field.name);
             }
         }
         Err(UnknownSettingName {
@@ -162,21 +142,21 @@ impl Container {
         })
     }
 
-    /// What a change of `field` (of the settings provider `id`, at `path`) touches.
-    fn reload_of(
-        &self,
-        id: ProviderId,
-        field: crate::settings::variables::FlatField,
-        path: String,
-    ) -> ExplainReload {
+    /// What a change of `field` (of the settings provider `id`) touches.
+    fn reload_of(&self, id: ProviderId, field: SettingField) -> ExplainReload {
         let inner = &*self.inner;
         let key = inner.providers[id].descriptor.provides[0].key.clone();
         let mut restart_because = Vec::new();
-        if !field.reload {
+        let path = &field.field;
+        if !field.spec.reload {
             restart_because.push(format!("`{path}` is not marked `reload`"));
         }
-        // A switch that names no field reads the whole type.
-        let top = field.path.split('.').next().unwrap_or_default();
+        // A switch that names no field reads the whole type; one that names fields names
+        // them at the top (`breaker`, not `breaker.threshold`).
+        let top = path[key.as_str().len() + 1..]
+            .split('.')
+            .next()
+            .unwrap_or_default();
         if let Some(shape) = &inner.shape {
             for switch in &shape.switches.table {
                 if switch.settings == key
@@ -208,8 +188,8 @@ impl Container {
             .map(|worker| worker.name())
             .collect();
         ExplainReload {
-            variable: field.variable,
-            field: path,
+            variable: field.name,
+            field: field.field,
             reloadable: restart_because.is_empty(),
             restart_because,
             rebuilds: (rebuilt.iter())

@@ -363,12 +363,9 @@ impl<'a> Differ<'a> {
                 _ => {}
             }
             match (old.has("reload"), new.has("reload")) {
-                (false, true) => self.say(
-                    "settings",
-                    format!("`{id}` may now be applied without a restart (reload)"),
-                ),
+                (false, true) => self.say("settings", format!("`{id}` is now marked `reload`")),
                 (true, false) => {
-                    self.say("settings", format!("`{id}` now needs a restart to change"))
+                    self.say("settings", format!("`{id}` is no longer marked `reload`"))
                 }
                 _ => {}
             }
@@ -811,8 +808,8 @@ mod tests {
         assert_eq!(
             sentences(old, new),
             [
-                "`BILLING_TIMEOUT` may now be applied without a restart (reload)",
-                "`BILLING_URL` now needs a restart to change",
+                "`BILLING_TIMEOUT` is now marked `reload`",
+                "`BILLING_URL` is no longer marked `reload`",
             ]
         );
     }

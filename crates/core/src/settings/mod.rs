@@ -29,7 +29,7 @@ pub(crate) mod variables;
 
 pub use bytesize::ByteSize;
 pub use field::FieldSpec;
-pub(crate) use field::{module_prefix, variable_name};
+pub(crate) use field::module_prefix;
 pub use hook::SettingsHook;
 pub use provider::{Settings, SettingsProvider};
 pub use reader::Reader;

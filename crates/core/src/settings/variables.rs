@@ -9,33 +9,17 @@ use super::field::{FieldSpec, variable_name};
 /// Each variable the fields read under `prefix`, with the dotted field that reads it, in the
 /// order the fields are declared.
 pub(crate) fn flattened(prefix: &str, fields: &[FieldSpec]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    walk(prefix, &mut Vec::new(), fields, &mut out);
-    out
+    (flat_fields(prefix, fields).into_iter())
+        .map(|field| (field.variable, field.path.join(".")))
+        .collect()
 }
 
-fn walk(
-    prefix: &str,
-    path: &mut Vec<&'static str>,
-    fields: &[FieldSpec],
-    out: &mut Vec<(String, String)>,
-) {
-    for field in fields {
-        path.push(field.name);
-        match field.nested {
-            Some(nested) => walk(prefix, path, &nested(), out),
-            None => out.push((variable_name(prefix, path), path.join("."))),
-        }
-        path.pop();
-    }
-}
-
-/// A field as reload sees it: its variable, its dotted path, and whether it may reload (its
-/// own mark, or that of a field holding it).
+/// A field, nested ones flattened: the variable it reads, its path, and its spec, marked
+/// `reload` when a field holding it is.
 pub(crate) struct FlatField {
     pub(crate) variable: String,
-    pub(crate) path: String,
-    pub(crate) reload: bool,
+    pub(crate) path: Vec<&'static str>,
+    pub(crate) spec: FieldSpec,
 }
 
 /// Each field under `prefix`, nested fields flattened, in declaration order.
@@ -49,13 +33,14 @@ pub(crate) fn flat_fields(prefix: &str, fields: &[FieldSpec]) -> Vec<FlatField> 
     ) {
         for field in fields {
             path.push(field.name);
-            let reload = held_by_reload || field.reload;
-            match field.nested {
-                Some(nested) => walk(prefix, path, reload, &nested(), out),
+            let mut spec = *field;
+            spec.reload |= held_by_reload;
+            match spec.nested {
+                Some(nested) => walk(prefix, path, spec.reload, &nested(), out),
                 None => out.push(FlatField {
                     variable: variable_name(prefix, path),
-                    path: path.join("."),
-                    reload,
+                    path: path.clone(),
+                    spec,
                 }),
             }
             path.pop();

@@ -80,7 +80,7 @@ impl App {
     /// assert!(app.health().await.ready);
     /// starting.await.unwrap().unwrap();
     /// app.close().await.unwrap();
-    /// assert!(app.ready().await.unwrap_err().to_string().contains("closed before it was ready"));
+    /// assert!(app.ready().await.unwrap_err().to_string().contains("will not be ready"));
     /// # }
     /// ```
     ///
@@ -88,8 +88,8 @@ impl App {
     /// state; an async check is asked again when its last answer's cache interval has
     /// passed), never on a timer of its own; it has no timeout: bound it with
     /// `tokio::time::timeout` where waiting forever is wrong. If the app begins to close
-    /// before it is ready (a failed start closes it), it never will be: the error (GT0108)
-    /// says why it was not.
+    /// before it is ready (a failed start closes it), or a critical worker ends for good, it
+    /// never will be: the error (GT0108) says why it was not.
     pub fn ready(&self) -> impl Future<Output = Result<(), crate::health::NotReady>> + Send + '_ {
         self.inner.ready().boxed()
     }
@@ -100,9 +100,11 @@ impl AppInner {
         let container = &self.runtime.container;
         let mut changes = layer::workers::health_changes(container);
         let mut closing = self.runtime.shutdown.subscribe();
-        // When an async check that said down may say otherwise.
+        // When an async check of a critical key that said down may say otherwise (no sooner
+        // than every 100 ms: a check cached for less is not asked in a loop).
         let recheck = (self.health.async_checks.iter())
-            .map(|check| check.cache_for().max(std::time::Duration::from_millis(1)))
+            .filter(|check| self.health.critical.contains(&check.key))
+            .map(|check| check.cache_for().max(std::time::Duration::from_millis(100)))
             .min();
         loop {
             changes.borrow_and_update();
@@ -110,7 +112,19 @@ impl AppInner {
             if health.ready {
                 return Ok(());
             }
-            if health.closed || health.draining || *closing.borrow_and_update() {
+            // A critical worker that will not run again (failed and not restarted, returned,
+            // stopped, abandoned) keeps the app from ever being ready, as a close does.
+            let ended = (health.workers.iter()).any(|w| {
+                w.critical
+                    && matches!(
+                        w.state,
+                        WorkerState::Failed
+                            | WorkerState::Finished
+                            | WorkerState::Stopped
+                            | WorkerState::Abandoned
+                    )
+            });
+            if health.closed || health.draining || ended || *closing.borrow_and_update() {
                 return Err(crate::health::NotReady {
                     reasons: health.reasons,
                 });

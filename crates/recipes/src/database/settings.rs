@@ -68,9 +68,10 @@ pub struct DatabaseSettings {
     #[settings(default = "full")]
     pub synchronous: Synchronous,
     /// How long the pool's build may take, connecting and applying the migrations:
-    /// `DATABASE_BUILD_TIMEOUT` (default `60s`). It is the `database` provider's build timeout
-    /// (in place of the app's 30 s): migrations can run long, and one waiting on another
-    /// instance's lock must still end, naming `database`, within the start's budget.
+    /// `DATABASE_BUILD_TIMEOUT` (default `60s`). It is the `database` provider's build timeout,
+    /// in place of the app's (`.build_timeout(d)`, 30 s by default): migrations can run long,
+    /// and one waiting on another instance's lock must still end, naming the pool, within the
+    /// start's budget.
     #[settings(default = "60s")]
     pub build_timeout: Duration,
 }
