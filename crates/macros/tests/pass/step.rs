@@ -90,21 +90,25 @@ fn describe(parts: &Parts, method: &Method, uri: &Uri, headers: &HeaderMap) -> S
     format!("{method} {} ({} headers)", uri.path(), headers.len())
 }
 
-static HANDLED: AtomicUsize = AtomicUsize::new(0);
-
 struct Pages;
 
 #[route("/")]
 impl Pages {
     #[get("/hello")]
-    async fn hello(#[needs("greeting")] greeting: &String) -> String {
-        HANDLED.fetch_add(1, Ordering::SeqCst);
+    async fn hello(
+        #[needs("greeting")] greeting: &String,
+        #[needs("handled")] handled: &AtomicUsize,
+    ) -> String {
+        handled.fetch_add(1, Ordering::SeqCst);
         greeting.clone()
     }
 
     #[get("/admin", steps = ["require_admin"])]
-    async fn admin(#[needs("shouted")] shouted: Arc<bool>) -> String {
-        HANDLED.fetch_add(1, Ordering::SeqCst);
+    async fn admin(
+        #[needs("shouted")] shouted: Arc<bool>,
+        #[needs("handled")] handled: &AtomicUsize,
+    ) -> String {
+        handled.fetch_add(1, Ordering::SeqCst);
         format!("admin: {shouted}")
     }
 
@@ -116,6 +120,8 @@ impl Pages {
 
 fn app() -> App {
     App::builder()
+        // How many handlers ran: the app's own (tests run side by side, each with an app).
+        .value("handled", AtomicUsize::new(0))
         .provider(sessions::provider())
         .step(auth::step())
         .step(greeting::step())
@@ -153,13 +159,13 @@ async fn headers_needs_and_extractors_reach_the_step() {
 async fn a_rejection_is_the_response_and_nothing_after_it_runs() {
     let app = app();
     let client = TestClient::new(app.clone());
-    let before = HANDLED.load(Ordering::SeqCst);
+    let handled = app.get::<AtomicUsize>("handled").await.unwrap();
     let rejected = client.get("/hello").send().await;
     assert_eq!(rejected.status(), 401);
     assert_eq!(rejected.json::<serde_json::Value>()["error"], "no token");
     let rejected = client.get("/admin").header("x-token", "t-ada").send().await;
     assert_eq!(rejected.status(), 403);
-    assert_eq!(HANDLED.load(Ordering::SeqCst), before, "no handler ran");
+    assert_eq!(handled.load(Ordering::SeqCst), 0, "no handler ran");
     let ok = client
         .get("/admin")
         .header("x-token", "t-admin")
