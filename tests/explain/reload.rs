@@ -73,6 +73,22 @@ fn the_routes_a_change_reaches_through_a_step_and_not_an_off_one() {
             "the switch `audit` reads it: its outcome decides the graph's shape",
         ]
     );
+    // The settings report, and so the explain page, marks the reloadable field.
+    let report = app.settings_report();
+    assert_eq!(
+        report.to_string(),
+        "billingSettings\n  timeout = 2s (default; reloadable)\n  audit = false (env BILLING_AUDIT)\n  \
+         decides `audit` (audit)\n"
+    );
+    let rows = &app.explain_all().to_json()["settings"]["settings"][0]["fields"];
+    assert_eq!(rows[0]["reload"], true);
+    assert!(rows[1].get("reload").is_none(), "{rows}");
+    assert!(
+        app.explain_all()
+            .to_html()
+            .contains("timeout = 2s (default; reloadable)")
+    );
+
     let unknown = app.explain_reload("BILLING_TIMEOUTT").unwrap_err();
     assert_eq!(unknown.suggestion.as_deref(), Some("BILLING_TIMEOUT"));
 }

@@ -285,7 +285,7 @@ impl ExplainNode {
         self.settings
             .iter()
             .flatten()
-            .map(|s| format!("{} = {} ({})", s.field, s.value, s.source))
+            .map(crate::settings::ExplainSetting::line)
             .collect()
     }
 

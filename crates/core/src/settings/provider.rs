@@ -228,7 +228,15 @@ impl<T: Settings> SettingsHook for SettingsProvider<T> {
             reader.reject(reason);
             return;
         }
-        let rows = std::mem::take(&mut reader.rows);
+        let mut rows = std::mem::take(&mut reader.rows);
+        // Each row of a field marked `reload` (or held by one) says so.
+        let marked: Vec<String> = (super::variables::flat_fields("", &T::fields()).into_iter())
+            .filter(|field| field.spec.reload)
+            .map(|field| field.path.join("."))
+            .collect();
+        for row in &mut rows {
+            row.reload = marked.contains(&row.field);
+        }
         let _ = self.read.set(Read {
             value: Arc::new(value),
             rows,

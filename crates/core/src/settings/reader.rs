@@ -349,6 +349,8 @@ impl<'a> Reader<'a> {
             field,
             value,
             source,
+            // Marked by the settings' hook once every field was read.
+            reload: false,
         });
     }
 }

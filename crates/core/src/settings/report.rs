@@ -50,7 +50,7 @@ impl fmt::Display for SettingsReport {
                 writeln!(f, "  (overridden: not read)")?;
             }
             for field in &entry.fields {
-                writeln!(f, "  {} = {} ({})", field.field, field.value, field.source)?;
+                writeln!(f, "  {}", field.line())?;
             }
             for switch in &entry.switches {
                 writeln!(f, "  decides {switch}")?;

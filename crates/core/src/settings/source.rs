@@ -72,6 +72,18 @@ pub struct ExplainSetting {
     /// `default`, `config.toml:3`, `env BILLING_TIMEOUT`, or `unset` for an optional field no
     /// source sets.
     pub source: String,
+    /// Whether the field is marked `#[settings(reload)]` (left out of the JSON when not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reload: bool,
+}
+
+impl ExplainSetting {
+    /// `timeout = 5s (env BILLING_TIMEOUT)`, and `; reloadable` inside the parentheses for a
+    /// field marked `reload`: a row of the settings report and of `explain`.
+    pub fn line(&self) -> String {
+        let reload = if self.reload { "; reloadable" } else { "" };
+        format!("{} = {} ({}{reload})", self.field, self.value, self.source)
+    }
 }
 
 /// A variable under a settings type's prefix, or a key in its file table, that no field
