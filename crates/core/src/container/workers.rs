@@ -65,16 +65,23 @@ impl Container {
         }
         let started = (0..workers.nodes.len())
             .map(|at| {
-                let node = &workers.nodes[at];
-                node.set(WorkerState::Running);
-                self.inner.changes.send_replace(());
-                tracing::info!(worker = %node.name(), "worker started");
+                self.inner.set_worker_state(at, WorkerState::Running);
+                tracing::info!(worker = %workers.nodes[at].name(), "worker started");
                 let receiver = workers.shutdown.subscribe();
                 tokio::spawn(supervise(Arc::downgrade(&self.inner), at, receiver))
             })
             .collect();
         *tasks = Some(started);
         Ok(())
+    }
+}
+
+impl Inner {
+    /// Sets worker `at`'s state and says so to those waiting on the app's health
+    /// (`App::ready`): every change of a running worker's state goes through here.
+    fn set_worker_state(&self, at: usize, state: WorkerState) {
+        self.workers.nodes[at].set(state);
+        self.changes.send_replace(());
     }
 }
 
@@ -113,8 +120,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
                 false => WorkerState::Finished,
             };
             tracing::info!(worker = %node.name(), %state, "worker returned");
-            node.set(state);
-            inner.changes.send_replace(());
+            inner.set_worker_state(at, state);
             return;
         };
         {
@@ -124,8 +130,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         }
         let Some(backoff) = backoff.filter(|_| !requested) else {
             tracing::error!(worker = %node.name(), %cause, "worker failed; not restarted");
-            node.set(WorkerState::Failed);
-            inner.changes.send_replace(());
+            inner.set_worker_state(at, WorkerState::Failed);
             return;
         };
         // A run that lasted as long as the longest delay was a working one: start over.
@@ -135,17 +140,15 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         let delay = backoff.delay(failures_in_a_row);
         failures_in_a_row = failures_in_a_row.saturating_add(1);
         tracing::warn!(worker = %node.name(), %cause, ?delay, "worker failed; restarting after the delay");
-        node.set(WorkerState::Restarting);
         node.status().next_restart = Some(delay);
-        inner.changes.send_replace(());
+        inner.set_worker_state(at, WorkerState::Restarting);
         drop(inner);
         let shutdown = Shutdown::of(receiver.clone());
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = shutdown.requested() => {
                 if let Some(inner) = weak.upgrade() {
-                    inner.workers.nodes[at].set(WorkerState::Failed);
-                    inner.changes.send_replace(());
+                    inner.set_worker_state(at, WorkerState::Failed);
                 }
                 return;
             }
@@ -153,8 +156,7 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         let Some(inner) = weak.upgrade() else { return };
         let node = &inner.workers.nodes[at];
         node.status().restarts += 1;
-        node.set(WorkerState::Running);
-        inner.changes.send_replace(());
+        inner.set_worker_state(at, WorkerState::Running);
         tracing::info!(worker = %node.name(), "worker restarted");
     }
 }

@@ -100,7 +100,7 @@ mod tests {
                         &self,
                         settings: &DatabaseSettings,
                         metrics: Option<Arc<Metrics>>,
-                    ) -> Database { todo!() }
+                    ) -> Database { Database::open(settings, metrics) }
                     fn build_timeout(
                         &self,
                         settings: &DatabaseSettings,
