@@ -375,9 +375,13 @@ async fn the_demo_s_switches_decide_billing_and_its_breaker() {
     assert_eq!(created.status(), 201, "{}", created.text());
     assert_eq!(fake.hits(), 1);
     app.close().await.unwrap();
-    // Closed with the app: its port no longer answers.
-    let gone = tokio::net::TcpStream::connect(fake.url().trim_start_matches("http://")).await;
+    // Closed with the app: its port no longer serves it. Asked as a charge, not as a bare
+    // connect: the freed port can be bound again at once by another test's listener (a Redis
+    // node's, a demo's), which would accept a connection but never answer a charge.
+    let client = BillingClient::new(fake.url(), Duration::from_secs(2)).unwrap();
+    let gone = client.charge("u1", 5).await;
     assert!(gone.is_err(), "the fake still answers at {}", fake.url());
+    assert_eq!(fake.hits(), 1, "a charge reached the closed fake");
 
     let url = "redis://:s3cr3t@127.0.0.1:6379/";
     let vars = [
