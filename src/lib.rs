@@ -42,6 +42,13 @@ pub use green_tea_core::{
 #[doc(inline)]
 pub use green_tea_http::{App, AppBuilder, Error, HttpError, Json, ModuleExt, Warning};
 
+/// What [`App::reload`] says: the generation it made and what changed, or why it changed
+/// nothing.
+pub mod reload {
+    #[doc(inline)]
+    pub use green_tea_core::{Reload, ReloadError, SettingChange};
+}
+
 /// The data behind every error: the problems `build()` finds, who they are about, and what
 /// failed while building or closing.
 pub mod error {

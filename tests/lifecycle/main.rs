@@ -9,6 +9,7 @@ mod support;
 mod build;
 mod close;
 mod drop;
+mod reload;
 mod start;
 mod startup;
 mod timeouts;

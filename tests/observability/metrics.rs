@@ -544,3 +544,82 @@ async fn a_request_refused_while_closing_is_unmatched() {
         "http.request.method=GET,http.route=unmatched,http.response.status_code=503,error.type=503";
     assert_eq!(durations[key].len(), 1, "{durations:?}");
 }
+
+#[derive(Settings)]
+#[settings(provides = "greetingSettings", prefix = "GREETING", discover = false)]
+struct GreetingSettings {
+    #[settings(default = "hello", reload)]
+    word: String,
+    /// Not marked `reload`: a change of it needs a restart.
+    #[settings(default = "0")]
+    #[allow(dead_code)]
+    port: u16,
+}
+
+/// Reloads counted by outcome, the generation served, and the built gauge of a provider a
+/// reload built anew: still 1 once the generation it replaced has disposed its old value.
+#[tokio::test]
+async fn reloads_are_counted_by_outcome_and_the_generation_is_a_gauge() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let dir = std::env::temp_dir().join(format!("green-tea-reload-metrics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("settings.toml");
+    std::fs::write(&file, "[greeting]\nword = \"hello\"\n").unwrap();
+    let app = App::builder()
+        .settings(
+            green_tea::settings::Sources::from_env_map(Vec::<(String, String)>::new()).file(&file),
+        )
+        .provider(GreetingSettings::provider())
+        .provider(
+            green_tea::ProviderFn::new("greeting", |needs| async move {
+                Ok::<_, BoxError>(needs.get::<GreetingSettings>(0)?.word.clone())
+            })
+            .needs::<GreetingSettings>("greetingSettings"),
+        )
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    app.get::<String>("greeting").await.unwrap();
+
+    assert!(app.reload().await.unwrap().is_none());
+    std::fs::write(&file, "[greeting]\nword = \"hi\"\n").unwrap();
+    app.reload().await.unwrap().unwrap();
+    std::fs::write(&file, "[greeting]\nword = \"hey\"\nport = 1\n").unwrap();
+    app.reload().await.unwrap_err();
+    std::fs::write(&file, "[greeting]\nword = 3s\n").unwrap();
+    app.reload().await.unwrap_err();
+    // The replaced generation disposes its greeting once nothing holds it.
+    for _ in 0..1000 {
+        tokio::task::yield_now().await;
+    }
+
+    let snapshot = snapshotter.snapshot().into_vec();
+    let reloads = values(&snapshot, MetricKind::Counter, "green_tea.reloads");
+    let mut counted: Vec<(String, Vec<f64>)> = reloads.into_iter().collect();
+    counted.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        counted,
+        [
+            ("outcome=invalid".to_owned(), vec![1.0]),
+            ("outcome=reloaded".to_owned(), vec![1.0]),
+            ("outcome=restart_needed".to_owned(), vec![1.0]),
+            ("outcome=unchanged".to_owned(), vec![1.0]),
+        ]
+    );
+    let generation = values(&snapshot, MetricKind::Gauge, "green_tea.generation");
+    assert_eq!(generation.get(""), Some(&vec![1.0]));
+    // The old greeting was disposed (one dispose), and the gauge is the new one's.
+    let disposed = histograms(&snapshot, "green_tea.provider.dispose.duration");
+    assert_eq!(
+        disposed
+            .get("provider=greeting,outcome=success")
+            .map(Vec::len),
+        Some(1)
+    );
+    let built = values(&snapshot, MetricKind::Gauge, "green_tea.provider.built");
+    assert_eq!(built.get("provider=greeting"), Some(&vec![1.0]));
+    app.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -139,6 +139,7 @@ async fn every_metric_has_its_documented_prometheus_name_and_passes_promtool() {
             "http_server_active_requests",
         ),
         (metric::PROVIDER_BUILT, "green_tea_provider_built"),
+        (metric::GENERATION, "green_tea_generation"),
         (metric::BREAKER_STATE, "green_tea_breaker_state"),
         (
             metric::BREAKER_STORE_DEGRADED,
@@ -146,6 +147,7 @@ async fn every_metric_has_its_documented_prometheus_name_and_passes_promtool() {
         ),
     ];
     let counters = [
+        (metric::RELOADS, "green_tea_reloads_total"),
         (metric::BREAKER_CALLS, "green_tea_breaker_calls_total"),
         (
             metric::BREAKER_TRANSITIONS,

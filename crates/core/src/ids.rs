@@ -195,6 +195,17 @@ impl<I: Id, T> IdVec<I, T> {
         }
     }
 
+    /// The same ids, each mapped by reference to a new item.
+    pub fn map_ref<U>(&self, mut f: impl FnMut(I, &T) -> U) -> IdVec<I, U> {
+        IdVec {
+            items: self
+                .iter_enumerated()
+                .map(|(id, item)| f(id, item))
+                .collect(),
+            _id: PhantomData,
+        }
+    }
+
     /// A vector of `len` copies of `value`.
     pub fn filled(value: T, len: usize) -> Self
     where

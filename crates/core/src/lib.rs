@@ -23,6 +23,7 @@ mod picture;
 mod provider;
 mod provider_fn;
 mod registry;
+mod reload;
 mod request_decls;
 pub mod settings;
 mod startup;
@@ -56,6 +57,7 @@ pub use key::{Key, KeySpec, Location, Spelling, TypeInfo};
 pub use module::Module;
 pub use provider::Provider;
 pub use provider_fn::ProviderFn;
+pub use reload::{Reload, ReloadError, SettingChange};
 pub use startup::{StartupBuild, StartupReport};
 pub use value::{All, ByName, NeedError, Needs, Provided};
 

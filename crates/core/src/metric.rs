@@ -41,6 +41,13 @@ pub const PROVIDER_DISPOSE_DURATION: &str = "green_tea.provider.dispose.duration
 /// `provider`.
 pub const PROVIDER_BUILT: &str = "green_tea.provider.built";
 
+/// Counter: each `App::reload()`. Label: `outcome` (`reloaded`, `unchanged`, `invalid`,
+/// `restart_needed`, `failed`, `unhealthy`, `closed`).
+pub const RELOADS: &str = "green_tea.reloads";
+
+/// Gauge: the generation an app serves (0 until a reload takes effect).
+pub const GENERATION: &str = "green_tea.generation";
+
 /// Counter: calls through a circuit breaker. Labels: `breaker` and `outcome` (`success`,
 /// `failure`, `ignored` or `not_permitted`).
 pub const BREAKER_CALLS: &str = "green_tea.breaker.calls";
@@ -103,6 +110,12 @@ pub fn describe() {
         PROVIDER_BUILT,
         Unit::Count,
         "1 while the provider is built, else 0."
+    );
+    describe_counter!(RELOADS, Unit::Count, "App reloads, by outcome.");
+    describe_gauge!(
+        GENERATION,
+        Unit::Count,
+        "The generation the app serves: 0 until a reload takes effect."
     );
     describe_counter!(
         BREAKER_CALLS,

@@ -67,6 +67,15 @@ pub struct AppHealth {
     /// Every switch with its outcome in this shape (left out of the JSON when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub switches: Vec<green_tea_core::SwitchHealth>,
+    /// The generation that serves: 0 until a [`reload`](crate::App::reload) takes effect,
+    /// one more for each that does.
+    pub generation: u64,
+    /// What the last reload said when it changed nothing for a failure (its settings'
+    /// problems, a restart needed, a build or a check that failed); `None` before any
+    /// reload and after one that took effect (left out of the JSON then). It does not make
+    /// the app unready: the generation before serves on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reload_failure: Option<String>,
 }
 
 /// One health check's answer.

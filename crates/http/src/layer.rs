@@ -172,10 +172,17 @@ pub(crate) fn app_entry(app: Weak<dyn Dispatch>) -> Layered {
     Layered(Inner::App(AppEntry(app)))
 }
 
-/// One route's steps and handler under the route's own layers (weakly, as the app's).
-pub(crate) fn route_entry(runtime: Weak<Runtime>, route: RouteId) -> Layered {
-    Layered(Inner::Route(RouteEntry { runtime, route }))
+/// One route's steps and handler under the route's own layers. The request brings the
+/// generation it runs on through the layers (an extension only this file names), so the
+/// layers, made once, serve every generation a reload makes.
+pub(crate) fn route_entry(route: RouteId) -> Layered {
+    Layered(Inner::Route(RouteEntry { route }))
 }
+
+/// The generation a request routed under a route's layers runs on: put in its extensions
+/// before the layers, taken out after them.
+#[derive(Clone)]
+struct Generation(Arc<Runtime>);
 
 /// A route's run under its layers: the entry a routed request starts at.
 pub(crate) struct LayeredEntry(pub(crate) Layered);
@@ -208,7 +215,6 @@ impl Service<Request<Body>> for AppEntry {
 
 #[derive(Clone)]
 struct RouteEntry {
-    runtime: Weak<Runtime>,
     route: RouteId,
 }
 
@@ -221,8 +227,10 @@ impl Service<Request<Body>> for RouteEntry {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<Body>) -> Self::Future {
-        let Some(runtime) = self.runtime.upgrade() else {
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        // A layer that made a request of its own (rather than pass on the one it was given)
+        // dropped its generation with it.
+        let Some(Generation(runtime)) = request.extensions_mut().remove::<Generation>() else {
             return Box::pin(std::future::ready(Ok(gone())));
         };
         let (parts, body) = request.into_parts();
@@ -235,16 +243,20 @@ impl Service<Request<Body>> for RouteEntry {
     }
 }
 
-/// Only a layer that keeps a clone of its inner service past the app's life gets here.
+/// Only a layer that keeps a clone of its inner service past the app's life, or that passes
+/// on a request it made itself, gets here.
 fn gone() -> Response {
     HttpError::unavailable("the app has been dropped")
         .into_reply()
         .map(Body::new)
 }
 
-/// The routed request through its route's layers (then its steps and handler).
+/// The routed request through its route's layers (then its steps and handler), on the
+/// generation it was routed on.
 fn through_route(layered: Layered, held: Box<RequestState>) -> RunFuture {
-    let request = RequestContext::new(held).into_request();
+    let generation = Generation(Arc::clone(&held.runtime));
+    let mut request = RequestContext::new(held).into_request();
+    request.extensions_mut().insert(generation);
     Box::pin(through(layered, request))
 }
 

@@ -37,8 +37,10 @@ pub(crate) struct Runtime {
     pub(crate) container: Container,
     pub(crate) routes: IdVec<RouteId, RouteRun>,
     pub(crate) steps: IdVec<StepId, CompiledStep>,
+    /// This generation's requests in flight (each generation counts its own).
     pub(crate) in_flight: Arc<InFlight>,
-    pub(crate) shutdown: tokio::sync::watch::Sender<bool>,
+    /// The app's close has begun: shared by every generation.
+    pub(crate) shutdown: Arc<tokio::sync::watch::Sender<bool>>,
     pub(crate) limits: Limits,
 }
 
@@ -92,6 +94,34 @@ pub(crate) trait Entry: Send + Sync + 'static {
 }
 
 impl Runtime {
+    /// The runtime of the generation after this one, on `container`: the same routes,
+    /// steps, limits and shutdown signal; its own count of requests in flight, and each
+    /// route's providers to be found built again.
+    pub(crate) fn next(&self, container: Container) -> Runtime {
+        Runtime {
+            container,
+            routes: self.routes.map_ref(|_, route| RouteRun {
+                descriptor: route.descriptor.clone(),
+                entry: Arc::clone(&route.entry),
+                layered: route.layered.clone(),
+                plan: route.plan.clone(),
+                ready: AtomicBool::new(false),
+                body_limit: route.body_limit,
+            }),
+            steps: self.steps.map_ref(|_, step| CompiledStep {
+                step: Arc::clone(&step.step),
+                descriptor: step.descriptor.clone(),
+                from_connection: step.from_connection,
+                module: step.module.clone(),
+                finishing: step.finishing.clone(),
+                on: step.on,
+            }),
+            in_flight: Arc::default(),
+            shutdown: Arc::clone(&self.shutdown),
+            limits: self.limits,
+        }
+    }
+
     /// A routed request's run: through its route's layers if it has any, else its steps and
     /// handler.
     #[inline]

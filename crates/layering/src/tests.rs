@@ -54,6 +54,7 @@ const CORE: &[(&str, u8)] = &[
     ("lock", 2),
     ("budget", 2),
     ("startup", 2),
+    ("reload", 2),
     // 3. Declarations: providers, settings types, workers, modules, the switches and the
     //    conditions declarations are under.
     ("provider", 3),

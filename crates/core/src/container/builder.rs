@@ -1184,7 +1184,7 @@ impl ContainerBuilder {
                     .iter()
                     .map(|_| crate::value::Slot::default())
                     .collect(),
-                providers,
+                providers: Arc::new(providers),
                 needs: provider_needs,
                 dependencies,
                 dependents: provider_dependents,
@@ -1196,12 +1196,15 @@ impl ContainerBuilder {
                 dispose_timeout: self.dispose_timeout,
                 build_timeout: self.build_timeout,
                 modules: self.module_table.into(),
-                workers: Workers::new(workers, self.worker_stop_timeout),
+                workers: Arc::new(Workers::new(workers, self.worker_stop_timeout)),
                 shape: self.shape,
                 today: self.today.map(Vec::into_boxed_slice),
                 every_shape,
                 startup: std::sync::Mutex::new(None),
                 changes: tokio::sync::watch::Sender::new(()),
+                sources: self.sources.map(|(sources, _)| sources),
+                generation: 0,
+                lineage: Default::default(),
             }),
         }
     }

@@ -63,7 +63,12 @@ impl Container {
 async fn close(inner: Arc<Inner>, budget: Budget) -> Result<(), CloseError> {
     // Workers first, before anything they need is disposed (an app has stopped them already,
     // after its drain: then this waits for nothing and reports nothing twice).
-    let mut failures = inner.workers.stop(budget).await;
+    // A generation a reload replaced (or one never committed) leaves them running on the
+    // generation that serves.
+    let mut failures = match inner.serves() {
+        true => inner.workers.stop(budget).await,
+        false => Vec::new(),
+    };
     inner.closed.store(true, Ordering::Release);
     inner.changes.send_replace(());
     tracing::info!("closing: disposing built providers, dependents first");
@@ -155,7 +160,7 @@ async fn dispose(inner: &Inner, id: ProviderId, budget: Budget) -> Option<CloseF
         Ok(Ok(Ok(()))) => {
             #[cfg(feature = "metrics")]
             node.metrics
-                .disposed(&node.descriptor, started.elapsed(), None);
+                .disposed(&node.descriptor, started.elapsed(), None, !inner.serves());
             span.in_scope(|| tracing::info!("disposed"));
             return None;
         }
@@ -167,8 +172,12 @@ async fn dispose(inner: &Inner, id: ProviderId, budget: Budget) -> Option<CloseF
         }
     };
     #[cfg(feature = "metrics")]
-    node.metrics
-        .disposed(&node.descriptor, started.elapsed(), Some(&cause));
+    node.metrics.disposed(
+        &node.descriptor,
+        started.elapsed(),
+        Some(&cause),
+        !inner.serves(),
+    );
     span.in_scope(|| tracing::error!(%cause, "dispose failed"));
     Some(CloseFailure {
         part: ClosePart::Provider {

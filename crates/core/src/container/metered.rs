@@ -85,16 +85,22 @@ impl ProviderMetrics {
     /// A dispose of the provider `descriptor` describes ended after `took`, having failed with `failure`
     /// if any. (Builds and disposes are rare: their histograms are looked up when they happen,
     /// so that an app's output has no empty series for the outcomes it never meets.)
+    ///
+    /// `replaced`: the dispose is of a generation a reload replaced (or one it abandoned),
+    /// and the provider's gauge is the generation's that serves.
     pub(crate) fn disposed(
         &self,
         descriptor: &Descriptor,
         took: Duration,
         failure: Option<&FailureCause>,
+        replaced: bool,
     ) {
         let outcome = failure.map_or("success", failure_outcome);
         let labels = [("provider", label(descriptor)), ("outcome", outcome.into())];
         histogram!(PROVIDER_DISPOSE_DURATION, &labels).record(took.as_secs_f64());
-        self.built.set(0.0);
+        if !replaced {
+            self.built.set(0.0);
+        }
     }
 }
 

@@ -3,8 +3,11 @@
 
 mod builder;
 mod close;
+mod lineage;
 #[cfg(feature = "metrics")]
 mod metered;
+mod reload;
+pub use reload::Pending;
 mod resolver;
 pub(crate) mod settings_report;
 mod shape;
@@ -65,7 +68,8 @@ pub struct Container {
 }
 
 pub(crate) struct Inner {
-    pub(crate) providers: IdVec<ProviderId, Node>,
+    /// Shared by every generation of the container.
+    pub(crate) providers: Arc<IdVec<ProviderId, Node>>,
     /// Each provider's values once built, and its build in flight.
     pub(crate) slots: Slots,
     /// For each provider, each need resolved to the value that satisfies it (`None`: an
@@ -87,8 +91,8 @@ pub(crate) struct Inner {
     pub(crate) build_timeout: Duration,
     /// The registered modules, parents before their sub-modules.
     pub(crate) modules: Box<[crate::module::RegisteredModule]>,
-    /// The workers, in registration order.
-    pub(crate) workers: crate::worker::Workers,
+    /// The workers, in registration order: shared by every generation.
+    pub(crate) workers: Arc<crate::worker::Workers>,
     /// Today's shape, when the app has switches: their outcomes, and what is off.
     pub(crate) shape: Option<Arc<shape::Shape>>,
     /// With switches, whether each provider is on today (one that is off is part of the graph
@@ -102,6 +106,13 @@ pub(crate) struct Inner {
     /// Told when something health reads may have changed: a build ended, a worker changed
     /// state, the app started or began to close (what `App::ready` waits on).
     pub(crate) changes: watch::Sender<()>,
+    /// Where `build()` read the settings (`None`: the process's environment): what a reload
+    /// reads again.
+    pub(crate) sources: Option<crate::settings::Sources>,
+    /// 0 for the container `build()` made; each reload's is one more.
+    pub(crate) generation: u64,
+    /// Which generation serves, shared by them all (the workers run on it).
+    pub(crate) lineage: Arc<lineage::Lineage<Inner>>,
 }
 
 pub(crate) struct Node {
@@ -178,6 +189,12 @@ impl Container {
         (self.inner.startup.lock())
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// Which generation of the container this is: 0 for the one `build()` made, one more for
+    /// each reload that took effect (an app's `reload()`).
+    pub fn generation(&self) -> u64 {
+        self.inner.generation
     }
 
     /// Every key in the graph, sorted.

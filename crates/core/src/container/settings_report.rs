@@ -9,6 +9,7 @@ use crate::settings::variables::flat_fields;
 use crate::settings::{FieldSpec, SettingsEntry, SettingsReport};
 
 /// A field of a settings type the container registers.
+#[derive(Clone)]
 pub(crate) struct SettingField {
     /// Its variable (`BILLING_TIMEOUT`); for a type read without a prefix, its field.
     pub(crate) name: String,

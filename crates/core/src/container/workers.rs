@@ -11,6 +11,7 @@ use futures_util::FutureExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::lineage::Lineage;
 use super::{Container, Inner};
 use crate::error::{FailureCause, ProvideError, panic_message};
 use crate::value::Needs;
@@ -63,12 +64,13 @@ impl Container {
         if workers.stopping.load(Ordering::Acquire) || self.is_closed() {
             return Err(ProvideError::Closed);
         }
+        let _none_moved = self.inner.follow(&[]);
         let started = (0..workers.nodes.len())
             .map(|at| {
                 self.inner.set_worker_state(at, WorkerState::Running);
                 tracing::info!(worker = %workers.nodes[at].name(), "worker started");
                 let receiver = workers.shutdown.subscribe();
-                tokio::spawn(supervise(Arc::downgrade(&self.inner), at, receiver))
+                tokio::spawn(supervise(Arc::downgrade(&self.inner.lineage), at, receiver))
             })
             .collect();
         *tasks = Some(started);
@@ -85,14 +87,51 @@ impl Inner {
     }
 }
 
-/// Runs worker `at` of `inner` until it stops, restarting it as its options say. Holds the
-/// container weakly: a worker never keeps its app alive, and one whose container is gone
-/// (dropped without `close()`) is not restarted.
-async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>) {
+impl Inner {
+    /// Whether this is the generation that serves: its close stops the workers.
+    pub(crate) fn serves(&self) -> bool {
+        self.lineage.number() == self.generation
+    }
+
+    /// Makes this the generation the workers run on, and stops the run of each worker in
+    /// `restart` (its supervisor starts it again, on this one). Returns what resolves once
+    /// each of those runs in progress has ended (so that what they held may be disposed).
+    pub(crate) fn follow(
+        self: &Arc<Self>,
+        restart: &[usize],
+    ) -> impl Future<Output = ()> + Send + use<> {
+        self.lineage.set(self.generation, self);
+        let mut ending = Vec::new();
+        for &at in restart {
+            let node = &self.workers.nodes[at];
+            let (running, ended) = *node.runs.borrow();
+            if running {
+                ending.push((node.runs.subscribe(), ended));
+            }
+            node.cycle.send_modify(|n| *n += 1);
+        }
+        async move {
+            for (mut runs, ended) in ending {
+                let _ = runs.wait_for(|&(_, now)| now > ended).await;
+            }
+        }
+    }
+}
+
+/// Runs worker `at` of the generation that serves until it stops, restarting it as its
+/// options say, and on a reload that built anew what it needs. Holds the container weakly: a
+/// worker never keeps its app alive, and one whose container is gone (dropped without
+/// `close()`) is not restarted.
+async fn supervise(lineage: Weak<Lineage<Inner>>, at: usize, receiver: watch::Receiver<bool>) {
+    let serving = || lineage.upgrade().and_then(|l| l.serving());
     let mut failures_in_a_row = 0_u32;
+    let mut cycle = match serving() {
+        Some(inner) => inner.workers.nodes[at].cycle.subscribe(),
+        None => return,
+    };
     loop {
         let (worker, needs, backoff) = {
-            let Some(inner) = weak.upgrade() else { return };
+            let Some(inner) = serving() else { return };
             let node = &inner.workers.nodes[at];
             let needs =
                 Needs::of_provider(&node.registered.descriptor.needs, &node.needs, &inner.slots)
@@ -103,17 +142,51 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
             };
             (Arc::clone(&node.registered.worker), needs, backoff)
         };
-        let shutdown = Shutdown::of(receiver.clone());
+        // The run's own signal: the app's shutdown, or a reload that moves it.
+        let (stop, signal) = watch::channel(false);
         let began = Instant::now();
-        let run = AssertUnwindSafe(async { worker.run(needs, shutdown).await }).catch_unwind();
-        let cause = match run.await {
+        let run = AssertUnwindSafe(async { worker.run(needs, Shutdown::of(signal)).await })
+            .catch_unwind();
+        let mut run = std::pin::pin!(run);
+        let runs = match serving() {
+            Some(inner) => inner.workers.nodes[at].runs.clone(),
+            None => return,
+        };
+        runs.send_modify(|r| r.0 = true);
+        let mut app_stop = receiver.clone();
+        cycle.borrow_and_update();
+        let mut moved = false;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut run => break outcome,
+                _ = app_stop.wait_for(|stop| *stop), if !*stop.borrow() => {
+                    stop.send_replace(true);
+                }
+                changed = cycle.changed(), if !*stop.borrow() => {
+                    if changed.is_ok() {
+                        moved = true;
+                        stop.send_replace(true);
+                    }
+                }
+            }
+        };
+        runs.send_modify(|r| *r = (false, r.1 + 1));
+        drop(runs);
+        let cause = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(error)) => Some(FailureCause::Error(Arc::new(error))),
             Err(panic) => Some(FailureCause::Panicked(panic_message(&*panic))),
         };
-        let Some(inner) = weak.upgrade() else { return };
+        let Some(inner) = serving() else { return };
         let node = &inner.workers.nodes[at];
         let requested = *receiver.borrow();
+        // Stopped for a reload, and not for the app's shutdown: it runs again on the
+        // generation that serves now, with what that one built.
+        if moved && !requested && cause.is_none() {
+            tracing::info!(worker = %node.name(), generation = inner.generation, "worker restarted on the reloaded generation");
+            inner.set_worker_state(at, WorkerState::Running);
+            continue;
+        }
         let Some(cause) = cause else {
             let state = match requested {
                 true => WorkerState::Stopped,
@@ -147,13 +220,13 @@ async fn supervise(weak: Weak<Inner>, at: usize, receiver: watch::Receiver<bool>
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = shutdown.requested() => {
-                if let Some(inner) = weak.upgrade() {
+                if let Some(inner) = serving() {
                     inner.set_worker_state(at, WorkerState::Failed);
                 }
                 return;
             }
         }
-        let Some(inner) = weak.upgrade() else { return };
+        let Some(inner) = serving() else { return };
         let node = &inner.workers.nodes[at];
         node.status().restarts += 1;
         inner.set_worker_state(at, WorkerState::Running);

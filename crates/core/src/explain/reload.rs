@@ -143,7 +143,7 @@ impl Container {
     }
 
     /// What a change of `field` (of the settings provider `id`) touches.
-    fn reload_of(&self, id: ProviderId, field: SettingField) -> ExplainReload {
+    pub(crate) fn reload_of(&self, id: ProviderId, field: SettingField) -> ExplainReload {
         let inner = &*self.inner;
         let key = inner.providers[id].descriptor.provides[0].key.clone();
         let mut restart_because = Vec::new();

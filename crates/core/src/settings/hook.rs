@@ -15,6 +15,21 @@ pub trait SettingsHook: Send + Sync {
     fn fields(&self) -> Vec<FieldSpec>;
     /// Reads and validates the value, and keeps it; the problems stay in `reader`.
     fn read(&self, reader: &mut Reader<'_>);
-    /// Each field's value and source, once read.
+    /// Reads and validates the value again, for a reload, without keeping it: `None` when a
+    /// problem was found (it stays in `reader`).
+    fn reread(&self, reader: &mut Reader<'_>) -> Option<Reread>;
+    /// The rows [`explain`](Self::explain) shows from now on: a reload's, once its generation
+    /// serves.
+    fn adopt(&self, rows: Vec<ExplainSetting>);
+    /// Each field's value and source, as last read (by `build()`, or by the last reload
+    /// that took effect).
     fn explain(&self) -> Option<Vec<ExplainSetting>>;
+}
+
+/// A settings type read again for a reload: its value, as a built slot holds it, and its rows.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Reread {
+    pub(crate) provided: crate::value::Provided,
+    pub(crate) rows: Vec<ExplainSetting>,
 }

@@ -30,7 +30,7 @@ pub(crate) mod variables;
 pub use bytesize::ByteSize;
 pub use field::FieldSpec;
 pub(crate) use field::module_prefix;
-pub use hook::SettingsHook;
+pub use hook::{Reread, SettingsHook};
 pub use provider::{Settings, SettingsProvider};
 pub use reader::Reader;
 pub use report::{SettingsEntry, SettingsReport};

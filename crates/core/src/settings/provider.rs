@@ -6,6 +6,7 @@
 use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
+use super::hook::Reread;
 use super::{ExplainSetting, FieldSpec, Reader, SettingsHook};
 use crate::descriptor::Descriptor;
 use crate::error::BoxError;
@@ -114,6 +115,9 @@ pub struct SettingsProvider<T: Settings> {
     /// The conditions it is on under (`#[settings(when = "..")]`).
     when: Vec<std::borrow::Cow<'static, str>>,
     read: OnceLock<Read<T>>,
+    /// The rows of the last reload that took effect, which `explain` shows from then on (the
+    /// value itself is in the slots of the generations that serve it).
+    reloaded: std::sync::Mutex<Option<Vec<ExplainSetting>>>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -148,6 +152,7 @@ impl<T: Settings> SettingsProvider<T> {
             location: Location::caller(),
             when: Vec::new(),
             read: OnceLock::new(),
+            reloaded: std::sync::Mutex::new(None),
             _type: PhantomData,
         }
     }
@@ -218,32 +223,59 @@ impl<T: Settings> SettingsHook for SettingsProvider<T> {
     }
 
     fn read(&self, reader: &mut Reader<'_>) {
-        if !reader.check_table() {
-            return;
+        if let Some(read) = read_value::<T>(reader) {
+            let _ = self.read.set(read);
         }
-        let Some(value) = T::read(reader) else {
-            return;
-        };
-        if let Err(reason) = value.validate() {
-            reader.reject(reason);
-            return;
-        }
-        let mut rows = std::mem::take(&mut reader.rows);
-        // Each row of a field marked `reload` (or held by one) says so.
-        let marked: Vec<String> = (super::variables::flat_fields("", &T::fields()).into_iter())
-            .filter(|field| field.spec.reload)
-            .map(|field| field.path.join("."))
-            .collect();
-        for row in &mut rows {
-            row.reload = marked.contains(&row.field);
-        }
-        let _ = self.read.set(Read {
-            value: Arc::new(value),
-            rows,
-        });
+    }
+
+    fn reread(&self, reader: &mut Reader<'_>) -> Option<Reread> {
+        let read = read_value::<T>(reader)?;
+        Some(Reread {
+            provided: Provided::new().with_arc(read.value),
+            rows: read.rows,
+        })
+    }
+
+    fn adopt(&self, rows: Vec<ExplainSetting>) {
+        *self
+            .reloaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(rows);
     }
 
     fn explain(&self) -> Option<Vec<ExplainSetting>> {
-        self.read.get().map(|r| r.rows.clone())
+        let reloaded = self
+            .reloaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        reloaded
+            .clone()
+            .or_else(|| self.read.get().map(|r| r.rows.clone()))
     }
+}
+
+/// Reads and validates a `T`, each row marked as its field's `reload` says; `None` when a
+/// problem was found (it stays in `reader`).
+fn read_value<T: Settings>(reader: &mut Reader<'_>) -> Option<Read<T>> {
+    if !reader.check_table() {
+        return None;
+    }
+    let value = T::read(reader)?;
+    if let Err(reason) = value.validate() {
+        reader.reject(reason);
+        return None;
+    }
+    let mut rows = std::mem::take(&mut reader.rows);
+    // Each row of a field marked `reload` (or held by one) says so.
+    let marked: Vec<String> = (super::variables::flat_fields("", &T::fields()).into_iter())
+        .filter(|field| field.spec.reload)
+        .map(|field| field.path.join("."))
+        .collect();
+    for row in &mut rows {
+        row.reload = marked.contains(&row.field);
+    }
+    Some(Read {
+        value: Arc::new(value),
+        rows,
+    })
 }

@@ -2,7 +2,7 @@
 //! settings provider that no override replaces, and look for unknown variables and keys.
 
 use super::file::SettingsFile;
-use super::hook::SettingsHook;
+use super::hook::{Reread, SettingsHook};
 use super::reader::{Reader, Snapshot};
 use super::sources::{FileError, Loaded};
 use super::unknown::{Claim, known_variables, unknown};
@@ -32,8 +32,33 @@ pub(crate) struct Outcome {
     pub(crate) warnings: Vec<UnknownSetting>,
 }
 
-/// Reads every settings provider in `providers` from `sources`.
+/// Reads every settings provider in `providers` from `sources`, each keeping its value.
 pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
+    read_each(sources, providers, |_, hook, reader| hook.read(reader))
+}
+
+/// Reads every settings provider in `providers` from `sources` again, for a reload: each
+/// value read (`None` where a problem was found, or for one an override replaces), in the
+/// order of `providers`, none kept yet.
+pub(crate) fn reread_all(
+    sources: &Sources,
+    providers: &[ToRead<'_>],
+) -> (Outcome, Vec<Option<Reread>>) {
+    let mut reread: Vec<Option<Reread>> = providers.iter().map(|_| None).collect();
+    let outcome = read_each(sources, providers, |at, hook, reader| {
+        reread[at] = hook.reread(reader);
+    });
+    (outcome, reread)
+}
+
+/// The pass itself: loads `sources` once, then calls `read` with each provider's position in
+/// `providers`, its hook and its reader (not for one whose shape cannot be read, nor for one
+/// an override replaces).
+fn read_each(
+    sources: &Sources,
+    providers: &[ToRead<'_>],
+    mut read: impl FnMut(usize, &dyn SettingsHook, &mut Reader<'_>),
+) -> Outcome {
     let mut outcome = Outcome::default();
     let loaded: Loaded = sources.load();
     let mut file_failed = false;
@@ -101,7 +126,7 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
         file_failed,
         known,
     };
-    for (provider, claim) in providers.iter().zip(&claims) {
+    for (at, (provider, claim)) in providers.iter().zip(&claims).enumerate() {
         // A shape that cannot be read is its one problem, overridden or not: the same
         // registration fails where no test overrides it.
         if let Some(problem) = shape_problem(provider, claim) {
@@ -118,7 +143,7 @@ pub(crate) fn read_all(sources: &Sources, providers: &[ToRead<'_>]) -> Outcome {
             &provider.prefix,
             claim.fields.clone(),
         );
-        hook.read(&mut reader);
+        read(at, hook, &mut reader);
         outcome.problems.append(&mut reader.problems);
     }
     let unknown = unknown(&snapshot, &claims);

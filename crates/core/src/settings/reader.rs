@@ -239,7 +239,7 @@ impl<'a> Reader<'a> {
         };
         let (raw, source, text) = match found {
             Found::Nowhere if optional => {
-                self.row(field, "(none)".to_owned(), "unset".to_owned());
+                self.row(field, "(none)".to_owned(), "unset".to_owned(), None);
                 return Some(None);
             }
             Found::Nowhere => {
@@ -307,7 +307,7 @@ impl<'a> Reader<'a> {
         }
         match from_raw::<T>(raw) {
             Ok(value) => {
-                self.row(field, shown, source.short());
+                self.row(field, shown, source.short(), Some(text));
                 Some(Some(value))
             }
             Err(DeError {
@@ -343,14 +343,21 @@ impl<'a> Reader<'a> {
         });
     }
 
-    fn row(&mut self, field: &'static str, value: String, source: String) {
+    /// The row of `field`: `value` as shown, `raw` as its source wrote it (only its hash is
+    /// kept, for a reload's comparison).
+    fn row(&mut self, field: &'static str, value: String, source: String, raw: Option<&str>) {
         let field = self.dotted(field);
+        // Keyed once per process at random: a secret's hash cannot be matched against
+        // guesses outside it.
+        static KEY: std::sync::OnceLock<std::hash::RandomState> = std::sync::OnceLock::new();
+        let digest = std::hash::BuildHasher::hash_one(KEY.get_or_init(Default::default), raw);
         self.rows.push(ExplainSetting {
             field,
             value,
             source,
             // Marked by the settings' hook once every field was read.
             reload: false,
+            digest,
         });
     }
 }

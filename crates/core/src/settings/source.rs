@@ -75,6 +75,10 @@ pub struct ExplainSetting {
     /// Whether the field is marked `#[settings(reload)]` (left out of the JSON when not).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reload: bool,
+    /// A hash of the value as its source wrote it (a secret's too), never shown: how a reload
+    /// tells a changed field from an unchanged one without keeping a secret's text.
+    #[serde(skip)]
+    pub(crate) digest: u64,
 }
 
 impl ExplainSetting {

@@ -78,6 +78,31 @@ impl Slot {
         }
     }
 
+    /// A slot of a new generation holding a value the generation before built and shares
+    /// with it: built, and claimed (not this generation's to dispose) until the new one
+    /// serves ([`own`](Self::own)).
+    pub(crate) fn inherited(from: &Slot) -> Option<Slot> {
+        let slot = Slot {
+            values: OnceLock::from(from.values()?.clone()),
+            build_nanos: AtomicU64::new(from.build_nanos.load(Ordering::Relaxed)),
+            disposed: AtomicBool::new(true),
+            ..Slot::default()
+        };
+        Some(slot)
+    }
+
+    /// A slot of a new generation holding a value read for it (a settings type's).
+    pub(crate) fn read(provided: Provided) -> Slot {
+        let slot = Slot::default();
+        slot.fill(provided, Duration::ZERO);
+        slot
+    }
+
+    /// Makes an inherited value this generation's to dispose (it serves now).
+    pub(crate) fn own(&self) {
+        self.disposed.store(false, Ordering::Release);
+    }
+
     /// Marks the slot disposed; true only for the first caller.
     pub(crate) fn claim_dispose(&self) -> bool {
         !self.disposed.swap(true, Ordering::AcqRel)

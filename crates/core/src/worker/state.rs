@@ -42,6 +42,12 @@ pub(crate) struct WorkerNode {
     /// Each need resolved (`None`: an optional need nothing provides).
     pub(crate) needs: Box<[Option<AppValue>]>,
     status: Mutex<Status>,
+    /// Counts the reloads that built anew a provider it needs: its supervisor stops the run
+    /// on each and starts it again on the new generation.
+    pub(crate) cycle: watch::Sender<u64>,
+    /// Whether a run is in progress, and how many runs have ended: a reload waits for the
+    /// run that holds the generation it replaced to end before that generation is disposed.
+    pub(crate) runs: watch::Sender<(bool, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -134,6 +140,8 @@ impl WorkerNode {
                 last_failure: None,
                 next_restart: None,
             }),
+            cycle: watch::Sender::new(0),
+            runs: watch::Sender::new((false, 0)),
         }
     }
 

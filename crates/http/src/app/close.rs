@@ -54,20 +54,31 @@ impl App {
 async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // One budget for the whole close, shared by its phases in order.
     let budget = Budget::of(inner.shutdown_timeout);
-    inner.runtime.in_flight.begin_closing();
-    inner.runtime.shutdown.send_replace(true);
+    // Said to every generation at once (they share the signal); then a reload in progress
+    // is waited for, and none swaps in a generation after.
+    inner.runtime().shutdown.send_replace(true);
+    let (_no_reload, retiring) = inner.stop_reloads().await;
+    let runtime = inner.runtime.load_full();
+    runtime.in_flight.begin_closing();
+    let in_flight = || {
+        runtime.in_flight.count()
+            + (retiring.iter().map(|r| r.runtime.in_flight.count())).sum::<usize>()
+    };
     tracing::info!(
-        in_flight = inner.runtime.in_flight.count(),
+        in_flight = in_flight(),
         "closing: draining requests in flight"
     );
 
     let mut failures = Vec::new();
     let (wait, ran_out) = budget.limit(inner.drain_timeout);
-    if tokio::time::timeout(wait, inner.runtime.in_flight.drained())
-        .await
-        .is_err()
-    {
-        let in_flight = inner.runtime.in_flight.count();
+    // Every generation's requests: those a reload left on the generation they began on too.
+    let drained = futures_util::future::join_all(
+        std::iter::once(&runtime)
+            .chain(retiring.iter().map(|r| &r.runtime))
+            .map(|r| r.in_flight.drained()),
+    );
+    if tokio::time::timeout(wait, drained).await.is_err() {
+        let in_flight = in_flight();
         tracing::warn!(
             in_flight,
             "the drain timeout passed with requests still in flight"
@@ -81,7 +92,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // Workers after the drain (a request may still hand them work) and before the modules'
     // hooks (a hook may tear down what a worker uses; a worker never needs a hook) and any
     // dispose.
-    failures.extend(layer::workers::stop_workers(&inner.runtime.container, budget).await);
+    failures.extend(layer::workers::stop_workers(&runtime.container, budget).await);
 
     let hooks = std::mem::take(&mut *inner.shutdown.lock().unwrap_or_else(|p| p.into_inner()));
     for (module, hook) in hooks.into_iter().rev() {
@@ -106,7 +117,15 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
         });
     }
 
-    if let Err(error) = layer::workers::close_within(&inner.runtime.container, budget).await {
+    // The generations a reload replaced first: what they alone hold (built anew after them,
+    // or by a request of theirs) may need what the serving one holds, never the other way.
+    for old in retiring.iter().rev() {
+        if let Err(error) = layer::workers::close_within(&old.runtime.container, budget).await {
+            failures.extend(error.failures);
+        }
+        old.task.abort();
+    }
+    if let Err(error) = layer::workers::close_within(&runtime.container, budget).await {
         failures.extend(error.failures);
     }
     if failures.is_empty() {

@@ -131,10 +131,11 @@ impl AppBuilder {
             paths.iter().map(|p| p.template.as_str()),
             &self.built_in,
         ));
-        // Layers are applied here, once: their innermost services reach the app (or the
-        // route's runtime) through a weak reference (the app holds its layers).
+        // Layers are applied here, once: the app's innermost service reaches the app through a
+        // weak reference (the app holds its layers); a route's, the generation its request
+        // brings.
         let mut compiled = IdVec::with_capacity(wired.routes.len());
-        let runtime = Arc::new_cyclic(|runtime: &Weak<Runtime>| {
+        let runtime = {
             let routes = wired.routes.map(|id, mut r| {
                 let route_layers = std::mem::take(&mut r.route.layers);
                 let layer_names = app_layer_names
@@ -151,7 +152,7 @@ impl AppBuilder {
                     on: r.on,
                 });
                 let layered = (!route_layers.is_empty()).then(|| {
-                    let inner = layers::route_entry(runtime.clone(), id);
+                    let inner = layers::route_entry(id);
                     let layered = layers::stack(inner, route_layers);
                     Arc::new(LayeredEntry(layered)) as Arc<dyn Entry>
                 });
@@ -180,12 +181,13 @@ impl AppBuilder {
                 routes,
                 steps,
                 in_flight: Default::default(),
-                shutdown,
+                shutdown: Arc::new(shutdown),
                 limits: self.limits,
             }
-        });
+        };
         let inner = Arc::new_cyclic(|app: &Weak<AppInner>| AppInner {
-            runtime,
+            runtime: arc_swap::ArcSwap::from_pointee(runtime),
+            reloads: Default::default(),
             router,
             paths,
             routes: compiled,

@@ -75,11 +75,22 @@ impl AppInner {
             };
         }
         let mut measure = Measure::start(&self.metrics, self.layered.is_some(), &parts.method);
-        let Some(in_flight) = InFlight::enter(&self.runtime.in_flight) else {
-            let closing = HttpError::unavailable("the app is shutting down").into_reply();
-            measure.matched(Matched::Unmatched);
-            measure.answered(closing.status());
-            return DispatchFuture::answered(closing, finish);
+        // The generation that serves: the request runs on it to its end, whatever a reload
+        // swaps in meanwhile.
+        let mut runtime = self.runtime.load_full();
+        let in_flight = loop {
+            match InFlight::enter(&runtime.in_flight) {
+                Some(in_flight) => break in_flight,
+                // A reload replaced it between the load and the entry (it is draining): the
+                // next one serves.
+                None if !*runtime.shutdown.borrow() => runtime = self.runtime.load_full(),
+                None => {
+                    let closing = HttpError::unavailable("the app is shutting down").into_reply();
+                    measure.matched(Matched::Unmatched);
+                    measure.answered(closing.status());
+                    return DispatchFuture::answered(closing, finish);
+                }
+            }
         };
         let id = match self.route_of(&mut parts) {
             Ok(id) => id,
@@ -101,7 +112,7 @@ impl AppInner {
             http.response.status_code = tracing::field::Empty,
             micros = tracing::field::Empty,
         );
-        let held = RequestState::new(parts, body, Arc::clone(&self.runtime), id, peer);
+        let held = RequestState::new(parts, body, runtime, id, peer);
         let meter = measure.into_meter();
         DispatchFuture::running(|| Runtime::start(held), span, in_flight, meter, finish)
     }

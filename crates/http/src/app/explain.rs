@@ -72,12 +72,12 @@ impl App {
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
                 .chain(self.explain_fallback(FALLBACK))
                 .collect(),
-            workers: self.inner.runtime.container.explain_workers(),
-            modules: layer::modules::module_paths(&self.inner.runtime.container)
+            workers: self.inner.runtime().container.explain_workers(),
+            modules: layer::modules::module_paths(&self.inner.runtime().container)
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
-            settings: self.inner.runtime.container.settings_report(),
-            switches: self.inner.runtime.container.explain_switches(),
+            settings: self.inner.runtime().container.settings_report(),
+            switches: self.inner.runtime().container.explain_switches(),
             startup: self.startup().map(|report| (*report).clone()),
         }
     }
@@ -102,7 +102,7 @@ impl App {
     /// assert!(app.explain_worker("rely").unwrap_err().to_string().contains("did you mean `relay`?"));
     /// ```
     pub fn explain_worker(&self, name: &str) -> Result<ExplainWorker, UnknownWorker> {
-        self.inner.runtime.container.explain_worker(name)
+        self.inner.runtime().container.explain_worker(name)
     }
 
     /// What a change of `setting` touches (see
@@ -118,9 +118,9 @@ impl App {
         &self,
         setting: &str,
     ) -> Result<crate::explain::ExplainAppReload, green_tea_core::UnknownSettingName> {
-        let container = &self.inner.runtime.container;
+        let container = &self.inner.runtime().container;
         let reload = container.explain_reload(setting)?;
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         let routes = (self.inner.routes.iter_enumerated())
             .filter(|(id, route)| {
                 let roots = &runtime.routes[*id].plan.app_values;
@@ -135,7 +135,7 @@ impl App {
     /// one report, like Spring Boot's `configprops`; the explain page shows it too. See
     /// [`Container::settings_report`](green_tea_core::Container::settings_report).
     pub fn settings_report(&self) -> green_tea_core::settings::SettingsReport {
-        self.inner.runtime.container.settings_report()
+        self.inner.runtime().container.settings_report()
     }
 
     /// The module at `path` (`orders`, `shop::orders` for a sub-module), as
@@ -166,7 +166,7 @@ impl App {
     /// assert!(app.explain_module("order").unwrap_err().to_string().contains("did you mean `orders`?"));
     /// ```
     pub fn explain_module(&self, path: &str) -> Result<ExplainModule, UnknownModule> {
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         let container = &runtime.container;
         let in_module = |module: &Option<std::sync::Arc<str>>| module.as_deref() == Some(path);
         let mut members = Vec::new();
@@ -214,7 +214,7 @@ impl App {
     /// The keys of the values `sources` (of a route's `plan`) read: a provider's key, or the
     /// key of the step value a local is; nothing for an absent need.
     fn source_keys(&self, plan: &RoutePlan, sources: &[Source]) -> Vec<String> {
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         sources
             .iter()
             .filter_map(|source| match *source {
@@ -259,7 +259,7 @@ impl App {
     }
 
     fn explain_route(&self, id: RouteId) -> ExplainRoute {
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         let (route, run) = (&self.inner.routes[id], &runtime.routes[id]);
         let handler = route.name.to_string();
         let plan = &run.plan;

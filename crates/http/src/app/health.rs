@@ -97,9 +97,9 @@ impl App {
 
 impl AppInner {
     async fn ready(&self) -> Result<(), crate::health::NotReady> {
-        let container = &self.runtime.container;
+        let container = &self.runtime().container;
         let mut changes = layer::workers::health_changes(container);
-        let mut closing = self.runtime.shutdown.subscribe();
+        let mut closing = self.runtime().shutdown.subscribe();
         // When an async check of a critical key that said down may say otherwise (no sooner
         // than every 100 ms: a check cached for less is not asked in a loop).
         let recheck = (self.health.async_checks.iter())
@@ -153,7 +153,7 @@ impl AppInner {
         if !self.has_async_checks() {
             return self.health_with(Vec::new());
         }
-        let container = &self.runtime.container;
+        let container = &self.runtime().container;
         let asked = futures_util::future::join_all(
             self.health.async_checks.iter().map(|p| p.ask(container)),
         )
@@ -165,7 +165,7 @@ impl AppInner {
     /// order), awaiting nothing. Empty `asked` leaves the async checks out: for an app
     /// without any, and for the liveness route, which reads no check.
     pub(crate) fn health_with(&self, asked: Vec<Option<Asked>>) -> AppHealth {
-        let container = self.runtime.container.health();
+        let container = self.runtime().container.health();
         let Liveness {
             closed, draining, ..
         } = self.liveness();
@@ -205,7 +205,7 @@ impl AppInner {
             .checks
             .iter()
             .map(|c| {
-                let check = layer::values::value(&self.runtime.container, c.at).map(c.ask);
+                let check = layer::values::value(&self.runtime().container, c.at).map(c.ask);
                 if let Some(check) = &check {
                     count_in_module(&mut modules, c.module, &c.key, check);
                 }
@@ -269,6 +269,10 @@ impl AppInner {
             modules,
             workers: container.workers,
             switches: container.switches,
+            generation: self.runtime().container.generation(),
+            reload_failure: (self.reloads.last_failure.lock())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
         }
     }
 }
@@ -293,7 +297,7 @@ impl AppInner {
         let closed = self.close_outcome.initialized();
         Liveness {
             closed,
-            draining: *self.runtime.shutdown.borrow() && !closed,
+            draining: *self.runtime().shutdown.borrow() && !closed,
             live: !closed,
         }
     }

@@ -17,7 +17,7 @@ impl App {
     /// worker, settings variable (never a value) and switch. Nothing is built and nothing
     /// depends on today's settings; see the lockfile guide and [`assert_graph_lock`].
     pub fn graph_lock(&self) -> GraphLock {
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         let container = &runtime.container;
         let graph = layer::lock::graph(container);
         let mut items = layer::lock::items(container);

@@ -8,6 +8,7 @@ mod compile;
 mod dispatch;
 mod explain;
 pub(crate) mod future;
+mod generations;
 mod health;
 mod lock;
 #[cfg(feature = "metrics")]
@@ -16,6 +17,7 @@ mod metered;
 #[path = "unmetered.rs"]
 mod metered;
 mod mount;
+mod reload;
 mod switches;
 mod workers;
 
@@ -54,8 +56,11 @@ pub struct App {
 }
 
 pub(crate) struct AppInner {
-    /// What its requests run on: shared with each of them.
-    runtime: Arc<Runtime>,
+    /// What its requests run on, the generation that serves: each request holds the one it
+    /// began on; a reload swaps in the next, whole.
+    runtime: arc_swap::ArcSwap<Runtime>,
+    /// The reloads: one at a time, the generations they replaced until those are done.
+    reloads: generations::Reloads,
     router: matchit::Router<usize>,
     paths: Vec<PathEntry>,
     routes: IdVec<RouteId, CompiledRoute>,
@@ -167,9 +172,10 @@ impl App {
             })
     }
 
-    /// The app's container of providers.
-    pub fn container(&self) -> &Container {
-        &self.inner.runtime.container
+    /// The app's container of providers: the generation that serves now (a
+    /// [`reload`](Self::reload) makes the next).
+    pub fn container(&self) -> Container {
+        self.inner.runtime().container.clone()
     }
 
     /// The provider value of `key` (see [`Container::get`]).
@@ -177,7 +183,7 @@ impl App {
         &self,
         key: &str,
     ) -> Result<Arc<T>, green_tea_core::ProvideError> {
-        self.inner.runtime.container.get(key).await
+        self.inner.runtime().container.get(key).await
     }
 
     /// Builds, now, every provider that some route or worker reaches, independent ones
@@ -212,7 +218,7 @@ impl App {
     }
 
     async fn start_now(&self) -> Result<(), green_tea_core::ProvideError> {
-        let runtime = &self.inner.runtime;
+        let runtime = &self.inner.runtime();
         let mut roots: Vec<_> = runtime
             .routes
             .iter()
@@ -278,12 +284,12 @@ impl App {
     /// # app.close().await.unwrap(); }
     /// ```
     pub fn startup(&self) -> Option<std::sync::Arc<green_tea_core::StartupReport>> {
-        self.inner.runtime.container.startup()
+        self.inner.runtime().container.startup()
     }
 
     /// Whether `close()` has begun.
     pub fn is_closed(&self) -> bool {
-        *self.inner.runtime.shutdown.borrow()
+        *self.inner.runtime().shutdown.borrow()
     }
 
     /// What `build()` found suspicious but not wrong: discovery that found nothing, an app
@@ -327,14 +333,14 @@ impl App {
         metered::AroundLayers::start(&inner.metrics, &request, matched).through(layered, request)
     }
 
-    /// The request limits it was built with.
-    pub(crate) fn limits(&self) -> &crate::limits::Limits {
-        &self.inner.runtime.limits
+    /// The request limits it was built with (every generation's).
+    pub(crate) fn limits(&self) -> crate::limits::Limits {
+        self.inner.runtime().limits
     }
 
     /// Says when `close()` begins.
     pub(crate) fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.inner.runtime.shutdown.subscribe()
+        self.inner.runtime().shutdown.subscribe()
     }
 
     /// How long `close()` waits for requests in flight.
@@ -351,7 +357,7 @@ impl App {
     /// Being served: ready, for the readiness route.
     pub(crate) fn mark_served(&self) {
         self.inner.started.store(true, Ordering::Release);
-        layer::workers::health_changed(&self.inner.runtime.container);
+        layer::workers::health_changed(&self.inner.runtime().container);
     }
 }
 
@@ -359,7 +365,7 @@ impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("routes", &self.inner.routes.len())
-            .field("steps", &self.inner.runtime.steps.len())
+            .field("steps", &self.inner.runtime().steps.len())
             .field("closed", &self.is_closed())
             .finish()
     }

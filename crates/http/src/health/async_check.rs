@@ -93,6 +93,31 @@ impl CompiledAsyncCheck {
         }
     }
 
+    /// The value it asks.
+    pub(crate) fn at(&self) -> AppValue {
+        self.at
+    }
+
+    /// The answer of the value `at` in `container` now, asked for this call alone (none
+    /// kept, none shared), under the check's timeout: a reload's question to the value its
+    /// next generation built anew, before that generation serves. `None` if it is not built.
+    pub(crate) async fn ask_fresh(&self, container: &Container) -> Option<Check> {
+        let value = layer::values::value(container, self.at)?;
+        let (check, at) = timed(
+            (self.ask)(Arc::clone(value)),
+            self.timeout,
+            self.key.clone(),
+        )
+        .await;
+        // The answer is the app's from now on, if the generation serves: a cached one was
+        // the old value's.
+        self.slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .last = Some((check.clone(), at));
+        Some(check)
+    }
+
     /// How long an answer is kept: when a check that said down may say otherwise.
     pub(crate) fn cache_for(&self) -> Duration {
         self.cache_for

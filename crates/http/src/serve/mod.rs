@@ -142,7 +142,7 @@ impl App {
         let connections =
             Connections::new(limits.header_read_timeout, limits.response_write_timeout);
         let mut tasks = JoinSet::new();
-        let http = Arc::new(ConnectionBuilders::new(limits));
+        let http = Arc::new(ConnectionBuilders::new(&limits));
         let _sweeper = connections.start_sweeper()?;
         // Ready (for the readiness route) from the first accept on.
         self.mark_served();

@@ -7,13 +7,15 @@
 //! - [`workers`]: what the app starts and stops of the container's workers;
 //! - [`explain`]: the slices, members and picture model of the layer's `explain`;
 //! - [`failures`]: what a failed task says;
-//! - [`switches`]: what an app's `when` puts under its condition.
+//! - [`switches`]: what an app's `when` puts under its condition;
+//! - [`reload`]: the next generation of the container, built for the app to check and swap.
 
 pub mod build;
 pub mod explain;
 pub mod failures;
 pub mod lock;
 pub mod modules;
+pub mod reload;
 pub mod switches;
 pub mod values;
 pub mod workers;

@@ -1,0 +1,311 @@
+//! A reload: the settings read again from the sources `build()` read, and, when reloadable
+//! fields changed, a new generation of the container built beside this one. The new one
+//! shares every value the change does not reach and builds anew those it does (the changed
+//! settings' providers and everything that depends on them); it takes over only when the
+//! caller commits it, and a failure disposes what it built and nothing else.
+//!
+//! Who disposes what: a value belongs to exactly one generation at a time. A new generation's
+//! inherited slots are claimed (not its own to dispose) until it is committed; then they are
+//! its own, and the old generation's slots of them are claimed instead. The old generation,
+//! closed once its last request is done, disposes what nobody inherited: the values the new
+//! one built anew, and anything it built after the new one was made.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use super::{Container, Inner};
+use crate::error::{BuildError, NodeKind};
+use crate::ids::{IdVec, ProviderId};
+use crate::reload::{Reload, ReloadError, SettingChange};
+use crate::settings::read::{ToRead, reread_all};
+use crate::settings::{Reread, Sources};
+use crate::value::Slot;
+
+/// A new generation, built and not yet serving: [`commit`](Self::commit) it, or
+/// [`abandon`](Self::abandon) it (disposing what it built).
+pub struct Pending {
+    container: Container,
+    report: Reload,
+    /// The slots it shares with the generation before.
+    inherited: Vec<ProviderId>,
+    /// Each changed settings provider's rows, for its `explain` once this serves.
+    rows: Vec<(ProviderId, Vec<crate::settings::ExplainSetting>)>,
+    /// The workers (by position) that need a provider it built anew: restarted on it.
+    restart: Vec<usize>,
+}
+
+impl Container {
+    /// Reads the settings again and, if reloadable fields changed, builds the next generation
+    /// beside this one (`None`: nothing changed). Nothing of this generation changes.
+    pub(crate) async fn next_generation(&self) -> Result<Option<Pending>, ReloadError> {
+        let inner = &self.inner;
+        if self.is_closed() {
+            return Err(ReloadError::Closed);
+        }
+        // Every settings provider `build()` read, as it read them.
+        let hooks: Vec<(ProviderId, ToRead<'_>)> = (inner.providers.iter_enumerated())
+            .filter(|(_, node)| matches!(node.kind, NodeKind::Settings | NodeKind::Override))
+            .filter_map(|(id, node)| {
+                let hook = node.provider.settings_hook()?;
+                let key = node.descriptor.provides.first()?.key.clone();
+                let prefix = match node.module {
+                    Some(m) => crate::settings::module_prefix(&inner.modules[m as usize].path),
+                    None => hook.prefix().to_owned(),
+                };
+                let overridden = node.kind != NodeKind::Override
+                    && inner.keys.get(&key).map(|v| v.provider()) != Some(id);
+                Some((
+                    id,
+                    ToRead {
+                        hook,
+                        key,
+                        prefix,
+                        overridden,
+                        location: node.descriptor.location,
+                    },
+                ))
+            })
+            .collect();
+        let (ids, to_read): (Vec<ProviderId>, Vec<ToRead<'_>>) = hooks.into_iter().unzip();
+        let from_env = Sources::from_env();
+        let sources = inner.sources.as_ref().unwrap_or(&from_env);
+        let (outcome, reread) = reread_all(sources, &to_read);
+        if !outcome.problems.is_empty() {
+            return Err(ReloadError::Invalid(BuildError::from_problems(
+                outcome.problems,
+            )));
+        }
+        let (changes, changed) = self.changes(&ids, &to_read, reread);
+        if changes.is_empty() {
+            return Ok(None);
+        }
+        if changes.iter().any(|c| !c.reloadable()) {
+            return Err(ReloadError::RestartNeeded { changes });
+        }
+        Ok(Some(self.build_next(changes, changed).await?))
+    }
+
+    /// The fields whose values changed (in registration order), with the settings providers
+    /// that changed and their values read now.
+    fn changes(
+        &self,
+        ids: &[ProviderId],
+        to_read: &[ToRead<'_>],
+        reread: Vec<Option<Reread>>,
+    ) -> (Vec<SettingChange>, Vec<(ProviderId, Reread)>) {
+        let mut changes = Vec::new();
+        let mut changed = Vec::new();
+        let fields: Vec<_> = self.inner.settings_fields().collect();
+        for ((&id, read), now) in ids.iter().zip(to_read).zip(reread) {
+            // One an override replaces was not read, then or now.
+            let Some(now) = now else { continue };
+            let before = read.hook.explain().unwrap_or_default();
+            let mut any = false;
+            for row in &now.rows {
+                let was = before.iter().find(|b| b.field == row.field);
+                if was.is_some_and(|was| was.digest == row.digest) {
+                    continue;
+                }
+                any = true;
+                let path = format!("{}.{}", read.key, row.field);
+                let field = (fields.iter())
+                    .filter(|(at, _)| *at == id)
+                    .flat_map(|(_, fields)| fields)
+                    .find(|f| f.field == path);
+                let (variable, restart_because) = match field {
+                    Some(field) => {
+                        let explained = self.reload_of(id, field.clone());
+                        (explained.variable, explained.restart_because)
+                    }
+                    None => (path.clone(), vec![format!("`{path}` is not a known field")]),
+                };
+                changes.push(SettingChange {
+                    variable,
+                    field: path,
+                    from: was.map_or_else(|| "(none)".to_owned(), |w| w.value.clone()),
+                    to: format!("{} ({})", row.value, row.source),
+                    restart_because,
+                });
+            }
+            if any {
+                changed.push((id, now));
+            }
+        }
+        (changes, changed)
+    }
+
+    /// Builds the generation after this one: `changed` settings read anew, every provider
+    /// that depends on them built anew where this generation had built it, the rest shared.
+    async fn build_next(
+        &self,
+        changes: Vec<SettingChange>,
+        changed: Vec<(ProviderId, Reread)>,
+    ) -> Result<Pending, ReloadError> {
+        let old = &self.inner;
+        let mut anew = IdVec::filled(false, old.providers.len());
+        let mut stack: Vec<ProviderId> = changed.iter().map(|(id, _)| *id).collect();
+        while let Some(at) = stack.pop() {
+            if std::mem::replace(&mut anew[at], true) {
+                continue;
+            }
+            stack.extend(old.dependents[at].iter().copied());
+        }
+        let mut read: Vec<Option<Reread>> = old.providers.ids().map(|_| None).collect();
+        let mut rows = Vec::new();
+        for (id, reread) in changed {
+            rows.push((id, reread.rows.clone()));
+            read[id.index()] = Some(reread);
+        }
+        let mut inherited = Vec::new();
+        let mut roots = Vec::new();
+        let slots = (old.providers.ids().zip(read))
+            .map(|(id, read)| match read {
+                Some(read) => Slot::read(read.provided),
+                None if anew[id] => {
+                    if old.slots[id].is_built() && old.is_on(id) {
+                        roots.push(id);
+                    }
+                    Slot::default()
+                }
+                None => match Slot::inherited(&old.slots[id]) {
+                    Some(slot) => {
+                        inherited.push(id);
+                        slot
+                    }
+                    None => Slot::default(),
+                },
+            })
+            .collect();
+        let mut rebuilt: Vec<ProviderId> = (old.providers.ids())
+            .filter(|&p| anew[p] && old.is_on(p))
+            .collect();
+        rebuilt.sort_unstable_by_key(|&p| old.position[p]);
+        let restart: Vec<usize> = (old.workers.nodes.iter().enumerate())
+            .filter(|(_, w)| (w.needs.iter().flatten()).any(|v| anew[v.provider]))
+            .map(|(at, _)| at)
+            .collect();
+        let workers = (restart.iter())
+            .map(|&at| old.workers.nodes[at].name())
+            .collect();
+        let next = Container {
+            inner: Arc::new(old.next(slots)),
+        };
+        let report = Reload {
+            generation: next.inner.generation,
+            changes,
+            rebuilt: (rebuilt.iter())
+                .map(|&p| old.providers[p].descriptor.qualified_name().into_owned())
+                .collect(),
+            workers,
+        };
+        tracing::info!(
+            generation = report.generation,
+            rebuilt = ?report.rebuilt,
+            "reload: building the next generation"
+        );
+        // A failure closes the new generation, which disposes what it built and none of what
+        // it inherited (claimed).
+        if let Err(error) = next.inner.build_now(roots).await {
+            return Err(ReloadError::Failed {
+                changes: report.changes,
+                error,
+            });
+        }
+        // The start's report stays the app's start's.
+        let startup = old.startup.lock().map(|s| s.clone()).unwrap_or(None);
+        *next
+            .inner
+            .startup
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = startup;
+        Ok(Pending {
+            container: next,
+            report,
+            inherited,
+            rows,
+            restart,
+        })
+    }
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending")
+            .field("generation", &self.report.generation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pending {
+    /// Makes it the generation that serves, `old` the one it replaces: what it inherited is
+    /// its own to dispose from now on (and no longer `old`'s), its settings' rows are what
+    /// `explain` shows, and the workers follow it. Close `old` once nothing uses it: it
+    /// disposes only what this generation built anew.
+    ///
+    /// Returns the new generation, the report, and what resolves once every worker run that
+    /// held `old` (a worker restarted on the new one) has ended.
+    pub fn commit(
+        self,
+        old: &Container,
+    ) -> (Container, Reload, impl Future<Output = ()> + Send + use<>) {
+        for &id in &self.inherited {
+            old.inner.slots[id].claim_dispose();
+            self.container.inner.slots[id].own();
+        }
+        for (id, rows) in self.rows {
+            if let Some(hook) = self.container.inner.providers[id].provider.settings_hook() {
+                hook.adopt(rows);
+            }
+        }
+        let moved = self.container.inner.follow(&self.restart);
+        tracing::info!(
+            generation = self.report.generation,
+            "reload: the new generation serves"
+        );
+        (self.container, self.report, moved)
+    }
+
+    /// Disposes what it built (nothing it inherited) and closes it: the generation before
+    /// serves on, untouched.
+    pub async fn abandon(self) -> Vec<SettingChange> {
+        if let Err(error) = self.container.close().await {
+            tracing::error!(%error, "reload: disposing the abandoned generation");
+        }
+        self.report.changes
+    }
+
+    /// The new generation, to check before it serves.
+    pub fn container(&self) -> &Container {
+        &self.container
+    }
+}
+
+impl Inner {
+    /// The generation after this one: the same graph and settings sources, these `slots`.
+    fn next(&self, slots: crate::value::Slots) -> Inner {
+        Inner {
+            providers: Arc::clone(&self.providers),
+            slots,
+            needs: self.needs.clone(),
+            dependencies: self.dependencies.clone(),
+            dependents: self.dependents.clone(),
+            keys: self.keys.clone(),
+            order: self.order.clone(),
+            position: self.position.clone(),
+            closed: Default::default(),
+            close_outcome: Default::default(),
+            dispose_timeout: self.dispose_timeout,
+            build_timeout: self.build_timeout,
+            modules: self.modules.clone(),
+            workers: Arc::clone(&self.workers),
+            shape: self.shape.clone(),
+            today: self.today.clone(),
+            every_shape: self.every_shape.clone(),
+            startup: std::sync::Mutex::new(None),
+            changes: tokio::sync::watch::Sender::new(()),
+            sources: self.sources.clone(),
+            generation: self.generation + 1,
+            lineage: Arc::clone(&self.lineage),
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! `App::reload()`: the settings read again, the next generation built beside the serving one
+//! and checked, then swapped in whole; the one it replaced disposed (what it alone holds)
+//! once its last request is done.
+
+use std::future::Future;
+use std::sync::{Arc, PoisonError};
+
+use futures_util::FutureExt;
+
+use green_tea_core::__private::layer;
+use green_tea_core::__private::layer::reload::Pending;
+use green_tea_core::{CheckStatus, Reload, ReloadError};
+
+use super::generations::Retiring;
+use super::{App, AppInner};
+use crate::runtime::Runtime;
+
+impl App {
+    /// Reads the settings again (the sources `build()` read: the environment, the settings
+    /// file) and applies what changed without a restart, as a new generation of the app.
+    ///
+    /// Nothing changed: `Ok(None)`, and nothing happens. Otherwise the fields that changed
+    /// must all be marked `#[settings(reload)]` (and read by no switch); then every provider
+    /// that depends on a changed settings type is built anew beside the running ones (those
+    /// it does not reach are shared), its health checks are asked, and only then is the new
+    /// generation swapped in, whole: a request sees one generation from its first step to its
+    /// response. Requests in flight finish on the generation they began on, which disposes
+    /// what it alone holds once the last of them is done. Workers that need a provider built
+    /// anew are stopped and started again on the new generation.
+    ///
+    /// On any error the generation that was serving serves on, untouched: settings with
+    /// problems ([`ReloadError::Invalid`], every problem at once), a changed field that needs
+    /// a restart ([`ReloadError::RestartNeeded`], GT0109, refused whole), a build that failed
+    /// ([`ReloadError::Failed`]) or a health check that said down
+    /// ([`ReloadError::Unhealthy`], GT0110); what the new generation built is disposed.
+    ///
+    /// One reload runs at a time (a second waits for the first); `close()` waits for one in
+    /// progress, and a reload after the close has begun is [`ReloadError::Closed`].
+    pub fn reload(&self) -> impl Future<Output = Result<Option<Reload>, ReloadError>> + Send + '_ {
+        // Boxed here, as `close()` is: compiled once, in green-tea.
+        self.inner.reload().boxed()
+    }
+}
+
+impl AppInner {
+    /// The generation that serves now.
+    #[inline]
+    pub(crate) fn runtime(&self) -> arc_swap::Guard<Arc<Runtime>> {
+        self.runtime.load()
+    }
+
+    async fn reload(&self) -> Result<Option<Reload>, ReloadError> {
+        let _one = self.reloads.one_at_a_time.lock().await;
+        if self.is_closing() {
+            return Err(ReloadError::Closed);
+        }
+        let old = self.runtime.load_full();
+        let outcome = self.next_generation(&old).await;
+        let failure = match &outcome {
+            Ok(Some(report)) => {
+                tracing::info!(
+                    generation = report.generation,
+                    rebuilt = ?report.rebuilt,
+                    "reloaded: the new generation serves"
+                );
+                None
+            }
+            Ok(None) => {
+                tracing::info!("reload: no setting changed");
+                super::metered::reloaded("unchanged", old.container.generation());
+                return outcome;
+            }
+            Err(error) => {
+                tracing::error!(%error, "reload failed: the running generation serves on");
+                Some(error.to_string())
+            }
+        };
+        *self
+            .reloads
+            .last_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = failure;
+        super::metered::reloaded(
+            outcome_label(&outcome),
+            self.runtime().container.generation(),
+        );
+        outcome
+    }
+
+    /// Builds, checks and swaps in the generation after `old`.
+    async fn next_generation(&self, old: &Arc<Runtime>) -> Result<Option<Reload>, ReloadError> {
+        let Some(pending) = layer::reload::next_generation(&old.container).await? else {
+            return Ok(None);
+        };
+        let reasons = self.check_generation(old, &pending).await;
+        if !reasons.is_empty() {
+            let changes = pending.abandon().await;
+            return Err(ReloadError::Unhealthy { changes, reasons });
+        }
+        if self.is_closing() {
+            pending.abandon().await;
+            return Err(ReloadError::Closed);
+        }
+        let next = Arc::new(old.next(pending.container().clone()));
+        self.runtime.store(Arc::clone(&next));
+        let (_, report, moved) = pending.commit(&old.container);
+        self.retire(Arc::clone(old), moved);
+        Ok(Some(report))
+    }
+
+    /// What the health checks of the values `pending` built anew say, when one says down
+    /// (one line each); the others, shared with `old`, were checked already.
+    async fn check_generation(&self, old: &Runtime, pending: &Pending) -> Vec<String> {
+        let next = pending.container();
+        let anew = |at| match (
+            layer::values::value(next, at),
+            layer::values::value(&old.container, at),
+        ) {
+            (Some(now), Some(before)) => !Arc::ptr_eq(now, before),
+            (now, _) => now.is_some(),
+        };
+        let mut reasons = Vec::new();
+        for check in (self.health.checks.iter()).filter(|c| anew(c.at)) {
+            if let Some(value) = layer::values::value(next, check.at) {
+                let answer = (check.ask)(value);
+                if answer.status == CheckStatus::Down {
+                    let detail = answer.detail.as_deref().unwrap_or("no detail");
+                    reasons.push(format!("`{}`: check down: {detail}", check.key));
+                }
+            }
+        }
+        let asked = (self.health.async_checks.iter())
+            .filter(|c| anew(c.at()))
+            .map(|c| async move { (c, c.ask_fresh(next).await) });
+        for (check, answer) in futures_util::future::join_all(asked).await {
+            if let Some(answer) = answer
+                && answer.status == CheckStatus::Down
+            {
+                let detail = answer.detail.as_deref().unwrap_or("no detail");
+                reasons.push(format!("`{}`: check down: {detail}", check.key));
+            }
+        }
+        reasons
+    }
+
+    /// Closes `old` once its last request is done, and the last run of a worker that the
+    /// reload moved (`moved`): it disposes what it alone holds.
+    fn retire(&self, old: Arc<Runtime>, moved: impl Future<Output = ()> + Send + 'static) {
+        old.in_flight.begin_closing();
+        let runtime = Arc::clone(&old);
+        let task = tokio::spawn(async move {
+            tokio::join!(runtime.in_flight.drained(), moved);
+            let generation = runtime.container.generation();
+            let closed =
+                layer::workers::close_within(&runtime.container, layer::workers::Budget::none())
+                    .await;
+            match &closed {
+                Ok(()) => tracing::info!(generation, "the replaced generation is disposed"),
+                Err(error) => {
+                    tracing::error!(generation, %error, "disposing the replaced generation")
+                }
+            }
+            closed
+        });
+        let mut retiring = self
+            .reloads
+            .retiring
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Those done already leave the list.
+        retiring.retain(|r| !r.task.is_finished());
+        retiring.push(Retiring { runtime: old, task });
+    }
+
+    /// For `close()`: waits for a reload in progress, after which none begins; then takes the
+    /// generations still retiring.
+    pub(crate) async fn stop_reloads(&self) -> (tokio::sync::MutexGuard<'_, ()>, Vec<Retiring>) {
+        let one = self.reloads.one_at_a_time.lock().await;
+        let retiring = std::mem::take(
+            &mut *self
+                .reloads
+                .retiring
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        (one, retiring)
+    }
+
+    /// Whether `close()` has begun.
+    fn is_closing(&self) -> bool {
+        *self.runtime().shutdown.borrow()
+    }
+}
+
+/// The `outcome` label of a reload's metric.
+fn outcome_label(outcome: &Result<Option<Reload>, ReloadError>) -> &'static str {
+    match outcome {
+        Ok(Some(_)) => "reloaded",
+        Ok(None) => "unchanged",
+        Err(ReloadError::Invalid(_)) => "invalid",
+        Err(ReloadError::RestartNeeded { .. }) => "restart_needed",
+        Err(ReloadError::Failed { .. }) => "failed",
+        Err(ReloadError::Unhealthy { .. }) => "unhealthy",
+        Err(ReloadError::Closed) => "closed",
+        Err(_) => "failed",
+    }
+}

@@ -1,0 +1,525 @@
+//! `App::reload()`: settings read again from a real file; a change of a field marked `reload`
+//! builds what it reaches as a new generation beside the old, checked, swapped in whole; every
+//! failure leaves the old generation serving. Disposals are counted per value: nothing is
+//! disposed twice, nothing shared is disposed early, nothing is leaked.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use green_tea::extract::RequestContext;
+use green_tea::health::{AsyncHealthCheck, Check};
+use green_tea::prelude::*;
+use green_tea::reload::ReloadError;
+use green_tea::routing::Route;
+use green_tea::settings::Sources;
+use green_tea::test::TestClient;
+use green_tea::workers::WorkerFn;
+use tokio::sync::Notify;
+
+/// A settings file of the test's own.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("green-tea-reload-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir.join("settings.toml"))
+    }
+
+    fn write(&self, text: &str) {
+        std::fs::write(&self.0, text).unwrap();
+    }
+
+    fn sources(&self) -> Sources {
+        Sources::from_env_map(Vec::<(String, String)>::new())
+            .file(&self.0)
+            .strict()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.0.parent().unwrap());
+    }
+}
+
+#[derive(Settings)]
+#[settings(provides = "billingSettings", prefix = "BILLING", discover = false)]
+struct BillingSettings {
+    /// Where billing is: a change needs a restart.
+    #[settings(default = "http://127.0.0.1:3001")]
+    url: String,
+    #[settings(default = "2s", reload)]
+    timeout: Duration,
+    /// Whether billing's health check says down (for the unhealthy reload).
+    #[settings(default = "false", reload)]
+    down: bool,
+    /// Whether billing's build fails (for the failed reload).
+    #[settings(default = "false", reload)]
+    broken: bool,
+}
+
+/// Billing's client: the timeout it was built with, and its number among the clients built.
+#[derive(Debug)]
+struct Billing {
+    timeout: Duration,
+    built: u32,
+    down: bool,
+}
+
+impl AsyncHealthCheck for Billing {
+    async fn check(&self) -> Check {
+        match self.down {
+            true => Check::down("billing says it is down"),
+            false => Check::up(),
+        }
+    }
+}
+
+/// The database: needs no settings, so a reload shares it.
+#[derive(Debug)]
+struct Db(u32);
+
+/// Counts builds and disposals, by value.
+#[derive(Default)]
+struct Counts {
+    billing_built: AtomicU32,
+    db_built: AtomicU32,
+    /// The `built` number of each billing disposed, in order.
+    billing_disposed: Mutex<Vec<u32>>,
+    db_disposed: AtomicUsize,
+}
+
+struct BillingProvider(Arc<Counts>);
+
+#[provider(provides = "billing", needs = ["billingSettings"], discover = false)]
+impl BillingProvider {
+    async fn provide(&self, settings: &BillingSettings) -> Result<Billing, BoxError> {
+        if settings.broken {
+            return Err(format!("billing's handshake at {} was refused", settings.url).into());
+        }
+        let built = self.0.billing_built.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(Billing {
+            timeout: settings.timeout,
+            built,
+            down: settings.down,
+        })
+    }
+
+    async fn dispose(&self, billing: &Billing) {
+        self.0.billing_disposed.lock().unwrap().push(billing.built);
+    }
+}
+
+struct DbProvider(Arc<Counts>);
+
+#[provider(provides = "db", discover = false)]
+impl DbProvider {
+    async fn provide(&self) -> Db {
+        Db(self.0.db_built.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    async fn dispose(&self, _db: &Db) {
+        self.0.db_disposed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// `GET /charge`: billing's timeout and number, and the database's, as one line.
+async fn charge(request: RequestContext) -> Result<String, green_tea::HttpError> {
+    let billing = request.need::<Billing>(0)?;
+    let db = request.need::<Db>(1)?;
+    Ok(format!(
+        "{:?} #{} db #{}",
+        billing.timeout, billing.built, db.0
+    ))
+}
+
+/// The app of these tests: billing (from reloadable settings), the database beside it, and a
+/// route that reads both (under a route layer); `held` lets a request wait, mid-handler, for
+/// the test.
+fn app(scratch: &Scratch, counts: &Arc<Counts>, held: Option<Arc<Notify>>) -> App {
+    let held_route = Route::get("/held", move |request: RequestContext| {
+        let held = held.clone();
+        async move {
+            let billing = request.need::<Billing>(0)?;
+            if let Some(held) = held {
+                held.notified().await;
+            }
+            Ok::<_, green_tea::HttpError>(format!("{:?} #{}", billing.timeout, billing.built))
+        }
+    })
+    .needs::<Billing>("billing");
+    App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(counts)))
+        .provider(DbProvider(Arc::clone(counts)))
+        .async_health_check::<Billing>("billing")
+        // Under a layer of its own: made once, it serves every generation.
+        .route(
+            Route::get("/charge", charge)
+                .needs::<Billing>("billing")
+                .needs::<Db>("db")
+                .layer(tower_http::trace::TraceLayer::new_for_http()),
+        )
+        .route(held_route)
+        .build()
+        .unwrap()
+}
+
+async fn get(app: &App, path: &str) -> String {
+    let response = TestClient::new(app.clone()).get(path).send().await;
+    assert_eq!(response.status(), 200, "{}", response.text());
+    response.text()
+}
+
+#[tokio::test]
+async fn a_changed_reloadable_field_builds_what_it_reaches_anew_and_shares_the_rest() {
+    let scratch = Scratch::new("good");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    assert_eq!(app.container().generation(), 0);
+
+    // Nothing changed: nothing happens.
+    assert!(app.reload().await.unwrap().is_none());
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 1);
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let report = app.reload().await.unwrap().expect("a field changed");
+    assert_eq!(report.generation, 1);
+    assert_eq!(report.rebuilt, ["BillingSettings", "BillingProvider"]);
+    let change = &report.changes[0];
+    assert_eq!(
+        (change.variable.as_str(), change.field.as_str()),
+        ("BILLING_TIMEOUT", "billingSettings.timeout")
+    );
+    assert_eq!(change.from, "2s");
+    assert!(change.to.starts_with("5s ("), "{}", change.to);
+    assert_eq!(report.changes.len(), 1, "{report}");
+    assert_eq!(app.container().generation(), 1);
+
+    // The new billing, the same database.
+    assert_eq!(get(&app, "/charge").await, "5s #2 db #1");
+    assert_eq!(counts.db_built.load(Ordering::SeqCst), 1);
+    // The settings report shows what serves.
+    let report = app.container().settings_report().to_string();
+    assert!(report.contains("timeout = 5s"), "{report}");
+
+    // The old billing is disposed once no request holds it: none does.
+    wait_for(|| counts.billing_disposed.lock().unwrap().len() == 1).await;
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 0);
+
+    app.close().await.unwrap();
+    // Each value disposed once: both billings, the one database.
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+/// Waits (yielding) until `done`, for work the app does in a task of its own.
+async fn wait_for(done: impl Fn() -> bool) {
+    for _ in 0..10_000 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    panic!("never happened");
+}
+
+#[tokio::test]
+async fn a_request_that_began_before_the_swap_finishes_on_the_old_generation() {
+    let scratch = Scratch::new("in-flight");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let held = Arc::new(Notify::new());
+    let app = app(&scratch, &counts, Some(Arc::clone(&held)));
+    app.start().await.unwrap();
+
+    let client = TestClient::new(app.clone());
+    let before = tokio::spawn(async move { client.get("/held").send().await.text() });
+    // It has its billing, and waits.
+    wait_for(|| counts.billing_built.load(Ordering::SeqCst) == 1).await;
+    tokio::task::yield_now().await;
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    app.reload().await.unwrap().expect("a field changed");
+    // After the swap: the new billing.
+    assert_eq!(get(&app, "/charge").await, "5s #2 db #1");
+    // The old billing is not disposed while the request that began on it runs.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(counts.billing_disposed.lock().unwrap().is_empty());
+
+    held.notify_one();
+    assert_eq!(before.await.unwrap(), "2s #1");
+    wait_for(|| counts.billing_disposed.lock().unwrap().len() == 1).await;
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn close_drains_a_replaced_generation_s_requests_then_disposes_it() {
+    let scratch = Scratch::new("close");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let held = Arc::new(Notify::new());
+    let app = app(&scratch, &counts, Some(Arc::clone(&held)));
+    app.start().await.unwrap();
+    let client = TestClient::new(app.clone());
+    let before = tokio::spawn(async move { client.get("/held").send().await.text() });
+    wait_for(|| counts.billing_built.load(Ordering::SeqCst) == 1).await;
+    tokio::task::yield_now().await;
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    app.reload().await.unwrap().expect("a field changed");
+
+    let closing = tokio::spawn({
+        let app = app.clone();
+        async move { app.close().await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(
+        !closing.is_finished(),
+        "close waits for the old generation's request"
+    );
+    assert!(counts.billing_disposed.lock().unwrap().is_empty());
+    held.notify_one();
+    assert_eq!(before.await.unwrap(), "2s #1");
+    closing.await.unwrap().unwrap();
+    // The old billing, then the new, each once; the database once.
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_file_with_problems_keeps_the_old_generation_and_names_every_problem() {
+    let scratch = Scratch::new("bad");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+
+    scratch.write("[billing]\ntimeout = \"soon\"\ndown = \"maybe\"\ntimeoutt = \"1s\"\n");
+    let error = app.reload().await.unwrap_err();
+    let ReloadError::Invalid(problems) = &error else {
+        panic!("{error}")
+    };
+    let codes: Vec<&str> = problems.problems().iter().map(|p| p.code()).collect();
+    assert_eq!(codes.len(), 3, "{error}");
+    let text = error.to_string();
+    for named in [
+        "`timeout` of `billingSettings`",
+        "`down` of `billingSettings`",
+        "`billing.timeoutt`",
+    ] {
+        assert!(text.contains(named), "{named} in {text}");
+    }
+    // The old generation serves on; nothing was built or disposed.
+    assert_eq!(app.container().generation(), 0);
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 1);
+    // Health says the last reload failed, and why.
+    let health = app.health().await;
+    assert_eq!(health.generation, 0);
+    let failed = health.reload_failure.expect("the failed reload");
+    assert!(
+        failed.contains("`timeout` of `billingSettings`"),
+        "{failed}"
+    );
+
+    // A file that is not TOML at all: said, nothing changes.
+    scratch.write("[billing\n");
+    let error = app.reload().await.unwrap_err();
+    assert!(error.to_string().contains("is not valid TOML"), "{error}");
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+}
+
+#[tokio::test]
+async fn a_change_that_needs_a_restart_refuses_the_whole_reload() {
+    let scratch = Scratch::new("restart");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+
+    scratch.write("[billing]\ntimeout = \"5s\"\nurl = \"http://127.0.0.1:3002\"\n");
+    let error = app.reload().await.unwrap_err();
+    assert_eq!(error.code(), Some("GT0109"), "{error}");
+    let changes = error.changes();
+    assert_eq!(changes.len(), 2, "{error}");
+    let url = changes
+        .iter()
+        .find(|c| c.field == "billingSettings.url")
+        .unwrap();
+    assert_eq!(
+        url.restart_because,
+        ["`billingSettings.url` is not marked `reload`"]
+    );
+    let timeout = changes
+        .iter()
+        .find(|c| c.field == "billingSettings.timeout")
+        .unwrap();
+    assert!(timeout.reloadable());
+    let text = error.to_string();
+    assert!(
+        text.contains("needs a restart: `billingSettings.url` is not marked `reload`"),
+        "{text}"
+    );
+    // Not even the reloadable field took effect.
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 1);
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failed_build_keeps_the_old_generation_and_disposes_nothing_it_shares() {
+    let scratch = Scratch::new("failed");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+
+    scratch.write("[billing]\ntimeout = \"5s\"\nbroken = true\n");
+    let error = app.reload().await.unwrap_err();
+    let ReloadError::Failed {
+        error: failed,
+        changes,
+    } = &error
+    else {
+        panic!("{error}")
+    };
+    assert_eq!(changes.len(), 2);
+    assert!(failed.to_string().contains("was refused"), "{failed}");
+    assert_eq!(app.container().generation(), 0);
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    // The database was shared, and is not disposed; neither is the old billing.
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 0);
+    assert!(counts.billing_disposed.lock().unwrap().is_empty());
+
+    // Fixed: the next reload takes effect.
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let report = app.reload().await.unwrap().expect("a field changed");
+    assert_eq!(report.generation, 1);
+    assert_eq!(get(&app, "/charge").await, "5s #2 db #1");
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_rebuilt_provider_whose_health_check_says_down_keeps_the_old() {
+    let scratch = Scratch::new("unhealthy");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+
+    scratch.write("[billing]\ntimeout = \"5s\"\ndown = true\n");
+    let error = app.reload().await.unwrap_err();
+    assert_eq!(error.code(), Some("GT0110"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("`billing`: check down: billing says it is down"),
+        "{error}"
+    );
+    // The new billing was built, asked, and disposed; the old serves on.
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 2);
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [2]);
+    assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [2, 1]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_worker_that_needs_a_rebuilt_provider_restarts_on_the_new_generation() {
+    let scratch = Scratch::new("worker");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let seen = Arc::new(Mutex::new(Vec::<Duration>::new()));
+    let ran_db = Arc::new(AtomicUsize::new(0));
+    let worker = WorkerFn::new("settler", {
+        let seen = Arc::clone(&seen);
+        move |needs, shutdown| {
+            let seen = Arc::clone(&seen);
+            async move {
+                seen.lock().unwrap().push(needs.get::<Billing>(0)?.timeout);
+                shutdown.requested().await;
+                Ok(())
+            }
+        }
+    })
+    .needs::<Billing>("billing");
+    let other = WorkerFn::new("auditor", {
+        let ran = Arc::clone(&ran_db);
+        move |_, shutdown| {
+            let ran = Arc::clone(&ran);
+            async move {
+                ran.fetch_add(1, Ordering::SeqCst);
+                shutdown.requested().await;
+                Ok(())
+            }
+        }
+    })
+    .needs::<Db>("db");
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .provider(DbProvider(Arc::clone(&counts)))
+        .worker(worker)
+        .worker(other)
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    wait_for(|| seen.lock().unwrap().len() == 1).await;
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let report = app.reload().await.unwrap().expect("a field changed");
+    assert_eq!(report.workers, ["settler"]);
+    wait_for(|| seen.lock().unwrap().len() == 2).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Duration::from_secs(2), Duration::from_secs(5)]
+    );
+    // The worker that needs nothing rebuilt ran once, and runs on.
+    assert_eq!(ran_db.load(Ordering::SeqCst), 1);
+    let health = app.health().await;
+    assert!(
+        health
+            .workers
+            .iter()
+            .all(|w| w.state.to_string() == "running"),
+        "{:?}",
+        health.workers
+    );
+    // Its old billing is disposed once the worker let it go.
+    wait_for(|| counts.billing_disposed.lock().unwrap().len() == 1).await;
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_reload_after_close_changes_nothing() {
+    let scratch = Scratch::new("closed");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+    app.close().await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    assert!(matches!(app.reload().await, Err(ReloadError::Closed)));
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 1);
+}
