@@ -523,3 +523,66 @@ async fn a_reload_after_close_changes_nothing() {
     assert!(matches!(app.reload().await, Err(ReloadError::Closed)));
     assert_eq!(counts.billing_built.load(Ordering::SeqCst), 1);
 }
+
+/// Two saves within one poll interval, then quiet: one reload, of the last save. On tokio's
+/// paused clock: the polls are the clock's, the file is real.
+#[tokio::test(start_paused = true)]
+async fn a_change_of_the_watched_file_reloads_once_per_save() {
+    let scratch = Scratch::new("watched");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .route(
+            Route::get("/held", |request: RequestContext| async move {
+                let billing = request.need::<Billing>(0)?;
+                Ok::<_, green_tea::HttpError>(format!("{:?}", billing.timeout))
+            })
+            .needs::<Billing>("billing"),
+        )
+        .reload_on_file_change(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+
+    // A save, then another half a poll later: the first poll sees a change, the second
+    // another, the third none: then it reloads, once.
+    scratch.write("[billing]\ntimeout = \"3s\"\n");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    for _ in 0..100 {
+        if app.health().await.generation == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(app.health().await.generation, 1);
+    assert_eq!(get(&app, "/held").await, "5s");
+    // Quiet: no other reload.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(app.health().await.generation, 1);
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 2);
+
+    // A save with a problem is reported, and the generation serves on.
+    scratch.write("[billing]\ntimeout = \"never\"\n");
+    for _ in 0..100 {
+        if app.health().await.reload_failure.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let failure = app
+        .health()
+        .await
+        .reload_failure
+        .expect("the failed reload");
+    assert!(
+        failure.contains("`timeout` of `billingSettings`"),
+        "{failure}"
+    );
+    assert_eq!(get(&app, "/held").await, "5s");
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+}

@@ -148,6 +148,25 @@ impl Sources {
     }
 
     /// Reads the environment and the file's text: what every settings type is read from.
+    /// The path of the settings file these sources read, if they read one from a path (the
+    /// variable of [`file_from_env`](Self::file_from_env) looked up now): what a reload that
+    /// watches the file watches.
+    pub(crate) fn file_path(&self) -> Option<PathBuf> {
+        match self.file.as_ref()? {
+            FileSource::Path(path) => Some(path.clone()),
+            FileSource::FromEnv(variable) => {
+                let value = match &self.env {
+                    Env::Process => std::env::var_os(variable),
+                    Env::Map(vars) => (vars.iter())
+                        .find(|(name, _)| name == variable.as_str())
+                        .map(|(_, value)| value.clone()),
+                };
+                value.filter(|v| !v.is_empty()).map(PathBuf::from)
+            }
+            FileSource::Inline { .. } => None,
+        }
+    }
+
     pub(crate) fn load(&self) -> Loaded {
         let vars: Vec<(OsString, OsString)> = match &self.env {
             Env::Process => std::env::vars_os().collect(),

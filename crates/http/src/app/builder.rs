@@ -54,6 +54,8 @@ pub struct AppBuilder {
     pub(super) health: HealthSettings,
     /// The health routes and the explain page, if asked for.
     pub(super) built_in: BuiltIn,
+    /// What starts a reload besides `App::reload()`.
+    pub(super) reload_on: super::generations::ReloadOn,
 }
 
 /// A registered step: where it was registered, and the Rust module that declared it if
@@ -184,6 +186,7 @@ impl AppBuilder {
             fallback: None,
             health: HealthSettings::default(),
             built_in: BuiltIn::default(),
+            reload_on: Default::default(),
         }
     }
 
@@ -562,6 +565,27 @@ impl AppBuilder {
     /// has the settings for 30, 60 and 120 s).
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Reloads the settings ([`App::reload`](crate::App::reload)) on each SIGHUP, while a
+    /// `serve*` that handles signals runs (`serve`, `serve_listener`, `serve_tls`,
+    /// `serve_unix`; not `serve_until`, whose program has its own signals). Without it a
+    /// SIGHUP ends the process, as its default is. Unix only (elsewhere it does nothing).
+    pub fn reload_on_sighup(mut self) -> Self {
+        self.reload_on.sighup = true;
+        self
+    }
+
+    /// Reloads the settings ([`App::reload`](crate::App::reload)) when the settings file
+    /// changes: from `start()` or the first serve on, the file `.settings(..)` names is read
+    /// every `every` and a change applied once the file has stayed the same for one more
+    /// read (so a save written in several steps, or two saves within one interval, make one
+    /// reload). Polled, not watched through the OS: it sees a file replaced by a rename or
+    /// behind a swapped symlink (a Kubernetes ConfigMap) as well as one written in place. A
+    /// second is a good `every`; sources without a file watch nothing (and say so, WARN).
+    pub fn reload_on_file_change(mut self, every: Duration) -> Self {
+        self.reload_on.file_every = Some(every);
         self
     }
 

@@ -188,6 +188,8 @@ impl AppBuilder {
         let inner = Arc::new_cyclic(|app: &Weak<AppInner>| AppInner {
             runtime: arc_swap::ArcSwap::from_pointee(runtime),
             reloads: Default::default(),
+            reload_on: self.reload_on,
+            watching: Default::default(),
             router,
             paths,
             routes: compiled,

@@ -1,8 +1,9 @@
 //! What an app keeps of its reloads: the lock that makes them one at a time, the generations
-//! they replaced until those are done, and the last failure (for health). `reload.rs` runs
-//! them.
+//! they replaced until those are done, the last failure (for health), and what else starts
+//! one (SIGHUP, the settings file). `reload.rs` runs them; `reload_on.rs` listens.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
@@ -27,4 +28,24 @@ pub(crate) struct Reloads {
 pub(crate) struct Retiring {
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) task: JoinHandle<Result<(), CloseError>>,
+}
+
+/// How an app is asked to reload, besides `App::reload()`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ReloadOn {
+    /// On SIGHUP, while a `serve*` that handles signals runs.
+    pub(crate) sighup: bool,
+    /// On a change of the settings file, polled this often.
+    pub(crate) file_every: Option<Duration>,
+}
+
+/// Stops a task when dropped: the SIGHUP task of a serve, when the serve ends.
+pub(crate) struct StopOnDrop(pub(crate) Option<tokio::task::JoinHandle<()>>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = &self.0 {
+            task.abort();
+        }
+    }
 }

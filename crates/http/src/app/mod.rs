@@ -18,6 +18,8 @@ mod metered;
 mod metered;
 mod mount;
 mod reload;
+mod reload_on;
+pub(crate) use generations::StopOnDrop;
 mod switches;
 mod workers;
 
@@ -61,6 +63,10 @@ pub(crate) struct AppInner {
     runtime: arc_swap::ArcSwap<Runtime>,
     /// The reloads: one at a time, the generations they replaced until those are done.
     reloads: generations::Reloads,
+    /// What else starts a reload: SIGHUP, a change of the settings file.
+    reload_on: generations::ReloadOn,
+    /// Whether the settings file is being watched (once, from `start()` or the first serve).
+    watching: AtomicBool,
     router: matchit::Router<usize>,
     paths: Vec<PathEntry>,
     routes: IdVec<RouteId, CompiledRoute>,
@@ -247,6 +253,7 @@ impl App {
             return Err(error);
         }
         self.inner.started.store(true, Ordering::Release);
+        self.inner.begin_watching();
         layer::workers::health_changed(&runtime.container);
         Ok(())
     }
@@ -354,8 +361,15 @@ impl App {
         self.inner.built_in.answers_during_drain()
     }
 
+    /// For a `serve*` that handles signals: reloads on SIGHUP (if the app asked for it) until
+    /// what it returns is dropped.
+    pub(crate) fn reload_on_sighup(&self) -> StopOnDrop {
+        StopOnDrop(self.inner.reload_on_sighup())
+    }
+
     /// Being served: ready, for the readiness route.
     pub(crate) fn mark_served(&self) {
+        self.inner.begin_watching();
         self.inner.started.store(true, Ordering::Release);
         layer::workers::health_changed(&self.inner.runtime().container);
     }

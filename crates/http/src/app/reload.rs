@@ -43,13 +43,12 @@ impl App {
 }
 
 impl AppInner {
-    /// The generation that serves now.
-    #[inline]
-    pub(crate) fn runtime(&self) -> arc_swap::Guard<Arc<Runtime>> {
-        self.runtime.load()
+    /// The generation that serves now (the dispatch loads it itself).
+    pub(crate) fn runtime(&self) -> Arc<Runtime> {
+        self.runtime.load_full()
     }
 
-    async fn reload(&self) -> Result<Option<Reload>, ReloadError> {
+    pub(crate) async fn reload(&self) -> Result<Option<Reload>, ReloadError> {
         let _one = self.reloads.one_at_a_time.lock().await;
         if self.is_closing() {
             return Err(ReloadError::Closed);

@@ -89,7 +89,12 @@ impl App {
         &self,
         listener: TcpListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_tcp(listener, shutdown_signal())
+        let hangups = self.reload_on_sighup();
+        let serving = self.serve_tcp(listener, shutdown_signal());
+        async move {
+            let _hangups = hangups;
+            serving.await
+        }
     }
 
     /// Serves until `signal` resolves or `close()` is called; then closes as

@@ -68,7 +68,12 @@ impl App {
         listener: TcpListener,
         config: ServerConfig,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_tls_on(listener, config, shutdown_signal())
+        let hangups = self.reload_on_sighup();
+        let serving = self.serve_tls_on(listener, config, shutdown_signal());
+        async move {
+            let _hangups = hangups;
+            serving.await
+        }
     }
 
     /// Like [`serve_tls`](Self::serve_tls), until `signal` resolves or `close()` is called,

@@ -37,7 +37,12 @@ impl App {
         &self,
         listener: UnixListener,
     ) -> impl Future<Output = Result<(), Error>> + Send + '_ {
-        self.serve_unix_on(listener, shutdown_signal())
+        let hangups = self.reload_on_sighup();
+        let serving = self.serve_unix_on(listener, shutdown_signal());
+        async move {
+            let _hangups = hangups;
+            serving.await
+        }
     }
 
     /// Like [`serve_unix`](Self::serve_unix), until `signal` resolves or `close()` is

@@ -10,3 +10,12 @@ use crate::{Container, ReloadError};
 pub async fn next_generation(container: &Container) -> Result<Option<Pending>, ReloadError> {
     container.next_generation().await
 }
+
+/// The settings file `container` reads, if it reads one from a path: what a reload on a change
+/// of the file watches.
+pub fn settings_file(container: &Container) -> Option<std::path::PathBuf> {
+    match &container.inner.sources {
+        Some(sources) => sources.file_path(),
+        None => None,
+    }
+}
