@@ -25,6 +25,12 @@
 //! report and as strict: `BREAKER_NAM=x` stops it. Both switches, with what each outcome turns
 //! on, are on the explain page (`/_green-tea`), and `build()` checks the graph of all four
 //! shapes whichever is today's.
+//! `ORDERS_SETTINGS` names a TOML file read below the variables (`[billing] timeout = "5s"`,
+//! `[billing.breaker] threshold = 5`). Billing's timeout and its breaker's settings reload
+//! without a restart: on SIGHUP (`kill -HUP <pid>`) and when that file changes (it is read
+//! every second); a reload that fails (a value that does not read, a change of a setting that
+//! needs a restart) changes nothing and says why, and the readiness route's JSON carries the
+//! generation serving and the last failed reload.
 //! Logs go to stdout, coloured only on a terminal and never with `NO_COLOR` set.
 //! Ctrl-C or SIGTERM closes it gracefully: requests drain, then providers are disposed, each
 //! logged, dependents first.
@@ -186,10 +192,15 @@ pub(crate) fn served(
     metrics: impl Fn() -> String + Send + Sync + 'static,
 ) -> AppBuilder {
     let metrics = Arc::new(metrics);
-    builder(sources).route(Route::get("/metrics", move |_: RequestContext| {
-        let text = metrics();
-        async move { text }
-    }))
+    builder(sources)
+        // Billing's timeout and breaker reload without a restart: on SIGHUP, and when the
+        // settings file (`ORDERS_SETTINGS`) changes.
+        .reload_on_sighup()
+        .reload_on_file_change(Duration::from_secs(1))
+        .route(Route::get("/metrics", move |_: RequestContext| {
+            let text = metrics();
+            async move { text }
+        }))
 }
 
 /// Where `BILLING_URL` is unset: a fake billing service on a free port of 127.0.0.1, started
@@ -331,7 +342,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => 3000,
     };
 
-    let sources = Sources::from_env().strict();
+    let sources = Sources::from_env()
+        .file_from_env("ORDERS_SETTINGS")
+        .strict();
     let app = served(sources, move || {
         metrics_page.run_upkeep();
         metrics_page.render()

@@ -641,6 +641,8 @@ pub mod guide {
     pub mod switches {}
     #[doc = include_str!("../docs/lockfile.md")]
     pub mod lockfile {}
+    #[doc = include_str!("../docs/reload.md")]
+    pub mod reload {}
     #[doc = include_str!("../docs/steps.md")]
     pub mod steps {}
     #[doc = include_str!("../docs/unit-of-work.md")]
@@ -744,6 +746,10 @@ pub mod guide {
         pub mod gt0107 {}
         #[doc = include_str!("../docs/errors/GT0108.md")]
         pub mod gt0108 {}
+        #[doc = include_str!("../docs/errors/GT0109.md")]
+        pub mod gt0109 {}
+        #[doc = include_str!("../docs/errors/GT0110.md")]
+        pub mod gt0110 {}
     }
 }
 

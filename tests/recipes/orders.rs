@@ -179,9 +179,9 @@ async fn billing_reads_its_settings_from_the_sources_given() {
         .unwrap()
         .to_string();
     for row in [
-        "timeout = 5s (env BILLING_TIMEOUT)",
-        "breaker.threshold = 3 (default)",
-        "breaker.reset = 30s (default)",
+        "timeout = 5s (env BILLING_TIMEOUT; reloadable)",
+        "breaker.threshold = 3 (default; reloadable)",
+        "breaker.reset = 30s (default; reloadable)",
     ] {
         assert!(explain.contains(row), "{row} in\n{explain}");
     }
@@ -486,4 +486,127 @@ async fn a_silent_redis_fails_the_start_by_the_settings_build_timeout() {
     );
     assert!(app.is_closed());
     drop(silent);
+}
+
+/// Issue 39, point 6: the demo reloads billing's timeout and breaker from its settings file,
+/// on a save and on SIGHUP, as a real process; a save with a problem, and a change of a setting
+/// that needs a restart, change nothing and say why in the readiness route's JSON.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_demo_reloads_billing_s_timeout_and_breaker_on_a_save_and_on_sighup() {
+    use support::examples::Example;
+
+    let dir = std::env::temp_dir().join(format!("green-tea-orders-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("orders.toml");
+    std::fs::write(&file, "[billing]\ntimeout = \"2s\"\n").unwrap();
+    let orders = Example::start(
+        "orders",
+        &[],
+        &[("ORDERS_SETTINGS", file.to_str().unwrap())],
+    );
+    let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+    let base = orders.base();
+    let readiness = || async {
+        serde_json::from_str::<serde_json::Value>(&text(&client, &base, "/readyz").await).unwrap()
+    };
+    let order = || async {
+        let request = http::Request::post(format!("{}/orders", orders.base()))
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(r#"{"userId":"u1","amount":5}"#)))
+            .unwrap();
+        client.request(request).await.unwrap().status()
+    };
+    assert_eq!(readiness().await["generation"], 0);
+    assert_eq!(order().await, 201);
+
+    // A save: the file is read every second, and a change applied once it has settled.
+    std::fs::write(
+        &file,
+        "[billing]\ntimeout = \"3s\"\n[billing.breaker]\nthreshold = 5\n",
+    )
+    .unwrap();
+    until(&client, &base, |health| health["generation"] == 1).await;
+    assert!(orders.printed("the settings file changed: reloading"));
+    let page = text(&client, &base, "/_green-tea").await;
+    assert!(
+        page.contains("threshold = 5"),
+        "the explain page shows what serves"
+    );
+    assert_eq!(order().await, 201, "orders go through the new billing");
+
+    // A save with a problem: kept out, and said.
+    std::fs::write(&file, "[billing]\ntimeout = \"soon\"\n").unwrap();
+    let health = until(&client, &base, |health| {
+        health["reload_failure"].is_string()
+    })
+    .await;
+    let failure = health["reload_failure"].as_str().unwrap();
+    assert!(
+        failure.contains("`timeout` of `billingSettings`"),
+        "{failure}"
+    );
+    assert_eq!(health["generation"], 1);
+    assert_eq!(order().await, 201);
+
+    // A setting that needs a restart (a switch reads whether the URL is set): refused whole,
+    // with the change beside it that could have reloaded.
+    std::fs::write(
+        &file,
+        "[billing]\ntimeout = \"4s\"\nurl = \"http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let health = until(&client, &base, |health| {
+        health["reload_failure"]
+            .as_str()
+            .is_some_and(|f| f.contains("GT0109"))
+    })
+    .await;
+    let failure = health["reload_failure"].as_str().unwrap();
+    assert!(
+        failure.contains("the switch `fakeBilling` reads it"),
+        "{failure}"
+    );
+    assert_eq!(health["generation"], 1);
+
+    // SIGHUP, at once after a good save (before the file's next read): the signal's reload.
+    std::fs::write(&file, "[billing]\ntimeout = \"4s\"\n").unwrap();
+    orders.signal("HUP");
+    let health = until(&client, &base, |health| health["generation"] == 2).await;
+    assert!(health["reload_failure"].is_null(), "{health}");
+    assert!(orders.printed("SIGHUP: reloading the settings"));
+    assert_eq!(order().await, 201);
+    assert!(
+        orders.stop().success(),
+        "SIGHUP did not end it, SIGTERM closed it cleanly"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The body of `GET base + path`, as text.
+async fn text(client: &HttpClient, base: &str, path: &str) -> String {
+    let request = http::Request::get(format!("{base}{path}"))
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(body.to_vec()).unwrap()
+}
+
+/// The readiness route's JSON once `done` says so: polled, as an operator's probe would (up
+/// to 30 s: the reloads it waits for take a second or two).
+async fn until(
+    client: &HttpClient,
+    base: &str,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let mut health = serde_json::Value::Null;
+    for _ in 0..600 {
+        health = serde_json::from_str(&text(client, base, "/readyz").await).unwrap();
+        if done(&health) {
+            return health;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("never happened: {health}");
 }

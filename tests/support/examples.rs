@@ -98,6 +98,15 @@ impl Example {
         self.output.lock().unwrap().iter().any(|l| l.contains(text))
     }
 
+    /// Sends it the signal `name` (`HUP`), as `kill -HUP` would.
+    pub fn signal(&self, name: &str) {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args([&format!("-{name}"), &pid])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -{name} {pid}");
+    }
+
     /// SIGTERM, then its exit status (within a hang guard).
     pub fn stop(mut self) -> ExitStatus {
         let pid = self.child.id().to_string();

@@ -32,7 +32,7 @@ pub struct SettingChange {
     pub field: String,
     /// Its value before (`***` for a secret).
     pub from: String,
-    /// Its value now (`***` for a secret), and where it came from: `5s (config.toml:3:11)`.
+    /// Its value now (`***` for a secret), and where it came from: `5s (config.toml:3)`.
     pub to: String,
     /// Why it cannot change without a restart, one line each: empty when it may reload.
     pub restart_because: Vec<String>,
@@ -46,7 +46,9 @@ impl SettingChange {
 }
 
 impl fmt::Display for SettingChange {
-    /// ``` `billingSettings.timeout` (BILLING_TIMEOUT): 2s → 5s (config.toml:3:11) ```
+    /// ```text
+    /// `billingSettings.timeout` (BILLING_TIMEOUT): 2s → 5s (config.toml:3)
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -59,7 +61,7 @@ impl fmt::Display for SettingChange {
 impl fmt::Display for Reload {
     /// ```text
     /// reloaded: generation 1
-    ///   `billingSettings.timeout` (BILLING_TIMEOUT): 2s → 5s (config.toml:3:11)
+    ///   `billingSettings.timeout` (BILLING_TIMEOUT): 2s → 5s (config.toml:3)
     ///   built anew: `BillingSettings` → `billing`
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

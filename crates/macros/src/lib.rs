@@ -753,8 +753,9 @@ pub fn route(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   under this field's name: `BILLING_BREAKER_THRESHOLD`, `[billing.breaker] threshold`. Not
 ///   `secret`, not an `Option`, no `default`: its fields say those for themselves.
 /// - `reload`: a change of it may be applied without a restart (a `nested` field's: every
-///   field of its type). `explain_reload` says what a change touches; a field a switch reads
-///   needs a restart all the same. (The reload itself is not there yet.)
+///   field of its type): `App::reload()` applies it as a new generation of what it reaches.
+///   `explain_reload` says what a change touches; a field a switch reads needs a restart all
+///   the same.
 /// - `rename = "name"`: read it as `name` instead of the field's name. A name is snake_case
 ///   (`a`-`z`, `0`-`9`, words joined by single `_`s): a field whose name is not needs one.
 ///

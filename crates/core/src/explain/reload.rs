@@ -15,9 +15,9 @@ use green_tea_key::closest;
 
 /// What a change of one setting touches, as [`Container::explain_reload`] says.
 ///
-/// Only the graph's half of reloading is here: marking what may reload, and asking what a
-/// change would build anew. Applying a change without a restart (`reload()`) is not there
-/// yet; today every change of a setting still takes a restart.
+/// An app's `reload()` applies a change of a reloadable setting by building anew exactly
+/// [`rebuilds`](Self::rebuilds), beside the providers that serve, and restarting
+/// [`workers`](Self::workers) on them.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ExplainReload {

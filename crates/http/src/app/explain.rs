@@ -112,8 +112,9 @@ impl App {
     /// `explain_module` names routes: `POST /orders -> Orders::create`). `setting` is its
     /// variable (`BILLING_TIMEOUT`) or its field (`billingSettings.timeout`).
     ///
-    /// Applying a change without a restart is not there yet: this says what a change would
-    /// touch, and what may not reload without one.
+    /// What it says is what [`reload`](crate::App::reload) does with such a change: it builds
+    /// those providers anew and restarts those workers, or refuses a change that needs a
+    /// restart.
     pub fn explain_reload(
         &self,
         setting: &str,

@@ -2,14 +2,14 @@
 //! the raw client and closes it on dispose; `billing` wraps it in a circuit breaker that lives
 //! on the provider, so handlers can reach billing only through the breaker.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use green_tea_core::provider;
 use green_tea_http::HttpError;
 
 use super::client::{BillingClient, Charge};
 use super::error::BillingError;
-use super::settings::BillingSettings;
+use super::settings::{BillingSettings, BreakerSettings};
 use crate::circuit_breaker::{BreakerError, CircuitBreaker, Outcome};
 
 /// The `billingApi` provider: the raw client of `billingSettings`' URL, each call bounded by
@@ -35,11 +35,21 @@ impl BillingApi {
     }
 }
 
-/// The `billing` provider: owns the breaker (made once, from `billingSettings`, when billing is
-/// first needed) and wraps the raw client in it.
+/// The `billing` provider: owns the breaker (made from `billingSettings` when billing is first
+/// needed) and wraps the raw client in it. A build after a reload keeps the breaker, with its
+/// state, unless the breaker's settings changed: then it makes a new one, closed, from them (a
+/// breaker's counts are not carried over to a new threshold).
 #[derive(Debug, Default)]
 pub struct Billing {
-    breaker: OnceLock<CircuitBreaker>,
+    breaker: Mutex<Option<Kept>>,
+}
+
+/// The breaker a [`Billing`] keeps, and the settings it was made from (`None`: given, by
+/// [`Billing::with_breaker`], and kept whatever the settings say).
+#[derive(Debug)]
+struct Kept {
+    made_from: Option<(BreakerSettings, std::time::Duration)>,
+    breaker: CircuitBreaker,
 }
 
 #[provider(provides = "billing", needs = ["billingApi", "billingSettings"])]
@@ -54,16 +64,38 @@ impl Billing {
         billing_api: Arc<BillingClient>,
         settings: &BillingSettings,
     ) -> GuardedBilling {
-        let breaker = self.breaker.get_or_init(|| settings.breaker());
-        GuardedBilling::new(billing_api, breaker.clone())
+        let mut kept = self.breaker.lock().unwrap_or_else(PoisonError::into_inner);
+        let wanted = (settings.breaker.clone(), settings.timeout);
+        let current = kept
+            .as_ref()
+            .is_some_and(|k| k.made_from.as_ref().is_none_or(|made| *made == wanted));
+        if !current {
+            if kept.is_some() {
+                tracing::info!(
+                    threshold = settings.breaker.threshold,
+                    reset = ?settings.breaker.reset,
+                    "billing's breaker settings changed: a new breaker, closed"
+                );
+            }
+            *kept = Some(Kept {
+                made_from: Some(wanted),
+                breaker: settings.breaker(),
+            });
+        }
+        let breaker = kept.as_ref().map(|k| k.breaker.clone());
+        GuardedBilling::new(billing_api, breaker.unwrap_or_else(|| settings.breaker()))
     }
 }
 
 impl Billing {
-    /// With a breaker of your own instead (tests: a fake clock, a short window).
+    /// With a breaker of your own instead (tests: a fake clock, a short window), kept whatever
+    /// the settings say.
     pub fn with_breaker(breaker: CircuitBreaker) -> Self {
         Billing {
-            breaker: OnceLock::from(breaker),
+            breaker: Mutex::new(Some(Kept {
+                made_from: None,
+                breaker,
+            })),
         }
     }
 }

@@ -13,6 +13,10 @@ use crate::circuit_breaker::{CircuitBreaker, Config};
 /// `[billing]` table and `threshold`, `reset` in `[billing.breaker]`). Register
 /// `BillingSettings::provider()`; `billingApi` and `billing` need it.
 ///
+/// The timeout and the breaker's settings may reload (`App::reload()`): a change builds
+/// `billingApi` and `billing` anew (a new client; a new breaker, closed, when its settings
+/// changed). The URL needs a restart.
+///
 /// ```
 /// use std::time::Duration;
 /// use green_tea_core::Container;
@@ -47,10 +51,10 @@ pub struct BillingSettings {
     /// one decides on it with a switch (the orders demo starts a fake billing service then).
     pub url: Option<String>,
     /// Each call's timeout, in human form: `BILLING_TIMEOUT` (default `2s`).
-    #[settings(default = "2s")]
+    #[settings(default = "2s", reload)]
     pub timeout: Duration,
     /// The breaker in front of billing: `BILLING_BREAKER_*`.
-    #[settings(nested)]
+    #[settings(nested, reload)]
     pub breaker: BreakerSettings,
 }
 
