@@ -433,10 +433,18 @@ async fn a_rebuilt_provider_whose_health_check_says_down_keeps_the_old() {
             .contains("`billing`: check down: billing says it is down"),
         "{error}"
     );
-    // The new billing was built, asked, and disposed; the old serves on.
+    // The new billing was built, asked, and disposed; the old serves on, and the health is
+    // the old one's (the new one's answer was not kept).
     assert_eq!(counts.billing_built.load(Ordering::SeqCst), 2);
     assert_eq!(*counts.billing_disposed.lock().unwrap(), [2]);
     assert_eq!(get(&app, "/charge").await, "2s #1 db #1");
+    let health = app.health().await;
+    let billing = health.checks.iter().find(|c| c.key == "billing").unwrap();
+    assert_eq!(
+        billing.check.as_ref().unwrap().status,
+        green_tea::health::CheckStatus::Up
+    );
+    assert!(health.reload_failure.unwrap().contains("GT0110"));
     app.close().await.unwrap();
     assert_eq!(*counts.billing_disposed.lock().unwrap(), [2, 1]);
     assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);

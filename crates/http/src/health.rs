@@ -14,7 +14,9 @@ use green_tea_core::{
     TypeInfo,
 };
 
-pub(crate) use async_check::{Asked, AsyncCheckSetting, CompiledAsyncCheck, ask as ask_async};
+pub(crate) use async_check::{
+    Answer, Asked, AsyncCheckSetting, CompiledAsyncCheck, ask as ask_async,
+};
 
 /// GT0108: [`App::ready`](crate::App::ready) was waiting, and the app will never be ready: it
 /// began to close (or its start failed, which closes it), or a critical worker ended for good

@@ -97,8 +97,10 @@ impl App {
 
 impl AppInner {
     async fn ready(&self) -> Result<(), crate::health::NotReady> {
-        let container = &self.runtime().container;
-        let mut changes = layer::workers::health_changes(container);
+        // The changes of the generation that serves; a reload swaps in another (and tells
+        // the one it replaced, so that this wakes and follows).
+        let mut watched = self.runtime();
+        let mut changes = layer::workers::health_changes(&watched.container);
         let mut closing = self.runtime().shutdown.subscribe();
         // When an async check of a critical key that said down may say otherwise (no sooner
         // than every 100 ms: a check cached for less is not asked in a loop).
@@ -107,6 +109,11 @@ impl AppInner {
             .map(|check| check.cache_for().max(std::time::Duration::from_millis(100)))
             .min();
         loop {
+            let serving = self.runtime();
+            if !std::sync::Arc::ptr_eq(&serving, &watched) {
+                changes = layer::workers::health_changes(&serving.container);
+                watched = serving;
+            }
             changes.borrow_and_update();
             let health = self.health().await;
             if health.ready {

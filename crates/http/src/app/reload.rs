@@ -13,6 +13,7 @@ use green_tea_core::{CheckStatus, Reload, ReloadError};
 
 use super::generations::Retiring;
 use super::{App, AppInner};
+use crate::health::{Answer, CompiledAsyncCheck};
 use crate::runtime::Runtime;
 
 impl App {
@@ -91,7 +92,7 @@ impl AppInner {
         let Some(pending) = layer::reload::next_generation(&old.container).await? else {
             return Ok(None);
         };
-        let reasons = self.check_generation(old, &pending).await;
+        let (reasons, answers) = self.check_generation(old, &pending).await;
         if !reasons.is_empty() {
             let changes = pending.abandon().await;
             return Err(ReloadError::Unhealthy { changes, reasons });
@@ -103,13 +104,24 @@ impl AppInner {
         let next = Arc::new(old.next(pending.container().clone()));
         self.runtime.store(Arc::clone(&next));
         let (_, report, moved) = pending.commit(&old.container);
+        // The checks' answers are the app's now, in place of the old values'.
+        for (check, answer) in answers {
+            check.remember(answer);
+        }
+        // `ready()` waits on the generation it saw: told, it follows to this one.
+        layer::workers::health_changed(&old.container);
         self.retire(Arc::clone(old), moved);
         Ok(Some(report))
     }
 
     /// What the health checks of the values `pending` built anew say, when one says down
-    /// (one line each); the others, shared with `old`, were checked already.
-    async fn check_generation(&self, old: &Runtime, pending: &Pending) -> Vec<String> {
+    /// (one line each), and the async checks' answers, for the app to keep if `pending`
+    /// serves; the others, of values shared with `old`, were checked already.
+    async fn check_generation<'a>(
+        &'a self,
+        old: &Runtime,
+        pending: &Pending,
+    ) -> (Vec<String>, Vec<(&'a CompiledAsyncCheck, Answer)>) {
         let next = pending.container();
         let anew = |at| match (
             layer::values::value(next, at),
@@ -131,15 +143,16 @@ impl AppInner {
         let asked = (self.health.async_checks.iter())
             .filter(|c| anew(c.at()))
             .map(|c| async move { (c, c.ask_fresh(next).await) });
+        let mut answers = Vec::new();
         for (check, answer) in futures_util::future::join_all(asked).await {
-            if let Some(answer) = answer
-                && answer.status == CheckStatus::Down
-            {
-                let detail = answer.detail.as_deref().unwrap_or("no detail");
+            let Some(answer) = answer else { continue };
+            if answer.0.status == CheckStatus::Down {
+                let detail = answer.0.detail.as_deref().unwrap_or("no detail");
                 reasons.push(format!("`{}`: check down: {detail}", check.key));
             }
+            answers.push((check, answer));
         }
-        reasons
+        (reasons, answers)
     }
 
     /// Closes `old` once its last request is done, and the last run of a worker that the

@@ -99,23 +99,29 @@ impl CompiledAsyncCheck {
     }
 
     /// The answer of the value `at` in `container` now, asked for this call alone (none
-    /// kept, none shared), under the check's timeout: a reload's question to the value its
-    /// next generation built anew, before that generation serves. `None` if it is not built.
-    pub(crate) async fn ask_fresh(&self, container: &Container) -> Option<Check> {
+    /// kept, none shared), under the check's timeout, with when it was made: a reload's
+    /// question to the value its next generation built anew, before that generation serves.
+    /// `None` if it is not built.
+    pub(crate) async fn ask_fresh(&self, container: &Container) -> Option<Answer> {
         let value = layer::values::value(container, self.at)?;
-        let (check, at) = timed(
-            (self.ask)(Arc::clone(value)),
-            self.timeout,
-            self.key.clone(),
+        Some(
+            timed(
+                (self.ask)(Arc::clone(value)),
+                self.timeout,
+                self.key.clone(),
+            )
+            .await,
         )
-        .await;
-        // The answer is the app's from now on, if the generation serves: a cached one was
-        // the old value's.
+    }
+
+    /// Keeps `answer` as the last: the answer of the value that serves now (a reload's
+    /// [`ask_fresh`](Self::ask_fresh), once its generation serves), in place of the one the
+    /// value before it gave.
+    pub(crate) fn remember(&self, answer: Answer) {
         self.slot
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .last = Some((check.clone(), at));
-        Some(check)
+            .last = Some(answer);
     }
 
     /// How long an answer is kept: when a check that said down may say otherwise.
@@ -193,8 +199,11 @@ impl CompiledAsyncCheck {
     }
 }
 
+/// A check's answer, and when it was made.
+pub(crate) type Answer = (Check, Instant);
+
 /// `check` under `timeout`, a panic in it caught; with when it answered.
-async fn timed(check: BoxFuture<'static, Check>, timeout: Duration, key: Key) -> (Check, Instant) {
+async fn timed(check: BoxFuture<'static, Check>, timeout: Duration, key: Key) -> Answer {
     let check = match tokio::time::timeout(timeout, AssertUnwindSafe(check).catch_unwind()).await {
         Ok(Ok(check)) => check,
         Ok(Err(panic)) => {
