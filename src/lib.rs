@@ -104,7 +104,8 @@ pub mod explain {
     };
     #[doc(inline)]
     pub use green_tea_http::{
-        ExplainApp, ExplainAppReload, ExplainPath, ExplainRoute, ExplainStep, NeedSource,
+        ExplainApp, ExplainAppReload, ExplainPath, ExplainReloads, ExplainRoute, ExplainStep,
+        NeedSource,
     };
 }
 

@@ -594,3 +594,251 @@ async fn a_change_of_the_watched_file_reloads_once_per_save() {
     app.close().await.unwrap();
     assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
 }
+
+/// Billing behind a decorator, and a list of notifiers one of which reads the settings: a
+/// reload builds the decorator, the contribution and the list anew with what they wrap, and
+/// shares the contribution that reads nothing.
+#[tokio::test]
+async fn a_reload_builds_decorators_and_collections_of_what_it_reaches_anew() {
+    let scratch = Scratch::new("decorated");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .decorator(labelled::decorator())
+        .provider(settings_notifier::provider())
+        .provider(fixed_notifier::provider())
+        .provider(announcer::provider())
+        .build()
+        .unwrap();
+    let labelled = app.get::<Billing>("billing").await.unwrap();
+    assert_eq!(labelled.built, 101, "the decorator's mark on #1");
+    let fixed = app.get::<String>("announcer").await.unwrap();
+    assert_eq!(*fixed, "mail and sms within 2s");
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let report = app.reload().await.unwrap().expect("a field changed");
+    for rebuilt in [
+        "BillingProvider",
+        "labelled",
+        "settings_notifier",
+        "announcer",
+    ] {
+        assert!(
+            report.rebuilt.iter().any(|r| r == rebuilt),
+            "{rebuilt} in {report}"
+        );
+    }
+    assert!(
+        !report.rebuilt.iter().any(|r| r == "fixed_notifier"),
+        "{report}"
+    );
+    let labelled = app.get::<Billing>("billing").await.unwrap();
+    assert_eq!(
+        (labelled.built, labelled.timeout),
+        (102, Duration::from_secs(5))
+    );
+    assert_eq!(
+        *app.get::<String>("announcer").await.unwrap(),
+        "mail and sms within 5s"
+    );
+    app.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+}
+
+#[decorator(decorates = "billing", discover = false)]
+fn labelled(inner: &Billing) -> Billing {
+    Billing {
+        timeout: inner.timeout,
+        built: inner.built + 100,
+        down: inner.down,
+    }
+}
+
+#[provider(provides = "notifiers[]", needs = ["billingSettings"], discover = false)]
+fn settings_notifier(settings: &BillingSettings) -> String {
+    format!("sms within {:?}", settings.timeout)
+}
+
+#[provider(provides = "notifiers[]", discover = false)]
+fn fixed_notifier() -> String {
+    "mail".to_owned()
+}
+
+#[provider(provides = "announcer", needs = ["notifiers[]"], discover = false)]
+fn announcer(notifiers: All<'_, String>) -> String {
+    let mut names: Vec<&str> = notifiers.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.join(" and ")
+}
+
+/// Work a handler kept in flight (`keep_in_flight`) holds the generation it began on: the old
+/// billing is disposed only once its guard is dropped.
+#[tokio::test]
+async fn work_kept_in_flight_holds_its_generation_until_its_guard_drops() {
+    let scratch = Scratch::new("kept");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let release = Arc::new(Notify::new());
+    let finished = Arc::new(Mutex::new(None::<String>));
+    let route = Route::post("/later", {
+        let release = Arc::clone(&release);
+        let finished = Arc::clone(&finished);
+        move |request: RequestContext| {
+            let release = Arc::clone(&release);
+            let finished = Arc::clone(&finished);
+            async move {
+                let billing = request.need::<Billing>(0)?;
+                let guard = request.keep_in_flight();
+                tokio::spawn(async move {
+                    release.notified().await;
+                    *finished.lock().unwrap() = Some(format!("{:?}", billing.timeout));
+                    drop(guard);
+                });
+                Ok::<_, green_tea::HttpError>("accepted")
+            }
+        }
+    })
+    .needs::<Billing>("billing");
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .route(route)
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    let response = TestClient::new(app.clone()).post("/later").send().await;
+    assert_eq!(response.text(), "accepted");
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    app.reload().await.unwrap().expect("a field changed");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(
+        counts.billing_disposed.lock().unwrap().is_empty(),
+        "held by the kept work"
+    );
+    release.notify_one();
+    wait_for(|| counts.billing_disposed.lock().unwrap().len() == 1).await;
+    assert_eq!(finished.lock().unwrap().as_deref(), Some("2s"));
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+    app.close().await.unwrap();
+}
+
+/// The explain model says what reloads: the generation serving, the last failure, and what a
+/// change of each reloadable field builds anew; in the text, the JSON and the page.
+#[tokio::test]
+async fn explain_says_the_generation_the_last_failure_and_what_each_reloadable_field_rebuilds() {
+    let scratch = Scratch::new("explain");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    let explained = app.explain_all();
+    assert_eq!(explained.reload.generation, 0);
+    let variables: Vec<&str> = (explained.reload.settings.iter())
+        .map(|s| s.reload.variable.as_str())
+        .collect();
+    assert_eq!(
+        variables,
+        ["BILLING_TIMEOUT", "BILLING_DOWN", "BILLING_BROKEN"]
+    );
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    app.reload().await.unwrap().expect("a field changed");
+    scratch.write("[billing]\ntimeout = \"oops\"\n");
+    app.reload().await.unwrap_err();
+    let explained = app.explain_all();
+    let text = explained.to_string();
+    assert!(
+        text.contains("reload: generation 1 serves\n  the last reload failed: "),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "`BILLING_TIMEOUT` (`billingSettings.timeout`): reloadable\n  \
+             a change builds anew: `BillingSettings` → `BillingProvider`"
+        ),
+        "{text}"
+    );
+    let json = explained.to_json();
+    assert_eq!(json["reload"]["generation"], 1);
+    assert!(
+        json["reload"]["last_failure"]
+            .as_str()
+            .unwrap()
+            .contains("GT0017")
+    );
+    assert!(explained.to_html().contains("<h2>reload</h2>"));
+    app.close().await.unwrap();
+}
+
+#[derive(Settings)]
+#[settings(provides = "vaultSettings", prefix = "VAULT", discover = false)]
+struct VaultSettings {
+    #[settings(reload)]
+    token: green_tea::settings::Secret<String>,
+    #[settings(default = "eu")]
+    region: String,
+}
+
+/// A secret that changes is found changed (by a hash of its value, kept nowhere shown) and
+/// never shown: not in the report, not in an error, not in the health.
+#[tokio::test]
+async fn a_changed_secret_reloads_and_is_never_shown() {
+    let scratch = Scratch::new("secret");
+    scratch.write("[vault]\ntoken = \"s3cr3t-one\"\n");
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(VaultSettings::provider())
+        .build()
+        .unwrap();
+    let vault = app.get::<VaultSettings>("vaultSettings").await.unwrap();
+    assert_eq!(
+        (vault.token.expose().as_str(), vault.region.as_str()),
+        ("s3cr3t-one", "eu")
+    );
+
+    scratch.write("[vault]\ntoken = \"s3cr3t-two\"\n");
+    let report = app.reload().await.unwrap().expect("the secret changed");
+    let text = report.to_string();
+    assert!(
+        text.contains("`vaultSettings.token` (VAULT_TOKEN): *** → *** ("),
+        "{text}"
+    );
+    assert_eq!(
+        app.get::<VaultSettings>("vaultSettings")
+            .await
+            .unwrap()
+            .token
+            .expose(),
+        "s3cr3t-two"
+    );
+
+    // With a change that needs a restart: refused, and still nothing shown.
+    scratch.write("[vault]\ntoken = \"s3cr3t-three\"\nregion = \"us\"\n");
+    let restart = app.reload().await.unwrap_err();
+    assert_eq!(restart.code(), Some("GT0109"));
+    // A secret that is set empty: a problem, shown without its value.
+    scratch.write("[vault]\ntoken = \"\"\n");
+    let invalid = app.reload().await.unwrap_err();
+    assert!(
+        invalid
+            .to_string()
+            .contains("a secret that is set must have a value"),
+        "{invalid}"
+    );
+    let health = serde_json::to_string(&app.health().await).unwrap();
+    for shown in [
+        text,
+        restart.to_string(),
+        invalid.to_string(),
+        format!("{restart:?}"),
+        health,
+        app.explain_all().to_string(),
+    ] {
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+    }
+    app.close().await.unwrap();
+}

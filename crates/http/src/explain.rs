@@ -130,6 +130,55 @@ pub struct ExplainApp {
     /// out of the JSON before a start).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub startup: Option<green_tea_core::StartupReport>,
+    /// The generation serving, the last reload's failure, and what a change of each field
+    /// marked `reload` builds anew; at the end of the text and on the explain page (left out
+    /// of the JSON for an app that has never reloaded and has no such field).
+    #[serde(skip_serializing_if = "ExplainReloads::is_empty")]
+    pub reload: ExplainReloads,
+}
+
+/// What [`App::reload`](crate::App::reload) has done and would do: the generation serving,
+/// the last reload's failure (while it is the last), and, for each field marked `reload`, what
+/// a change of it builds anew ([`App::explain_reload`](crate::App::explain_reload)).
+#[derive(Clone, Debug, Default, Serialize)]
+#[non_exhaustive]
+pub struct ExplainReloads {
+    /// The generation serving: 0 until a reload takes effect.
+    pub generation: u64,
+    /// What the last reload said, if it changed nothing for a failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<String>,
+    /// Each field marked `reload`, in registration order.
+    pub settings: Vec<ExplainAppReload>,
+}
+
+impl ExplainReloads {
+    /// Whether there is nothing to say: never reloaded, no field that may.
+    pub fn is_empty(&self) -> bool {
+        self.generation == 0 && self.last_failure.is_none() && self.settings.is_empty()
+    }
+}
+
+impl fmt::Display for ExplainReloads {
+    /// ```text
+    /// reload: generation 1 serves
+    ///   the last reload failed: error[GT0109]: ...
+    ///
+    /// `BILLING_TIMEOUT` (`billingSettings.timeout`): reloadable
+    ///   a change builds anew: `BillingSettings` → `billing`
+    ///   ...
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "reload: generation {} serves", self.generation)?;
+        if let Some(failure) = &self.last_failure {
+            let indented = failure.replace('\n', "\n    ");
+            write!(f, "\n  the last reload failed: {indented}")?;
+        }
+        for setting in &self.settings {
+            write!(f, "\n\n{setting}")?;
+        }
+        Ok(())
+    }
 }
 
 /// What a change of one setting touches in the app, as
@@ -347,10 +396,16 @@ impl fmt::Display for ExplainApp {
             first = false;
         }
         if let Some(startup) = &self.startup {
-            if !first {
+            if !std::mem::take(&mut first) {
                 f.write_str("\n\n")?;
             }
             write!(f, "the start:\n{startup}")?;
+        }
+        if !self.reload.is_empty() {
+            if !first {
+                f.write_str("\n\n")?;
+            }
+            write!(f, "{}", self.reload)?;
         }
         Ok(())
     }

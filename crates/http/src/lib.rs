@@ -30,7 +30,8 @@ pub use client_addr::ClientAddr;
 pub use context::RequestContext;
 pub use error::{Error, HttpError};
 pub use explain::{
-    ExplainApp, ExplainAppReload, ExplainPath, ExplainRoute, ExplainStep, NeedSource, NoRoute,
+    ExplainApp, ExplainAppReload, ExplainPath, ExplainReloads, ExplainRoute, ExplainStep,
+    NeedSource, NoRoute,
 };
 pub use extract::{Path, PathParams, Query};
 pub use finish::{Finish, Finishing, Outcome};

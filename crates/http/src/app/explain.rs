@@ -79,6 +79,20 @@ impl App {
             settings: self.inner.runtime().container.settings_report(),
             switches: self.inner.runtime().container.explain_switches(),
             startup: self.startup().map(|report| (*report).clone()),
+            reload: self.explain_reloads(),
+        }
+    }
+
+    /// The generation serving, the last reload's failure, and what a change of each field
+    /// marked `reload` builds anew.
+    fn explain_reloads(&self) -> crate::explain::ExplainReloads {
+        let container = self.container();
+        crate::explain::ExplainReloads {
+            generation: container.generation(),
+            last_failure: self.inner.last_reload_failure(),
+            settings: (layer::reload::reloadable(&container).iter())
+                .filter_map(|setting| self.explain_reload(setting).ok())
+                .collect(),
         }
     }
 

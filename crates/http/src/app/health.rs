@@ -277,9 +277,7 @@ impl AppInner {
             workers: container.workers,
             switches: container.switches,
             generation: self.runtime().container.generation(),
-            reload_failure: (self.reloads.last_failure.lock())
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .clone(),
+            reload_failure: self.last_reload_failure(),
         }
     }
 }

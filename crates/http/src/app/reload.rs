@@ -198,6 +198,13 @@ impl AppInner {
         (one, retiring)
     }
 
+    /// What the last reload said, if it changed nothing for a failure.
+    pub(crate) fn last_reload_failure(&self) -> Option<String> {
+        (self.reloads.last_failure.lock())
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Whether `close()` has begun.
     fn is_closing(&self) -> bool {
         *self.runtime().shutdown.borrow()

@@ -173,6 +173,13 @@ impl ExplainApp {
                 escape(&self.settings.to_string()),
             );
         }
+        if !self.reload.is_empty() {
+            let _ = write!(
+                out,
+                "<section class=\"reload\"><h2>reload</h2><pre>{}</pre></section>",
+                escape(&self.reload.to_string()),
+            );
+        }
         for module in &self.modules {
             let _ = write!(
                 out,

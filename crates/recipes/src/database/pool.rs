@@ -285,4 +285,14 @@ mod tests {
         assert_eq!(sqlite_path("sqlite://:memory:"), None);
         assert_eq!(sqlite_path("postgres://db/app"), None);
     }
+
+    /// The guide's promise: no database setting reloads, so that a reload never holds two
+    /// pools at once.
+    #[test]
+    fn no_database_setting_reloads() {
+        use green_tea_core::settings::Settings;
+        let fields = super::super::settings::DatabaseSettings::fields();
+        assert!(!fields.is_empty());
+        assert!(fields.iter().all(|field| !field.reload), "{fields:?}");
+    }
 }

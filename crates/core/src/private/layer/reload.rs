@@ -19,3 +19,15 @@ pub fn settings_file(container: &Container) -> Option<std::path::PathBuf> {
         None => None,
     }
 }
+
+/// The variable of every field marked `reload` (a nested one's too) of the settings types on
+/// today, in registration order: what the explain page says a change of would build anew.
+pub fn reloadable(container: &Container) -> Vec<String> {
+    let inner = &container.inner;
+    (inner.settings_fields())
+        .filter(|(id, _)| inner.is_on(*id))
+        .flat_map(|(_, fields)| fields)
+        .filter(|field| field.spec.reload)
+        .map(|field| field.name)
+        .collect()
+}
