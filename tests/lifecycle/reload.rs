@@ -591,6 +591,33 @@ async fn a_change_of_the_watched_file_reloads_once_per_save() {
         "{failure}"
     );
     assert_eq!(get(&app, "/held").await, "5s");
+
+    // The file gone: said, and the generation serves on.
+    std::fs::remove_file(&scratch.0).unwrap();
+    for _ in 0..100 {
+        let failure = app.health().await.reload_failure;
+        if failure.is_some_and(|f| f.contains("does not exist")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let failure = app
+        .health()
+        .await
+        .reload_failure
+        .expect("the failed reload");
+    assert!(failure.contains("does not exist"), "{failure}");
+    // Put back as it was: nothing changed, and the failure is no longer the last word.
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    for _ in 0..100 {
+        if app.health().await.reload_failure.is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(app.health().await.reload_failure.is_none());
+    assert_eq!(app.health().await.generation, 1);
+    assert_eq!(get(&app, "/held").await, "5s");
     app.close().await.unwrap();
     assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
 }
@@ -841,4 +868,287 @@ async fn a_changed_secret_reloads_and_is_never_shown() {
         assert!(!shown.contains("s3cr3t"), "{shown}");
     }
     app.close().await.unwrap();
+}
+
+/// A provider of `gated` (from billing's settings) whose every build waits for a permit:
+/// a build the test holds, to race a reload against a close, a start or a caller that leaves.
+struct Gated {
+    building: Arc<Notify>,
+    permits: Arc<tokio::sync::Semaphore>,
+    disposed: Arc<Mutex<Vec<Duration>>>,
+}
+
+#[provider(provides = "gated", needs = ["billingSettings"], discover = false)]
+impl Gated {
+    async fn provide(&self, settings: &BillingSettings) -> Duration {
+        self.building.notify_one();
+        self.permits.acquire().await.expect("open").forget();
+        settings.timeout
+    }
+
+    async fn dispose(&self, value: &Duration) {
+        self.disposed.lock().unwrap().push(*value);
+    }
+}
+
+struct GatedApp {
+    app: App,
+    building: Arc<Notify>,
+    permits: Arc<tokio::sync::Semaphore>,
+    disposed: Arc<Mutex<Vec<Duration>>>,
+}
+
+fn gated_app(scratch: &Scratch) -> GatedApp {
+    let building = Arc::new(Notify::new());
+    let permits = Arc::new(tokio::sync::Semaphore::new(0));
+    let disposed = Arc::new(Mutex::new(Vec::new()));
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(Gated {
+            building: Arc::clone(&building),
+            permits: Arc::clone(&permits),
+            disposed: Arc::clone(&disposed),
+        })
+        .route(
+            Route::get("/gated", |request: RequestContext| async move {
+                Ok::<_, green_tea::HttpError>(format!("{:?}", request.need::<Duration>(0)?))
+            })
+            .needs::<Duration>("gated"),
+        )
+        .build()
+        .unwrap();
+    GatedApp {
+        app,
+        building,
+        permits,
+        disposed,
+    }
+}
+
+#[tokio::test]
+async fn a_close_that_begins_during_a_reload_keeps_the_new_generation_out() {
+    let scratch = Scratch::new("close-during");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let gated = gated_app(&scratch);
+    gated.permits.add_permits(1);
+    gated.app.start().await.unwrap();
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let building = gated.building.notified();
+    let reload = tokio::spawn({
+        let app = gated.app.clone();
+        async move { app.reload().await }
+    });
+    building.await;
+    let close = tokio::spawn({
+        let app = gated.app.clone();
+        async move { app.close().await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    gated.permits.add_permits(1);
+    assert!(matches!(reload.await.unwrap(), Err(ReloadError::Closed)));
+    close.await.unwrap().unwrap();
+    // The new generation's value, then the old one's, each once.
+    let mut disposed = gated.disposed.lock().unwrap().clone();
+    disposed.sort();
+    assert_eq!(disposed, [Duration::from_secs(2), Duration::from_secs(5)]);
+}
+
+#[tokio::test]
+async fn a_reload_waits_for_a_start_in_progress_and_a_caller_that_leaves_does_not_stop_it() {
+    let scratch = Scratch::new("start-during");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let gated = gated_app(&scratch);
+    let building = gated.building.notified();
+    let start = tokio::spawn({
+        let app = gated.app.clone();
+        async move { app.start().await }
+    });
+    building.await;
+    // A reload asked while the start builds waits for it; its caller gives up at once.
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let gave_up = tokio::time::timeout(Duration::from_millis(10), gated.app.reload()).await;
+    assert!(gave_up.is_err(), "it waits for the start");
+    gated.permits.add_permits(2);
+    start.await.unwrap().unwrap();
+    // The reload goes on without its caller: the start's generation is replaced.
+    wait_for_generation(&gated.app, 1).await;
+    assert_eq!(get(&gated.app, "/gated").await, "5s");
+    gated.app.close().await.unwrap();
+    assert_eq!(
+        *gated.disposed.lock().unwrap(),
+        [Duration::from_secs(2), Duration::from_secs(5)]
+    );
+}
+
+async fn wait_for_generation(app: &App, generation: u64) {
+    for _ in 0..10_000 {
+        if app.container().generation() == generation {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    panic!("generation {generation} never served");
+}
+
+#[tokio::test]
+async fn two_reloads_at_once_apply_the_change_once() {
+    let scratch = Scratch::new("twice");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let (one, two) = tokio::join!(app.reload(), app.reload());
+    let applied = [one.unwrap(), two.unwrap()];
+    assert_eq!(applied.iter().filter(|r| r.is_some()).count(), 1);
+    assert_eq!(app.container().generation(), 1);
+    assert_eq!(counts.billing_built.load(Ordering::SeqCst), 2);
+    app.close().await.unwrap();
+}
+
+/// A value whose synchronous check says what billing's `down` says.
+struct Flag(bool);
+impl green_tea::health::HealthCheck for Flag {
+    fn check(&self) -> Check {
+        match self.0 {
+            true => Check::down("flagged down"),
+            false => Check::up(),
+        }
+    }
+}
+
+/// A synchronous health check of a value built anew counts as an async one does.
+#[tokio::test]
+async fn a_rebuilt_value_whose_synchronous_check_says_down_keeps_the_old() {
+    let scratch = Scratch::new("sync-check");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(
+            green_tea::ProviderFn::new("flag", |needs| async move {
+                Ok::<_, BoxError>(Flag(needs.get::<BillingSettings>(0)?.down))
+            })
+            .needs::<BillingSettings>("billingSettings"),
+        )
+        .health_check::<Flag>("flag")
+        .build()
+        .unwrap();
+    app.get::<Flag>("flag").await.unwrap();
+    scratch.write("[billing]\ndown = true\n");
+    let error = app.reload().await.unwrap_err();
+    assert_eq!(error.code(), Some("GT0110"));
+    assert!(
+        error
+            .to_string()
+            .contains("`flag`: check down: flagged down"),
+        "{error}"
+    );
+    assert!(!app.get::<Flag>("flag").await.unwrap().0);
+    app.close().await.unwrap();
+}
+
+/// A rebuilt provider that runs past its build timeout fails the reload, as a failed build
+/// does (on the paused clock).
+#[tokio::test(start_paused = true)]
+async fn a_rebuilt_provider_past_its_build_timeout_keeps_the_old() {
+    let scratch = Scratch::new("timeout");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let gated = gated_app(&scratch);
+    gated.permits.add_permits(1);
+    gated.app.get::<Duration>("gated").await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let error = gated.app.reload().await.unwrap_err();
+    let ReloadError::Failed { error: failed, .. } = &error else {
+        panic!("{error}")
+    };
+    assert!(
+        matches!(
+            failed,
+            green_tea::ProvideError::Failed {
+                cause: green_tea::error::FailureCause::TimedOut(_),
+                ..
+            }
+        ),
+        "{failed}"
+    );
+    assert_eq!(
+        *gated.app.get::<Duration>("gated").await.unwrap(),
+        Duration::from_secs(2)
+    );
+    gated.app.close().await.unwrap();
+}
+
+/// A worker that, stopped for a reload, returns an error on its way out is started again on
+/// the new generation all the same (with `Restart::Never`): asked to end, it was not failing.
+#[tokio::test]
+async fn a_worker_that_errs_when_stopped_for_a_reload_still_restarts() {
+    let scratch = Scratch::new("worker-err");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let seen = Arc::new(Mutex::new(Vec::<Duration>::new()));
+    let worker = WorkerFn::new("grumpy", {
+        let seen = Arc::clone(&seen);
+        move |needs, shutdown| {
+            let seen = Arc::clone(&seen);
+            async move {
+                seen.lock().unwrap().push(needs.get::<Billing>(0)?.timeout);
+                shutdown.requested().await;
+                Err::<(), BoxError>("interrupted".into())
+            }
+        }
+    })
+    .needs::<Billing>("billing")
+    .restart(green_tea::workers::Restart::Never)
+    .critical();
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .worker(worker)
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    wait_for(|| seen.lock().unwrap().len() == 1).await;
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    app.reload().await.unwrap().expect("a field changed");
+    wait_for(|| seen.lock().unwrap().len() == 2).await;
+    let health = app.health().await;
+    assert_eq!(
+        health.workers[0].state.to_string(),
+        "running",
+        "{:?}",
+        health.workers
+    );
+    assert!(health.ready, "{:?}", health.reasons);
+    app.close().await.ok();
+}
+
+/// An app that reads its settings from the process's environment (no `.settings(..)`)
+/// reloads from it: nothing changed.
+#[tokio::test]
+async fn an_app_on_the_environment_reloads_from_it() {
+    let app = App::builder()
+        .provider(VaultlessSettings::provider())
+        .build()
+        .unwrap();
+    app.get::<VaultlessSettings>("vaultlessSettings")
+        .await
+        .unwrap();
+    assert!(app.reload().await.unwrap().is_none());
+    app.close().await.unwrap();
+}
+
+#[derive(Settings)]
+#[settings(
+    provides = "vaultlessSettings",
+    prefix = "GREEN_TEA_RELOAD_TEST",
+    discover = false
+)]
+struct VaultlessSettings {
+    #[settings(default = "1", reload)]
+    #[allow(dead_code)]
+    level: u32,
 }

@@ -45,7 +45,8 @@ pub const PROVIDER_BUILT: &str = "green_tea.provider.built";
 /// `restart_needed`, `failed`, `unhealthy`, `closed`).
 pub const RELOADS: &str = "green_tea.reloads";
 
-/// Gauge: the generation an app serves (0 until a reload takes effect).
+/// Gauge: the generation an app serves (0 until a reload takes effect), set by each
+/// `App::reload()`.
 pub const GENERATION: &str = "green_tea.generation";
 
 /// Counter: calls through a circuit breaker. Labels: `breaker` and `outcome` (`success`,

@@ -16,7 +16,9 @@ pub struct Reload {
     pub generation: u64,
     /// Each field whose value changed, in registration order.
     pub changes: Vec<SettingChange>,
-    /// The providers built anew, in build order (a changed settings type's own first).
+    /// The providers the change reaches, in build order (a changed settings type's own
+    /// first): each the generation before had built is built anew for this one; the others
+    /// are built, as any provider is, when first needed. Every other provider is shared.
     pub rebuilt: Vec<String>,
     /// The workers restarted on the new generation (they need a provider built anew).
     pub workers: Vec<String>,
@@ -108,8 +110,9 @@ pub enum ReloadError {
         /// The build that failed, with the chain that needed it.
         error: ProvideError,
     },
-    /// GT0110: the new generation was built, but a critical health check said it is down:
-    /// what it had built was disposed.
+    /// GT0110: the new generation was built, but a health check of a value it built (a
+    /// synchronous or an async one, critical or not) said down: what it had built was
+    /// disposed.
     #[error("{}", unhealthy_text(.reasons))]
     Unhealthy {
         /// The fields that changed.

@@ -74,8 +74,8 @@ pub struct AppHealth {
     pub generation: u64,
     /// What the last reload said when it changed nothing for a failure (its settings'
     /// problems, a restart needed, a build or a check that failed); `None` before any
-    /// reload and after one that took effect (left out of the JSON then). It does not make
-    /// the app unready: the generation before serves on.
+    /// reload, and after one that took effect or found nothing changed (left out of the JSON
+    /// then). It does not make the app unready: the generation before serves on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reload_failure: Option<String>,
 }

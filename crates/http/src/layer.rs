@@ -16,6 +16,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll};
 
+use arc_swap::ArcSwap;
+
 use axum_core::body::Body;
 use axum_core::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -174,9 +176,10 @@ pub(crate) fn app_entry(app: Weak<dyn Dispatch>) -> Layered {
 
 /// One route's steps and handler under the route's own layers. The request brings the
 /// generation it runs on through the layers (an extension only this file names), so the
-/// layers, made once, serve every generation a reload makes.
-pub(crate) fn route_entry(route: RouteId) -> Layered {
-    Layered(Inner::Route(RouteEntry { route }))
+/// layers, made once, serve every generation a reload makes; `serving` is the app's
+/// generation, held weakly (the app holds its layers), for a request that lost it.
+pub(crate) fn route_entry(serving: Weak<ArcSwap<Runtime>>, route: RouteId) -> Layered {
+    Layered(Inner::Route(RouteEntry { serving, route }))
 }
 
 /// The generation a request routed under a route's layers runs on: put in its extensions
@@ -215,6 +218,7 @@ impl Service<Request<Body>> for AppEntry {
 
 #[derive(Clone)]
 struct RouteEntry {
+    serving: Weak<ArcSwap<Runtime>>,
     route: RouteId,
 }
 
@@ -229,9 +233,13 @@ impl Service<Request<Body>> for RouteEntry {
 
     fn call(&mut self, mut request: Request<Body>) -> Self::Future {
         // A layer that made a request of its own (rather than pass on the one it was given)
-        // dropped its generation with it.
-        let Some(Generation(runtime)) = request.extensions_mut().remove::<Generation>() else {
-            return Box::pin(std::future::ready(Ok(gone())));
+        // dropped its generation with it: that request runs on the one that serves now.
+        let runtime = match request.extensions_mut().remove::<Generation>() {
+            Some(Generation(runtime)) => runtime,
+            None => match self.serving.upgrade() {
+                Some(serving) => serving.load_full(),
+                None => return Box::pin(std::future::ready(Ok(gone()))),
+            },
         };
         let (parts, body) = request.into_parts();
         let peer = ClientAddr::of_extensions(&parts.extensions);
@@ -243,8 +251,7 @@ impl Service<Request<Body>> for RouteEntry {
     }
 }
 
-/// Only a layer that keeps a clone of its inner service past the app's life, or that passes
-/// on a request it made itself, gets here.
+/// Only a layer that keeps a clone of its inner service past the app's life gets here.
 fn gone() -> Response {
     HttpError::unavailable("the app has been dropped")
         .into_reply()
@@ -254,9 +261,8 @@ fn gone() -> Response {
 /// The routed request through its route's layers (then its steps and handler), on the
 /// generation it was routed on.
 fn through_route(layered: Layered, held: Box<RequestState>) -> RunFuture {
-    let generation = Generation(Arc::clone(&held.runtime));
-    let mut request = RequestContext::new(held).into_request();
-    request.extensions_mut().insert(generation);
+    let (mut request, runtime) = RequestContext::new(held).into_request_and_runtime();
+    request.extensions_mut().insert(Generation(runtime));
     Box::pin(through(layered, request))
 }
 

@@ -27,9 +27,13 @@ impl<G> Lineage<G> {
         self.current().0
     }
 
-    /// Makes `generation`, numbered `number`, the one that serves.
+    /// Makes `generation`, numbered `number`, the one that serves, unless a later one does
+    /// already (a generation's start that ran beside a reload never takes the workers back).
     pub(crate) fn set(&self, number: u64, generation: &Arc<G>) {
-        *self.current() = (number, Arc::downgrade(generation));
+        let mut current = self.current();
+        if number >= current.0 {
+            *current = (number, Arc::downgrade(generation));
+        }
     }
 
     /// The generation that serves, while it is alive.

@@ -7,8 +7,8 @@
 //! Who disposes what: a value belongs to exactly one generation at a time. A new generation's
 //! inherited slots are claimed (not its own to dispose) until it is committed; then they are
 //! its own, and the old generation's slots of them are claimed instead. The old generation,
-//! closed once its last request is done, disposes what nobody inherited: the values the new
-//! one built anew, and anything it built after the new one was made.
+//! closed once its last request is done, disposes what nobody inherited: its own values of
+//! the providers the new one built anew, and anything it built after the new one was made.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -240,7 +240,8 @@ impl Pending {
     /// Makes it the generation that serves, `old` the one it replaces: what it inherited is
     /// its own to dispose from now on (and no longer `old`'s), its settings' rows are what
     /// `explain` shows, and the workers follow it. Close `old` once nothing uses it: it
-    /// disposes only what this generation built anew.
+    /// disposes only what it alone holds (its values of what this one built anew, and what
+    /// it built after this one was made).
     ///
     /// Returns the new generation, the report, and what resolves once every worker run that
     /// held `old` (a worker restarted on the new one) has ended.
@@ -249,8 +250,11 @@ impl Pending {
         old: &Container,
     ) -> (Container, Reload, impl Future<Output = ()> + Send + use<>) {
         for &id in &self.inherited {
-            old.inner.slots[id].claim_dispose();
-            self.container.inner.slots[id].own();
+            // Only what `old` still held passes on: a value it disposed already (it cannot,
+            // while a reload holds the app's reload lock and `old` serves) is nobody's twice.
+            if old.inner.slots[id].claim_dispose() {
+                self.container.inner.slots[id].own();
+            }
         }
         for (id, rows) in self.rows {
             if let Some(hook) = self.container.inner.providers[id].provider.settings_hook() {

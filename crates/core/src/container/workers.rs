@@ -110,9 +110,21 @@ impl Inner {
             }
             node.cycle.send_modify(|n| *n += 1);
         }
+        // A run that does not end when asked holds what it has; after the workers' stop
+        // timeout the replaced generation goes on without it (as a close abandons it).
+        let limit = self.workers.stop_timeout;
         async move {
-            for (mut runs, ended) in ending {
-                let _ = runs.wait_for(|&(_, now)| now > ended).await;
+            let ended = async {
+                for (mut runs, ended) in ending {
+                    let _ = runs.wait_for(|&(_, now)| now > ended).await;
+                }
+            };
+            if tokio::time::timeout(limit, ended).await.is_err() {
+                tracing::warn!(
+                    ?limit,
+                    "a worker restarted by a reload did not end its run within the stop \
+                     timeout: the replaced generation is closed without waiting for it"
+                );
             }
         }
     }
@@ -125,13 +137,25 @@ impl Inner {
 async fn supervise(lineage: Weak<Lineage<Inner>>, at: usize, receiver: watch::Receiver<bool>) {
     let serving = || lineage.upgrade().and_then(|l| l.serving());
     let mut failures_in_a_row = 0_u32;
-    let mut cycle = match serving() {
-        Some(inner) => inner.workers.nodes[at].cycle.subscribe(),
+    let (mut cycle, runs) = match serving() {
+        Some(inner) => {
+            let node = &inner.workers.nodes[at];
+            (node.cycle.subscribe(), node.runs.clone())
+        }
         None => return,
     };
     loop {
+        // Marked running, and the reloads so far seen, before the generation is read: a
+        // commit from here on either finds the run in progress (and waits for it) or is seen
+        // by it (and moves it); none slips between the two.
+        runs.send_modify(|r| r.0 = true);
+        cycle.borrow_and_update();
+        let ended = || runs.send_modify(|r| *r = (false, r.1 + 1));
         let (worker, needs, backoff) = {
-            let Some(inner) = serving() else { return };
+            let Some(inner) = serving() else {
+                ended();
+                return;
+            };
             let node = &inner.workers.nodes[at];
             let needs =
                 Needs::of_provider(&node.registered.descriptor.needs, &node.needs, &inner.slots)
@@ -148,13 +172,7 @@ async fn supervise(lineage: Weak<Lineage<Inner>>, at: usize, receiver: watch::Re
         let run = AssertUnwindSafe(async { worker.run(needs, Shutdown::of(signal)).await })
             .catch_unwind();
         let mut run = std::pin::pin!(run);
-        let runs = match serving() {
-            Some(inner) => inner.workers.nodes[at].runs.clone(),
-            None => return,
-        };
-        runs.send_modify(|r| r.0 = true);
         let mut app_stop = receiver.clone();
-        cycle.borrow_and_update();
         let mut moved = false;
         let outcome = loop {
             tokio::select! {
@@ -170,8 +188,7 @@ async fn supervise(lineage: Weak<Lineage<Inner>>, at: usize, receiver: watch::Re
                 }
             }
         };
-        runs.send_modify(|r| *r = (false, r.1 + 1));
-        drop(runs);
+        ended();
         let cause = match outcome {
             Ok(Ok(())) => None,
             Ok(Err(error)) => Some(FailureCause::Error(Arc::new(error))),
@@ -181,9 +198,17 @@ async fn supervise(lineage: Weak<Lineage<Inner>>, at: usize, receiver: watch::Re
         let node = &inner.workers.nodes[at];
         let requested = *receiver.borrow();
         // Stopped for a reload, and not for the app's shutdown: it runs again on the
-        // generation that serves now, with what that one built.
-        if moved && !requested && cause.is_none() {
-            tracing::info!(worker = %node.name(), generation = inner.generation, "worker restarted on the reloaded generation");
+        // generation that serves now, with what that one built, however the stopped run ended
+        // (an error on the way out of a run it was asked to end is not a failure of it).
+        if moved && !requested {
+            match &cause {
+                None => {
+                    tracing::info!(worker = %node.name(), generation = inner.generation, "worker restarted on the reloaded generation")
+                }
+                Some(cause) => {
+                    tracing::warn!(worker = %node.name(), generation = inner.generation, %cause, "worker stopped for a reload with an error; restarted on the reloaded generation")
+                }
+            }
             inner.set_worker_state(at, WorkerState::Running);
             continue;
         }

@@ -147,7 +147,6 @@ impl Sources {
         self
     }
 
-    /// Reads the environment and the file's text: what every settings type is read from.
     /// The path of the settings file these sources read, if they read one from a path (the
     /// variable of [`file_from_env`](Self::file_from_env) looked up now): what a reload that
     /// watches the file watches.
@@ -167,6 +166,7 @@ impl Sources {
         }
     }
 
+    /// Reads the environment and the file's text: what every settings type is read from.
     pub(crate) fn load(&self) -> Loaded {
         let vars: Vec<(OsString, OsString)> = match &self.env {
             Env::Process => std::env::vars_os().collect(),

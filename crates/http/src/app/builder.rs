@@ -571,7 +571,9 @@ impl AppBuilder {
     /// Reloads the settings ([`App::reload`](crate::App::reload)) on each SIGHUP, while a
     /// `serve*` that handles signals runs (`serve`, `serve_listener`, `serve_tls`,
     /// `serve_unix`; not `serve_until`, whose program has its own signals). Without it a
-    /// SIGHUP ends the process, as its default is. Unix only (elsewhere it does nothing).
+    /// SIGHUP ends the process, as its default is; with it, SIGHUP is caught from the serve's
+    /// call on for the process's life (tokio keeps a signal's handler), and does nothing once
+    /// the serve has ended. Unix only (elsewhere it does nothing).
     pub fn reload_on_sighup(mut self) -> Self {
         self.reload_on.sighup = true;
         self

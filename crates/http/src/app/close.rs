@@ -57,12 +57,13 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // Said to every generation at once (they share the signal); then a reload in progress
     // is waited for, and none swaps in a generation after.
     inner.runtime().shutdown.send_replace(true);
-    let (_no_reload, retiring) = inner.stop_reloads().await;
+    // A reload in progress is waited for as requests are, within the drain's share.
+    let (wait, _) = budget.limit(inner.drain_timeout);
+    let (_no_reload, retiring) = inner.stop_reloads(wait).await;
     let runtime = inner.runtime.load_full();
     runtime.in_flight.begin_closing();
     let in_flight = || {
-        runtime.in_flight.count()
-            + (retiring.iter().map(|r| r.runtime.in_flight.count())).sum::<usize>()
+        runtime.in_flight.count() + (retiring.iter().map(|r| r.in_flight.count())).sum::<usize>()
     };
     tracing::info!(
         in_flight = in_flight(),
@@ -74,7 +75,7 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // Every generation's requests: those a reload left on the generation they began on too.
     let drained = futures_util::future::join_all(
         std::iter::once(&runtime)
-            .chain(retiring.iter().map(|r| &r.runtime))
+            .chain(retiring.iter())
             .map(|r| r.in_flight.drained()),
     );
     if tokio::time::timeout(wait, drained).await.is_err() {
@@ -120,10 +121,9 @@ async fn close(inner: Arc<AppInner>) -> Result<(), CloseError> {
     // The generations a reload replaced first: what they alone hold (built anew after them,
     // or by a request of theirs) may need what the serving one holds, never the other way.
     for old in retiring.iter().rev() {
-        if let Err(error) = layer::workers::close_within(&old.runtime.container, budget).await {
+        if let Err(error) = layer::workers::close_within(&old.container, budget).await {
             failures.extend(error.failures);
         }
-        old.task.abort();
     }
     if let Err(error) = layer::workers::close_within(&runtime.container, budget).await {
         failures.extend(error.failures);

@@ -135,7 +135,7 @@ impl AppBuilder {
         // weak reference (the app holds its layers); a route's, the generation its request
         // brings.
         let mut compiled = IdVec::with_capacity(wired.routes.len());
-        let runtime = {
+        let runtime = Arc::new_cyclic(|serving: &Weak<arc_swap::ArcSwap<Runtime>>| {
             let routes = wired.routes.map(|id, mut r| {
                 let route_layers = std::mem::take(&mut r.route.layers);
                 let layer_names = app_layer_names
@@ -152,7 +152,7 @@ impl AppBuilder {
                     on: r.on,
                 });
                 let layered = (!route_layers.is_empty()).then(|| {
-                    let inner = layers::route_entry(id);
+                    let inner = layers::route_entry(serving.clone(), id);
                     let layered = layers::stack(inner, route_layers);
                     Arc::new(LayeredEntry(layered)) as Arc<dyn Entry>
                 });
@@ -176,17 +176,17 @@ impl AppBuilder {
                     body_limit: r.route.body_limit.unwrap_or(app_body_limit),
                 }
             });
-            Runtime {
+            arc_swap::ArcSwap::from_pointee(Runtime {
                 container: wired.container,
                 routes,
                 steps,
                 in_flight: Default::default(),
                 shutdown: Arc::new(shutdown),
                 limits: self.limits,
-            }
-        };
+            })
+        });
         let inner = Arc::new_cyclic(|app: &Weak<AppInner>| AppInner {
-            runtime: arc_swap::ArcSwap::from_pointee(runtime),
+            runtime,
             reloads: Default::default(),
             reload_on: self.reload_on,
             watching: Default::default(),

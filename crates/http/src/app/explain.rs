@@ -60,6 +60,7 @@ impl App {
     /// [`explain_worker`](Self::explain_worker)), and every module (see
     /// [`explain_module`](Self::explain_module)).
     pub fn explain_all(&self) -> ExplainApp {
+        let container = self.container();
         let mut entries: Vec<usize> = (0..self.inner.paths.len()).collect();
         entries.sort_by(|&a, &b| {
             self.inner.paths[a]
@@ -72,12 +73,12 @@ impl App {
                 .map(|e| self.explain_entry(&self.inner.paths[e].template, e))
                 .chain(self.explain_fallback(FALLBACK))
                 .collect(),
-            workers: self.inner.runtime().container.explain_workers(),
-            modules: layer::modules::module_paths(&self.inner.runtime().container)
+            workers: container.explain_workers(),
+            modules: layer::modules::module_paths(&container)
                 .filter_map(|path| self.explain_module(path).ok())
                 .collect(),
-            settings: self.inner.runtime().container.settings_report(),
-            switches: self.inner.runtime().container.explain_switches(),
+            settings: container.settings_report(),
+            switches: container.explain_switches(),
             startup: self.startup().map(|report| (*report).clone()),
             reload: self.explain_reloads(),
         }

@@ -2,7 +2,7 @@
 //! they replaced until those are done, the last failure (for health), and what else starts
 //! one (SIGHUP, the settings file). `reload.rs` runs them; `reload_on.rs` listens.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Mutex, Weak};
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
@@ -20,13 +20,15 @@ pub(crate) struct Reloads {
     /// The generations a reload replaced, each until its last request is done and what it
     /// alone holds is disposed (the task that waits for that).
     pub(crate) retiring: Mutex<Vec<Retiring>>,
-    /// The last reload's outcome, for health: `None` before any, or after one took effect.
+    /// The last reload's failure, for health: `None` before any, or after one that took
+    /// effect or found nothing changed.
     pub(crate) last_failure: Mutex<Option<String>>,
 }
 
-/// A generation a reload replaced, and the task that closes it after its last request.
+/// A generation a reload replaced, and the task that closes it after its last request (and
+/// holds it until then: once the task is done, the generation's values are let go).
 pub(crate) struct Retiring {
-    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) runtime: Weak<Runtime>,
     pub(crate) task: JoinHandle<Result<(), CloseError>>,
 }
 

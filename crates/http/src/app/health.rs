@@ -11,6 +11,7 @@ use green_tea_core::{Check, CheckStatus, Key, ModuleHealth, ProviderHealth};
 
 use super::{App, AppInner};
 use crate::health::{AppHealth, Asked, CheckReport};
+use crate::runtime::Runtime;
 
 impl App {
     /// The app's health now, as data (`serde::Serialize`): each provider built, failed (with
@@ -160,19 +161,25 @@ impl AppInner {
         if !self.has_async_checks() {
             return self.health_with(Vec::new());
         }
-        let container = &self.runtime().container;
+        // One generation for the whole report, its checks' answers included.
+        let runtime = self.runtime();
         let asked = futures_util::future::join_all(
-            self.health.async_checks.iter().map(|p| p.ask(container)),
+            (self.health.async_checks.iter()).map(|p| p.ask(&runtime.container)),
         )
         .await;
-        self.health_with(asked)
+        self.health_on(&runtime, asked)
     }
 
     /// The app's health with `asked`, the async checks' answers (one per async check, in
     /// order), awaiting nothing. Empty `asked` leaves the async checks out: for an app
     /// without any, and for the liveness route, which reads no check.
     pub(crate) fn health_with(&self, asked: Vec<Option<Asked>>) -> AppHealth {
-        let container = self.runtime().container.health();
+        self.health_on(&self.runtime(), asked)
+    }
+
+    /// [`health_with`](Self::health_with), of the generation `runtime`.
+    fn health_on(&self, runtime: &Runtime, asked: Vec<Option<Asked>>) -> AppHealth {
+        let container = runtime.container.health();
         let Liveness {
             closed, draining, ..
         } = self.liveness();
@@ -212,7 +219,7 @@ impl AppInner {
             .checks
             .iter()
             .map(|c| {
-                let check = layer::values::value(&self.runtime().container, c.at).map(c.ask);
+                let check = layer::values::value(&runtime.container, c.at).map(c.ask);
                 if let Some(check) = &check {
                     count_in_module(&mut modules, c.module, &c.key, check);
                 }
@@ -276,7 +283,7 @@ impl AppInner {
             modules,
             workers: container.workers,
             switches: container.switches,
-            generation: self.runtime().container.generation(),
+            generation: runtime.container.generation(),
             reload_failure: self.last_reload_failure(),
         }
     }

@@ -60,7 +60,7 @@ pub struct App {
 pub(crate) struct AppInner {
     /// What its requests run on, the generation that serves: each request holds the one it
     /// began on; a reload swaps in the next, whole.
-    runtime: arc_swap::ArcSwap<Runtime>,
+    runtime: Arc<arc_swap::ArcSwap<Runtime>>,
     /// The reloads: one at a time, the generations they replaced until those are done.
     reloads: generations::Reloads,
     /// What else starts a reload: SIGHUP, a change of the settings file.
@@ -224,6 +224,8 @@ impl App {
     }
 
     async fn start_now(&self) -> Result<(), green_tea_core::ProvideError> {
+        // No reload replaces the generation while it starts (let go before a close below).
+        let no_reload = self.inner.hold_reloads().await;
         let runtime = &self.inner.runtime();
         let mut roots: Vec<_> = runtime
             .routes
@@ -244,6 +246,7 @@ impl App {
                 self.inner.start_timeout,
             )),
         };
+        drop(no_reload);
         if let Err(error) = started {
             // The same close as `serve`'s after a failed start: the container is closed
             // already; this closes the app around it (503s, health, `is_closed`).
@@ -359,6 +362,11 @@ impl App {
     /// health routes).
     pub(crate) fn answers_during_drain(&self) -> bool {
         self.inner.built_in.answers_during_drain()
+    }
+
+    /// Holds reloads off while a serve starts the workers.
+    pub(crate) async fn hold_reloads(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.inner.hold_reloads().await
     }
 
     /// For a `serve*` that handles signals: reloads on SIGHUP (if the app asked for it) until

@@ -49,7 +49,19 @@ impl AppInner {
         self.runtime.load_full()
     }
 
-    pub(crate) async fn reload(&self) -> Result<Option<Reload>, ReloadError> {
+    /// A reload, in a task of its own: a caller that stops waiting (a timeout around it, a
+    /// serve that ends) does not stop it half-way, which would leave what it built undisposed.
+    pub(crate) async fn reload(self: &Arc<Self>) -> Result<Option<Reload>, ReloadError> {
+        let app = Arc::clone(self);
+        match tokio::spawn(async move { app.reload_now().await }).await {
+            Ok(outcome) => outcome,
+            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+            // The runtime is shutting down.
+            Err(_) => Err(ReloadError::Closed),
+        }
+    }
+
+    async fn reload_now(&self) -> Result<Option<Reload>, ReloadError> {
         let _one = self.reloads.one_at_a_time.lock().await;
         if self.is_closing() {
             return Err(ReloadError::Closed);
@@ -65,10 +77,11 @@ impl AppInner {
                 );
                 None
             }
+            // What serves is what the sources say: a failure before (a bad save since
+            // reverted) is no longer the last word.
             Ok(None) => {
                 tracing::info!("reload: no setting changed");
-                super::metered::reloaded("unchanged", old.container.generation());
-                return outcome;
+                None
             }
             Err(error) => {
                 tracing::error!(%error, "reload failed: the running generation serves on");
@@ -181,13 +194,25 @@ impl AppInner {
             .unwrap_or_else(PoisonError::into_inner);
         // Those done already leave the list.
         retiring.retain(|r| !r.task.is_finished());
-        retiring.push(Retiring { runtime: old, task });
+        retiring.push(Retiring {
+            runtime: Arc::downgrade(&old),
+            task,
+        });
     }
 
-    /// For `close()`: waits for a reload in progress, after which none begins; then takes the
-    /// generations still retiring.
-    pub(crate) async fn stop_reloads(&self) -> (tokio::sync::MutexGuard<'_, ()>, Vec<Retiring>) {
-        let one = self.reloads.one_at_a_time.lock().await;
+    /// For `close()` (which has said it is closing): waits up to `wait` for a reload in
+    /// progress (one that finishes after sees the close and swaps nothing in), then takes the
+    /// generations still retiring, those not disposed yet.
+    pub(crate) async fn stop_reloads(
+        &self,
+        wait: std::time::Duration,
+    ) -> (Option<tokio::sync::MutexGuard<'_, ()>>, Vec<Arc<Runtime>>) {
+        let one = tokio::time::timeout(wait, self.reloads.one_at_a_time.lock())
+            .await
+            .ok();
+        if one.is_none() {
+            tracing::warn!("close: a reload still building; it will swap nothing in");
+        }
         let retiring = std::mem::take(
             &mut *self
                 .reloads
@@ -195,7 +220,22 @@ impl AppInner {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
+        // Held before its task is stopped (the task held it): a generation whose task had
+        // ended is disposed already.
+        let retiring = (retiring.into_iter())
+            .filter_map(|r| {
+                let runtime = r.runtime.upgrade();
+                r.task.abort();
+                runtime
+            })
+            .collect();
         (one, retiring)
+    }
+
+    /// Holds reloads off while `start()` or a serve starts the generation that serves (a
+    /// reload then would replace it under the start).
+    pub(crate) async fn hold_reloads(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.reloads.one_at_a_time.lock().await
     }
 
     /// What the last reload said, if it changed nothing for a failure.

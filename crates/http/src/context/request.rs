@@ -17,7 +17,7 @@ use green_tea_core::{All, ByName};
 use crate::client_addr::ClientAddr;
 use crate::error::HttpError;
 use crate::in_flight::InFlightGuard;
-use crate::runtime::{RequestBody, RequestState, RouteRun};
+use crate::runtime::{RequestBody, RequestState, RouteRun, Runtime};
 
 /// One request as a handler sees it.
 // One pointer: the request is boxed once, when it is routed, and then moves between the
@@ -54,17 +54,23 @@ impl RequestContext {
     /// The request as it is now: head and body (an empty body if it was taken). The client's
     /// address goes with it, in its extensions.
     pub(crate) fn into_request(self) -> http::Request<Body> {
+        self.into_request_and_runtime().0
+    }
+
+    /// [`into_request`](Self::into_request), and the generation the request runs on.
+    pub(crate) fn into_request_and_runtime(self) -> (http::Request<Body>, Arc<Runtime>) {
         let RequestState {
             mut parts,
             body,
             peer,
+            runtime,
             ..
         } = *self.0;
         if peer.is_some() {
             parts.extensions.insert(ClientAddr(peer));
         }
         let body = body.map_or_else(Body::empty, RequestBody::into_body);
-        http::Request::from_parts(parts, body)
+        (http::Request::from_parts(parts, body), runtime)
     }
 
     #[inline]

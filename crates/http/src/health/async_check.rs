@@ -61,6 +61,9 @@ struct Slot {
     last: Option<(Check, Instant)>,
     /// The check in flight, if one is: whoever comes while it runs waits for it.
     running: Option<Running>,
+    /// Counts the values the check has asked: one more each time a reload's generation puts
+    /// its own answer here. A check that began on the value before keeps its answer out.
+    value: u64,
 }
 
 /// One async check's answer to one `health()`.
@@ -118,10 +121,11 @@ impl CompiledAsyncCheck {
     /// [`ask_fresh`](Self::ask_fresh), once its generation serves), in place of the one the
     /// value before it gave.
     pub(crate) fn remember(&self, answer: Answer) {
-        self.slot
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .last = Some(answer);
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.value += 1;
+        // A check still running asks the value before: the next caller asks anew.
+        slot.running = None;
+        slot.last = Some(answer);
     }
 
     /// How long an answer is kept: when a check that said down may say otherwise.
@@ -148,6 +152,7 @@ impl CompiledAsyncCheck {
                     cached: true,
                 });
             }
+            let asked = slot.value;
             slot.running
                 .get_or_insert_with(|| {
                     // A task of its own: the check runs to its end (or its timeout) whether or
@@ -162,12 +167,15 @@ impl CompiledAsyncCheck {
                     );
                     let kept = Arc::clone(&self.slot);
                     // The task keeps the answer itself: it is the last one even if every
-                    // caller has gone.
+                    // caller has gone (unless a reload's answer, of the value that serves
+                    // now, took its place meanwhile).
                     let task = tokio::spawn(async move {
                         let answer = check.await;
                         let mut slot = kept.lock().unwrap_or_else(PoisonError::into_inner);
-                        slot.running = None;
-                        slot.last = Some(answer.clone());
+                        if slot.value == asked {
+                            slot.running = None;
+                            slot.last = Some(answer.clone());
+                        }
                         answer
                     });
                     let slot = Arc::clone(&self.slot);

@@ -136,7 +136,11 @@ impl App {
         }
         // Workers start with the serving: what they need is built first. A worker whose needs
         // cannot be built stops the serve before the first accept, and the app is closed.
-        if let Err(error) = self.container().start_workers().await {
+        // No reload replaces the generation while its workers start.
+        let no_reload = self.hold_reloads().await;
+        let started = self.container().start_workers().await;
+        drop(no_reload);
+        if let Err(error) = started {
             tracing::error!(%error, "the workers could not start");
             let _ = self.close().await;
             return Err(error.into());
