@@ -1152,3 +1152,44 @@ struct VaultlessSettings {
     #[allow(dead_code)]
     level: u32,
 }
+
+/// `close()` while `start()` builds does not wait for the start (a start holds reloads off,
+/// not the close): the build in flight is stopped at the dispose timeout, as before reloads
+/// existed. On the paused clock: a close that waited for the start would take the drain's
+/// minute.
+#[tokio::test(start_paused = true)]
+async fn a_close_during_a_start_does_not_wait_for_the_start() {
+    let scratch = Scratch::new("close-start");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let building = Arc::new(Notify::new());
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(Gated {
+            building: Arc::clone(&building),
+            permits: Arc::new(tokio::sync::Semaphore::new(0)),
+            disposed: Arc::default(),
+        })
+        .route(
+            Route::get("/gated", |_: RequestContext| async { "never" }).needs::<Duration>("gated"),
+        )
+        .drain_timeout(Duration::from_secs(60))
+        .dispose_timeout(Duration::from_secs(1))
+        .build_timeout(Duration::from_secs(600))
+        .build()
+        .unwrap();
+    let started = building.notified();
+    let start = tokio::spawn({
+        let app = app.clone();
+        async move { app.start().await }
+    });
+    started.await;
+    let began = tokio::time::Instant::now();
+    app.close().await.ok();
+    assert!(
+        began.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        began.elapsed()
+    );
+    assert!(start.await.unwrap().is_err());
+}

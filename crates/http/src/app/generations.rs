@@ -14,9 +14,11 @@ use crate::runtime::Runtime;
 /// What an app keeps of its reloads.
 #[derive(Default)]
 pub(crate) struct Reloads {
-    /// One reload at a time; `close()` takes it too, so that no generation is swapped in
-    /// once the close has begun.
-    pub(crate) one_at_a_time: tokio::sync::Mutex<()>,
+    /// Written by a reload, one at a time; read by what a reload must not run beside: a
+    /// start of the generation that serves (`start()`, a serve starting the workers), and
+    /// `close()`, so that no generation is swapped in once the close has begun. Readers do
+    /// not wait for each other: a close does not wait for a start.
+    pub(crate) one_at_a_time: tokio::sync::RwLock<()>,
     /// The generations a reload replaced, each until its last request is done and what it
     /// alone holds is disposed (the task that waits for that).
     pub(crate) retiring: Mutex<Vec<Retiring>>,

@@ -365,7 +365,7 @@ impl App {
     }
 
     /// Holds reloads off while a serve starts the workers.
-    pub(crate) async fn hold_reloads(&self) -> tokio::sync::MutexGuard<'_, ()> {
+    pub(crate) async fn hold_reloads(&self) -> tokio::sync::RwLockReadGuard<'_, ()> {
         self.inner.hold_reloads().await
     }
 

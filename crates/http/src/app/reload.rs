@@ -62,7 +62,7 @@ impl AppInner {
     }
 
     async fn reload_now(&self) -> Result<Option<Reload>, ReloadError> {
-        let _one = self.reloads.one_at_a_time.lock().await;
+        let _one = self.reloads.one_at_a_time.write().await;
         if self.is_closing() {
             return Err(ReloadError::Closed);
         }
@@ -206,8 +206,11 @@ impl AppInner {
     pub(crate) async fn stop_reloads(
         &self,
         wait: std::time::Duration,
-    ) -> (Option<tokio::sync::MutexGuard<'_, ()>>, Vec<Arc<Runtime>>) {
-        let one = tokio::time::timeout(wait, self.reloads.one_at_a_time.lock())
+    ) -> (
+        Option<tokio::sync::RwLockReadGuard<'_, ()>>,
+        Vec<Arc<Runtime>>,
+    ) {
+        let one = tokio::time::timeout(wait, self.reloads.one_at_a_time.read())
             .await
             .ok();
         if one.is_none() {
@@ -234,8 +237,8 @@ impl AppInner {
 
     /// Holds reloads off while `start()` or a serve starts the generation that serves (a
     /// reload then would replace it under the start).
-    pub(crate) async fn hold_reloads(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.reloads.one_at_a_time.lock().await
+    pub(crate) async fn hold_reloads(&self) -> tokio::sync::RwLockReadGuard<'_, ()> {
+        self.reloads.one_at_a_time.read().await
     }
 
     /// What the last reload said, if it changed nothing for a failure.
