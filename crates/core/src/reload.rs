@@ -71,26 +71,17 @@ impl fmt::Display for Reload {
         for change in &self.changes {
             write!(f, "\n  {change}")?;
         }
-        write!(
-            f,
-            "\n  built anew: {}",
-            quoted(&self.rebuilt, " → ", "nothing")
-        )?;
+        write!(f, "\n  built anew: {}", quoted(&self.rebuilt, " → "))?;
         if !self.workers.is_empty() {
-            write!(
-                f,
-                "\n  workers restarted: {}",
-                quoted(&self.workers, ", ", "none")
-            )?;
+            write!(f, "\n  workers restarted: {}", quoted(&self.workers, ", "))?;
         }
         Ok(())
     }
 }
 
-/// `names`, each in backticks, joined by `between`; `empty` when there are none.
-pub(crate) fn quoted(names: &[String], between: &str, empty: &str) -> String {
+fn quoted(names: &[String], between: &str) -> String {
     if names.is_empty() {
-        return empty.to_owned();
+        return "nothing".to_owned();
     }
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     quoted.join(between)

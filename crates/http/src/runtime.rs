@@ -61,7 +61,6 @@ pub(crate) struct RouteRun {
 }
 
 /// A step as registered, for running and for `explain`.
-#[derive(Clone)]
 pub(crate) struct CompiledStep {
     pub(crate) step: Arc<dyn Step>,
     pub(crate) descriptor: Descriptor,
@@ -109,7 +108,14 @@ impl Runtime {
                 ready: AtomicBool::new(false),
                 body_limit: route.body_limit,
             }),
-            steps: self.steps.clone(),
+            steps: self.steps.map_ref(|_, step| CompiledStep {
+                step: Arc::clone(&step.step),
+                descriptor: step.descriptor.clone(),
+                from_connection: step.from_connection,
+                module: step.module.clone(),
+                finishing: step.finishing.clone(),
+                on: step.on,
+            }),
             in_flight: Arc::default(),
             shutdown: Arc::clone(&self.shutdown),
             limits: self.limits,

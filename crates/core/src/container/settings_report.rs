@@ -5,9 +5,8 @@
 use super::{Container, Inner};
 use crate::error::NodeKind;
 use crate::ids::ProviderId;
-use crate::key::Key;
 use crate::settings::variables::flat_fields;
-use crate::settings::{FieldSpec, SettingsEntry, SettingsHook, SettingsReport};
+use crate::settings::{FieldSpec, SettingsEntry, SettingsReport};
 
 /// A field of a settings type the container registers.
 #[derive(Clone)]
@@ -20,65 +19,35 @@ pub(crate) struct SettingField {
     pub(crate) spec: FieldSpec,
 }
 
-/// A settings provider as `build()` read it: its hook, its key, the prefix it reads under (a
-/// module's settings read under its path's), and whether an override took its key (then it
-/// was not read).
-pub(crate) struct SettingsNode<'a> {
-    pub(crate) id: ProviderId,
-    pub(crate) node: &'a super::Node,
-    pub(crate) hook: &'a dyn SettingsHook,
-    pub(crate) key: Key,
-    pub(crate) prefix: String,
-    pub(crate) overridden: bool,
-}
-
 impl Inner {
-    /// Every settings provider, on today or not: registration made each one's kind
-    /// `Settings` (or `Override`, for one a test put in place of another).
-    pub(crate) fn settings_nodes(&self) -> impl Iterator<Item = SettingsNode<'_>> {
-        (self.providers.iter_enumerated())
-            .filter(|(_, node)| matches!(node.kind, NodeKind::Settings | NodeKind::Override))
-            .filter_map(|(id, node)| {
-                let hook = node.provider.settings_hook()?;
-                let key = node.descriptor.provides.first()?.key.clone();
-                let prefix = match node.module {
-                    Some(m) => crate::settings::module_prefix(&self.modules[m as usize].path),
-                    None => hook.prefix().to_owned(),
-                };
-                let overridden = self.keys.get(&key).map(|v| v.provider()) != Some(id);
-                Some(SettingsNode {
-                    id,
-                    node,
-                    hook,
-                    key,
-                    prefix,
-                    overridden,
-                })
-            })
-    }
-
-    /// Every settings provider's fields (those a test's override put in place excepted),
-    /// nested ones flattened.
+    /// Every settings provider (on today or not) with its fields, nested ones flattened: a
+    /// module's settings read under its path's prefix.
     pub(crate) fn settings_fields(&self) -> impl Iterator<Item = (ProviderId, Vec<SettingField>)> {
-        (self.settings_nodes())
-            .filter(|settings| settings.node.kind == NodeKind::Settings)
-            .map(|settings| {
-                let (key, prefix) = (&settings.key, &settings.prefix);
-                let fields = (flat_fields(prefix, &settings.hook.fields()).into_iter())
-                    .map(|flat| {
-                        let field = format!("{key}.{}", flat.path.join("."));
-                        SettingField {
-                            name: match prefix.is_empty() {
-                                true => field.clone(),
-                                false => flat.variable,
-                            },
-                            field,
-                            spec: flat.spec,
-                        }
-                    })
-                    .collect();
-                (settings.id, fields)
-            })
+        (self.providers.iter_enumerated()).filter_map(|(id, node)| {
+            if node.kind != NodeKind::Settings {
+                return None;
+            }
+            let hook = node.provider.settings_hook()?;
+            let key = &node.descriptor.provides.first()?.key;
+            let prefix = match node.module {
+                Some(m) => crate::settings::module_prefix(&self.modules[m as usize].path),
+                None => hook.prefix().to_owned(),
+            };
+            let fields = (flat_fields(&prefix, &hook.fields()).into_iter())
+                .map(|flat| {
+                    let field = format!("{key}.{}", flat.path.join("."));
+                    SettingField {
+                        name: match prefix.is_empty() {
+                            true => field.clone(),
+                            false => flat.variable,
+                        },
+                        field,
+                        spec: flat.spec,
+                    }
+                })
+                .collect();
+            Some((id, fields))
+        })
     }
 }
 
@@ -109,11 +78,16 @@ impl Container {
     /// ```
     pub fn settings_report(&self) -> SettingsReport {
         let inner = &self.inner;
-        let settings = (inner.settings_nodes())
+        let settings = inner
+            .providers
+            .iter_enumerated()
             // Settings that are off today were not needed (`explain_switches` lists them).
-            .filter(|settings| inner.is_on(settings.id))
-            .map(|settings| {
-                let key = settings.key;
+            .filter(|(id, _)| inner.is_on(*id))
+            .filter_map(|(id, node)| {
+                let hook = node.provider.settings_hook()?;
+                let key = node.descriptor.provides.first()?.key.clone();
+                // An override of its key took its place: it was not read.
+                let overridden = inner.keys.get(&key).map(|v| v.provider()) != Some(id);
                 let switches = inner
                     .shape
                     .iter()
@@ -124,14 +98,13 @@ impl Container {
                         false => format!("`{}` ({})", s.name, s.reads.join(", ")),
                     })
                     .collect();
-                SettingsEntry {
+                Some(SettingsEntry {
                     key: key.to_string(),
-                    location: settings.node.descriptor.location.to_string(),
-                    fields: settings.hook.explain().unwrap_or_default(),
-                    // An override of its key took its place: it was not read.
-                    overridden: settings.overridden,
+                    location: node.descriptor.location.to_string(),
+                    fields: hook.explain().unwrap_or_default(),
+                    overridden,
                     switches,
-                }
+                })
             })
             .collect();
         SettingsReport { settings }
