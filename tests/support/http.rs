@@ -87,6 +87,8 @@ pub type Signal = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 /// An app served with `serve_until` on a port of 127.0.0.1, in a task of its own.
 pub struct Server {
     pub addr: SocketAddr,
+    /// Whether the listener the server was given is still open.
+    pub listener: ListenerProbe,
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), Error>>,
 }
@@ -113,12 +115,18 @@ impl Server {
         let addr = listener
             .local_addr()
             .expect("a bound listener has an address");
+        let listener_probe = ListenerProbe::of(&listener);
         let (stop, stopped) = oneshot::channel::<()>();
         let signal: Signal = Box::pin(async {
             let _ = stopped.await;
         });
         let task = tokio::spawn(serve(app.clone(), listener, signal));
-        Server { addr, stop, task }
+        Server {
+            addr,
+            listener: listener_probe,
+            stop,
+            task,
+        }
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -143,6 +151,47 @@ impl Server {
             .expect("serve_until panicked");
         drop(stop);
         outcome
+    }
+}
+
+/// Tells whether one listening socket is still open, however its port is used after it.
+///
+/// A bare connect to a freed port cannot say: another test's listener may bind the port the
+/// moment it is free, and accept. On Linux the probe looks for the socket itself among the
+/// process's open descriptors (`socket:[inode]`, unique while the socket lives); elsewhere it
+/// falls back to the connect.
+#[derive(Clone, Debug)]
+pub struct ListenerProbe {
+    addr: SocketAddr,
+    socket: Option<std::path::PathBuf>,
+}
+
+impl ListenerProbe {
+    fn of(listener: &TcpListener) -> ListenerProbe {
+        let addr = listener
+            .local_addr()
+            .expect("a bound listener has an address");
+        #[cfg(target_os = "linux")]
+        let socket = {
+            use std::os::fd::AsRawFd;
+            std::fs::read_link(format!("/proc/self/fd/{}", listener.as_raw_fd())).ok()
+        };
+        #[cfg(not(target_os = "linux"))]
+        let socket = None;
+        ListenerProbe { addr, socket }
+    }
+
+    /// Whether the socket is still open: some descriptor of the process still refers to it
+    /// (Linux), or the port still accepts a connection (elsewhere).
+    pub async fn is_open(&self) -> bool {
+        let Some(socket) = &self.socket else {
+            return tokio::net::TcpStream::connect(self.addr).await.is_ok();
+        };
+        let descriptors = std::fs::read_dir("/proc/self/fd").expect("/proc/self/fd lists");
+        // A descriptor closed while the list is read fails its read_link: it is not ours.
+        descriptors
+            .filter_map(Result::ok)
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|link| &link == socket))
     }
 }
 
