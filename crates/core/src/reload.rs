@@ -71,17 +71,26 @@ impl fmt::Display for Reload {
         for change in &self.changes {
             write!(f, "\n  {change}")?;
         }
-        write!(f, "\n  built anew: {}", quoted(&self.rebuilt, " → "))?;
+        write!(
+            f,
+            "\n  built anew: {}",
+            quoted(&self.rebuilt, " → ", "nothing")
+        )?;
         if !self.workers.is_empty() {
-            write!(f, "\n  workers restarted: {}", quoted(&self.workers, ", "))?;
+            write!(
+                f,
+                "\n  workers restarted: {}",
+                quoted(&self.workers, ", ", "none")
+            )?;
         }
         Ok(())
     }
 }
 
-fn quoted(names: &[String], between: &str) -> String {
+/// `names`, each in backticks, joined by `between`; `empty` when there are none.
+pub(crate) fn quoted(names: &[String], between: &str, empty: &str) -> String {
     if names.is_empty() {
-        return "nothing".to_owned();
+        return empty.to_owned();
     }
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     quoted.join(between)

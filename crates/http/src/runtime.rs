@@ -61,6 +61,7 @@ pub(crate) struct RouteRun {
 }
 
 /// A step as registered, for running and for `explain`.
+#[derive(Clone)]
 pub(crate) struct CompiledStep {
     pub(crate) step: Arc<dyn Step>,
     pub(crate) descriptor: Descriptor,
@@ -108,14 +109,7 @@ impl Runtime {
                 ready: AtomicBool::new(false),
                 body_limit: route.body_limit,
             }),
-            steps: self.steps.map_ref(|_, step| CompiledStep {
-                step: Arc::clone(&step.step),
-                descriptor: step.descriptor.clone(),
-                from_connection: step.from_connection,
-                module: step.module.clone(),
-                finishing: step.finishing.clone(),
-                on: step.on,
-            }),
+            steps: self.steps.clone(),
             in_flight: Arc::default(),
             shutdown: Arc::clone(&self.shutdown),
             limits: self.limits,

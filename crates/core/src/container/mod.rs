@@ -9,6 +9,7 @@ mod metered;
 mod reload;
 pub use reload::Pending;
 mod resolver;
+mod settings_nodes;
 pub(crate) mod settings_report;
 mod shape;
 pub(crate) use shape::Off;

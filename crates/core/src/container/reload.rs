@@ -14,7 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::{Container, Inner};
-use crate::error::{BuildError, NodeKind};
+use crate::error::BuildError;
 use crate::ids::{IdVec, ProviderId};
 use crate::reload::{Reload, ReloadError, SettingChange};
 use crate::settings::read::{ToRead, reread_all};
@@ -43,27 +43,17 @@ impl Container {
             return Err(ReloadError::Closed);
         }
         // Every settings provider `build()` read, as it read them.
-        let hooks: Vec<(ProviderId, ToRead<'_>)> = (inner.providers.iter_enumerated())
-            .filter(|(_, node)| matches!(node.kind, NodeKind::Settings | NodeKind::Override))
-            .filter_map(|(id, node)| {
-                let hook = node.provider.settings_hook()?;
-                let key = node.descriptor.provides.first()?.key.clone();
-                let prefix = match node.module {
-                    Some(m) => crate::settings::module_prefix(&inner.modules[m as usize].path),
-                    None => hook.prefix().to_owned(),
+        let hooks: Vec<(ProviderId, ToRead<'_>)> = (inner.settings_nodes())
+            .map(|settings| {
+                let location = settings.node.descriptor.location;
+                let to_read = ToRead {
+                    hook: settings.hook,
+                    key: settings.key,
+                    prefix: settings.prefix,
+                    overridden: settings.overridden,
+                    location,
                 };
-                let overridden = node.kind != NodeKind::Override
-                    && inner.keys.get(&key).map(|v| v.provider()) != Some(id);
-                Some((
-                    id,
-                    ToRead {
-                        hook,
-                        key,
-                        prefix,
-                        overridden,
-                        location: node.descriptor.location,
-                    },
-                ))
+                (settings.id, to_read)
             })
             .collect();
         let (ids, to_read): (Vec<ProviderId>, Vec<ToRead<'_>>) = hooks.into_iter().unzip();
@@ -142,14 +132,7 @@ impl Container {
         changed: Vec<(ProviderId, Reread)>,
     ) -> Result<Pending, ReloadError> {
         let old = &self.inner;
-        let mut anew = IdVec::filled(false, old.providers.len());
-        let mut stack: Vec<ProviderId> = changed.iter().map(|(id, _)| *id).collect();
-        while let Some(at) = stack.pop() {
-            if std::mem::replace(&mut anew[at], true) {
-                continue;
-            }
-            stack.extend(old.dependents[at].iter().copied());
-        }
+        let anew = old.reached_from(changed.iter().map(|(id, _)| *id));
         let mut read: Vec<Option<Reread>> = old.providers.ids().map(|_| None).collect();
         let mut rows = Vec::new();
         for (id, reread) in changed {
@@ -176,14 +159,8 @@ impl Container {
                 },
             })
             .collect();
-        let mut rebuilt: Vec<ProviderId> = (old.providers.ids())
-            .filter(|&p| anew[p] && old.is_on(p))
-            .collect();
-        rebuilt.sort_unstable_by_key(|&p| old.position[p]);
-        let restart: Vec<usize> = (old.workers.nodes.iter().enumerate())
-            .filter(|(_, w)| (w.needs.iter().flatten()).any(|v| anew[v.provider]))
-            .map(|(at, _)| at)
-            .collect();
+        let rebuilt = old.on_in_build_order(&anew);
+        let restart = old.workers_needing(&anew);
         let workers = (restart.iter())
             .map(|&at| old.workers.nodes[at].name())
             .collect();
@@ -285,6 +262,40 @@ impl Pending {
 }
 
 impl Inner {
+    /// Which providers a change of `roots` reaches: themselves and every provider that
+    /// depends on one of them, directly or not (decorators and collections too).
+    pub(crate) fn reached_from(
+        &self,
+        roots: impl IntoIterator<Item = ProviderId>,
+    ) -> IdVec<ProviderId, bool> {
+        let mut reached = IdVec::filled(false, self.providers.len());
+        let mut stack: Vec<ProviderId> = roots.into_iter().collect();
+        while let Some(at) = stack.pop() {
+            if std::mem::replace(&mut reached[at], true) {
+                continue;
+            }
+            stack.extend(self.dependents[at].iter().copied());
+        }
+        reached
+    }
+
+    /// The providers `reached` marks that are on today, in build order.
+    pub(crate) fn on_in_build_order(&self, reached: &IdVec<ProviderId, bool>) -> Vec<ProviderId> {
+        let mut ids: Vec<ProviderId> = (self.providers.ids())
+            .filter(|&p| reached[p] && self.is_on(p))
+            .collect();
+        ids.sort_unstable_by_key(|&p| self.position[p]);
+        ids
+    }
+
+    /// The workers (by position) that need a provider `reached` marks.
+    pub(crate) fn workers_needing(&self, reached: &IdVec<ProviderId, bool>) -> Vec<usize> {
+        (self.workers.nodes.iter().enumerate())
+            .filter(|(_, w)| (w.needs.iter().flatten()).any(|v| reached[v.provider]))
+            .map(|(at, _)| at)
+            .collect()
+    }
+
     /// The generation after this one: the same graph and settings sources, these `slots`.
     fn next(&self, slots: crate::value::Slots) -> Inner {
         Inner {

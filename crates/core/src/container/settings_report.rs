@@ -20,34 +20,28 @@ pub(crate) struct SettingField {
 }
 
 impl Inner {
-    /// Every settings provider (on today or not) with its fields, nested ones flattened: a
-    /// module's settings read under its path's prefix.
+    /// Every settings provider's fields (those a test's override put in place excepted),
+    /// nested ones flattened.
     pub(crate) fn settings_fields(&self) -> impl Iterator<Item = (ProviderId, Vec<SettingField>)> {
-        (self.providers.iter_enumerated()).filter_map(|(id, node)| {
-            if node.kind != NodeKind::Settings {
-                return None;
-            }
-            let hook = node.provider.settings_hook()?;
-            let key = &node.descriptor.provides.first()?.key;
-            let prefix = match node.module {
-                Some(m) => crate::settings::module_prefix(&self.modules[m as usize].path),
-                None => hook.prefix().to_owned(),
-            };
-            let fields = (flat_fields(&prefix, &hook.fields()).into_iter())
-                .map(|flat| {
-                    let field = format!("{key}.{}", flat.path.join("."));
-                    SettingField {
-                        name: match prefix.is_empty() {
-                            true => field.clone(),
-                            false => flat.variable,
-                        },
-                        field,
-                        spec: flat.spec,
-                    }
-                })
-                .collect();
-            Some((id, fields))
-        })
+        (self.settings_nodes())
+            .filter(|settings| settings.node.kind == NodeKind::Settings)
+            .map(|settings| {
+                let (key, prefix) = (&settings.key, &settings.prefix);
+                let fields = (flat_fields(prefix, &settings.hook.fields()).into_iter())
+                    .map(|flat| {
+                        let field = format!("{key}.{}", flat.path.join("."));
+                        SettingField {
+                            name: match prefix.is_empty() {
+                                true => field.clone(),
+                                false => flat.variable,
+                            },
+                            field,
+                            spec: flat.spec,
+                        }
+                    })
+                    .collect();
+                (settings.id, fields)
+            })
     }
 }
 
@@ -78,16 +72,11 @@ impl Container {
     /// ```
     pub fn settings_report(&self) -> SettingsReport {
         let inner = &self.inner;
-        let settings = inner
-            .providers
-            .iter_enumerated()
+        let settings = (inner.settings_nodes())
             // Settings that are off today were not needed (`explain_switches` lists them).
-            .filter(|(id, _)| inner.is_on(*id))
-            .filter_map(|(id, node)| {
-                let hook = node.provider.settings_hook()?;
-                let key = node.descriptor.provides.first()?.key.clone();
-                // An override of its key took its place: it was not read.
-                let overridden = inner.keys.get(&key).map(|v| v.provider()) != Some(id);
+            .filter(|settings| inner.is_on(settings.id))
+            .map(|settings| {
+                let key = settings.key;
                 let switches = inner
                     .shape
                     .iter()
@@ -98,13 +87,14 @@ impl Container {
                         false => format!("`{}` ({})", s.name, s.reads.join(", ")),
                     })
                     .collect();
-                Some(SettingsEntry {
+                SettingsEntry {
                     key: key.to_string(),
-                    location: node.descriptor.location.to_string(),
-                    fields: hook.explain().unwrap_or_default(),
-                    overridden,
+                    location: settings.node.descriptor.location.to_string(),
+                    fields: settings.hook.explain().unwrap_or_default(),
+                    // An override of its key took its place: it was not read.
+                    overridden: settings.overridden,
                     switches,
-                })
+                }
             })
             .collect();
         SettingsReport { settings }

@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::container::Container;
 use crate::container::settings_report::SettingField;
-use crate::ids::{IdVec, ProviderId};
+use crate::ids::ProviderId;
+use crate::reload::quoted;
 use green_tea_key::closest;
 
 /// What a change of one setting touches, as [`Container::explain_reload`] says.
@@ -171,21 +172,10 @@ impl Container {
         }
 
         // The settings' provider and everything that depends on it, on today.
-        let mut reached = IdVec::filled(false, inner.providers.len());
-        let mut stack = vec![id];
-        while let Some(at) = stack.pop() {
-            if std::mem::replace(&mut reached[at], true) {
-                continue;
-            }
-            stack.extend(inner.dependents[at].iter().copied());
-        }
-        let mut rebuilt: Vec<ProviderId> = (inner.providers.ids())
-            .filter(|&p| reached[p] && inner.is_on(p))
-            .collect();
-        rebuilt.sort_unstable_by_key(|&p| inner.position[p]);
-        let workers = (inner.workers.nodes.iter())
-            .filter(|worker| (worker.needs.iter().flatten()).any(|value| reached[value.provider]))
-            .map(|worker| worker.name())
+        let reached = inner.reached_from([id]);
+        let rebuilt = inner.on_in_build_order(&reached);
+        let workers = (inner.workers_needing(&reached).into_iter())
+            .map(|at| inner.workers.nodes[at].name())
             .collect();
         ExplainReload {
             variable: field.name,
@@ -215,13 +205,6 @@ impl fmt::Display for ExplainReload {
     ///   workers that need them: none
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let named = |names: &[String]| -> String {
-            if names.is_empty() {
-                return "none".to_owned();
-            }
-            let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-            quoted.join(" → ")
-        };
         write!(f, "`{}` (`{}`): ", self.variable, self.field)?;
         if self.reloadable {
             f.write_str("reloadable")?;
@@ -231,11 +214,9 @@ impl fmt::Display for ExplainReload {
                 write!(f, "\n  {reason}")?;
             }
         }
-        write!(f, "\n  a change builds anew: {}", named(&self.rebuilds))?;
-        let workers: Vec<String> = self.workers.iter().map(|w| format!("`{w}`")).collect();
-        match workers.is_empty() {
-            true => f.write_str("\n  workers that need them: none"),
-            false => write!(f, "\n  workers that need them: {}", workers.join(", ")),
-        }
+        let rebuilds = quoted(&self.rebuilds, " → ", "none");
+        write!(f, "\n  a change builds anew: {rebuilds}")?;
+        let workers = quoted(&self.workers, ", ", "none");
+        write!(f, "\n  workers that need them: {workers}")
     }
 }
