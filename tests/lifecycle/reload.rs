@@ -1,4 +1,5 @@
-//! `App::reload()`: settings read again from a real file; a change of a field marked `reload`
+//! `App::reload()` and `Container::reload()` (a container on its own, at the end): settings
+//! read again from a real file; a change of a field marked `reload`
 //! builds what it reaches as a new generation beside the old, checked, swapped in whole; every
 //! failure leaves the old generation serving. Disposals are counted per value: nothing is
 //! disposed twice, nothing shared is disposed early, nothing is leaked.
@@ -1223,4 +1224,305 @@ async fn a_zero_poll_interval_still_lets_time_pass() {
         Duration::from_secs(5)
     );
     app.close().await.unwrap();
+}
+
+// A container on its own: `Container::reload` returns the next generation; the caller uses it
+// and closes the one it replaced.
+
+/// Billing and the database in a container of their own, on `scratch`'s settings.
+fn container(scratch: &Scratch, counts: &Arc<Counts>) -> Container {
+    Container::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(counts)))
+        .provider(DbProvider(Arc::clone(counts)))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_container_alone_reloads_and_the_replaced_one_disposes_only_what_it_alone_holds() {
+    let scratch = Scratch::new("container");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let old = container(&scratch, &counts);
+    old.build_all().await.unwrap();
+    assert!(old.reload().await.unwrap().is_none(), "nothing changed");
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let (next, report) = old.reload().await.unwrap().expect("a field changed");
+    assert_eq!(report.generation, 1);
+    assert_eq!(next.generation(), 1);
+    assert_eq!(report.rebuilt, ["BillingSettings", "BillingProvider"]);
+    let billing = next.get::<Billing>("billing").await.unwrap();
+    assert_eq!(
+        (billing.timeout, billing.built),
+        (Duration::from_secs(5), 2)
+    );
+    // The replaced generation works on for whoever holds it, with its own billing.
+    let before = old.get::<Billing>("billing").await.unwrap();
+    assert_eq!((before.timeout, before.built), (Duration::from_secs(2), 1));
+    // The database is shared, not built again.
+    let (db_next, db_old) = (next.get::<Db>("db").await, old.get::<Db>("db").await);
+    assert!(Arc::ptr_eq(&db_next.unwrap(), &db_old.unwrap()));
+    assert_eq!(counts.db_built.load(Ordering::SeqCst), 1);
+
+    // Only the generation that serves reloads.
+    match old.reload().await {
+        Err(error @ ReloadError::Replaced { .. }) => {
+            assert!(matches!(
+                error,
+                ReloadError::Replaced {
+                    generation: 0,
+                    serving: 1
+                }
+            ));
+            assert!(error.to_string().contains("reload that one"), "{error}");
+            assert_eq!(error.kind(), "replaced");
+        }
+        other => panic!("a replaced generation reloaded: {other:?}"),
+    }
+
+    // Closing the replaced generation disposes its billing, and nothing the two share.
+    old.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 0);
+    assert_eq!(next.get::<Db>("db").await.unwrap().0, 1);
+    next.close().await.unwrap();
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+    assert_eq!(counts.db_disposed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_container_s_reload_refuses_as_an_app_s_does() {
+    let scratch = Scratch::new("container-refused");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let container = container(&scratch, &counts);
+    container.build_all().await.unwrap();
+
+    // A field that needs a restart refuses the whole reload.
+    scratch.write("[billing]\ntimeout = \"5s\"\nurl = \"http://127.0.0.1:3002\"\n");
+    let refused = container.reload().await.unwrap_err();
+    assert_eq!(refused.code(), Some("GT0109"), "{refused}");
+    assert_eq!(refused.changes().len(), 2, "{refused}");
+    // A build that fails disposes what the new generation built, and nothing else.
+    scratch.write("[billing]\ntimeout = \"5s\"\nbroken = true\n");
+    let failed = container.reload().await.unwrap_err();
+    assert!(matches!(failed, ReloadError::Failed { .. }), "{failed}");
+    assert!(failed.to_string().contains("handshake"), "{failed}");
+    // Problems in the file, every one at once.
+    scratch.write("[billing]\ntimeout = \"soon\"\ndown = \"maybe\"\n");
+    match container.reload().await {
+        Err(ReloadError::Invalid(error)) => assert_eq!(error.problems().len(), 2, "{error}"),
+        other => panic!("a bad file reloaded: {other:?}"),
+    }
+    // Through all of it, this generation serves on, untouched.
+    assert_eq!(container.generation(), 0);
+    let billing = container.get::<Billing>("billing").await.unwrap();
+    assert_eq!(
+        (billing.timeout, billing.built),
+        (Duration::from_secs(2), 1)
+    );
+    assert!(counts.billing_disposed.lock().unwrap().is_empty());
+
+    container.close().await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    assert!(matches!(container.reload().await, Err(ReloadError::Closed)));
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+}
+
+#[tokio::test]
+async fn an_app_s_container_is_reloaded_by_the_app() {
+    let scratch = Scratch::new("container-of-app");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let app = app(&scratch, &counts, None);
+    app.start().await.unwrap();
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let refused = app.container().reload().await.unwrap_err();
+    assert!(matches!(refused, ReloadError::OfAnApp), "{refused}");
+    assert!(refused.to_string().contains("App::reload"), "{refused}");
+    // The app's own reload is untouched by it.
+    assert_eq!(app.reload().await.unwrap().unwrap().generation, 1);
+    assert_eq!(get(&app, "/charge").await, "5s #2 db #1");
+    app.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_container_s_worker_moves_to_the_new_generation_and_the_old_close_waits_for_its_run() {
+    let scratch = Scratch::new("container-worker");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let counts = Arc::new(Counts::default());
+    let seen = Arc::new(Mutex::new(Vec::<Duration>::new()));
+    let ended = Arc::new(AtomicUsize::new(0));
+    // Lets a run that was asked to stop end (one permit a run).
+    let release = Arc::new(tokio::sync::Semaphore::new(0));
+    let worker = WorkerFn::new("settler", {
+        let (seen, ended, release) = (Arc::clone(&seen), Arc::clone(&ended), Arc::clone(&release));
+        move |needs, shutdown| {
+            let (seen, ended, release) =
+                (Arc::clone(&seen), Arc::clone(&ended), Arc::clone(&release));
+            async move {
+                let billing = needs.get::<Billing>(0)?;
+                seen.lock().unwrap().push(billing.timeout);
+                shutdown.requested().await;
+                // It still uses its billing until the test lets it end.
+                release.acquire().await.expect("open").forget();
+                ended.fetch_add(1, Ordering::SeqCst);
+                drop(billing);
+                Ok(())
+            }
+        }
+    })
+    .needs::<Billing>("billing");
+    let old = Container::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .provider(DbProvider(Arc::clone(&counts)))
+        .worker(worker)
+        .build()
+        .unwrap();
+    old.start_workers().await.unwrap();
+    wait_for(|| seen.lock().unwrap().len() == 1).await;
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let (next, report) = old.reload().await.unwrap().expect("a field changed");
+    assert_eq!(report.workers, ["settler"]);
+    // The replaced generation's close waits for the worker's run on it, and leaves the
+    // worker running on the new one.
+    let closing = tokio::spawn({
+        let old = old.clone();
+        async move { old.close().await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(
+        !closing.is_finished(),
+        "the close waits for the run on the old billing"
+    );
+    assert!(counts.billing_disposed.lock().unwrap().is_empty());
+    release.add_permits(1);
+    closing.await.unwrap().unwrap();
+    assert_eq!(ended.load(Ordering::SeqCst), 1);
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1]);
+    wait_for(|| seen.lock().unwrap().len() == 2).await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Duration::from_secs(2), Duration::from_secs(5)]
+    );
+    let health = next.health();
+    assert_eq!(health.workers[0].state.to_string(), "running", "{health:?}");
+
+    release.add_permits(1);
+    next.close().await.unwrap();
+    assert_eq!(ended.load(Ordering::SeqCst), 2);
+    assert_eq!(*counts.billing_disposed.lock().unwrap(), [1, 2]);
+}
+
+#[tokio::test]
+async fn a_container_s_reload_whose_caller_leaves_disposes_what_it_built() {
+    let scratch = Scratch::new("container-left");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let (building, permits) = (
+        Arc::new(Notify::new()),
+        Arc::new(tokio::sync::Semaphore::new(1)),
+    );
+    let disposed = Arc::new(Mutex::new(Vec::new()));
+    let container = Container::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(Gated {
+            building: Arc::clone(&building),
+            permits: Arc::clone(&permits),
+            disposed: Arc::clone(&disposed),
+        })
+        .build()
+        .unwrap();
+    container.build_all().await.unwrap();
+    // The first build's notice, kept for a waiter that never came: taken.
+    building.notified().await;
+
+    // The caller gives up while the new generation builds.
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let started = building.notified();
+    let reload = tokio::spawn({
+        let container = container.clone();
+        async move {
+            container
+                .reload()
+                .await
+                .map(|r| r.map(|(next, _)| next.generation()))
+        }
+    });
+    started.await;
+    reload.abort();
+    assert!(reload.await.unwrap_err().is_cancelled());
+    permits.add_permits(1);
+    // What it built is disposed; the generation that served serves on.
+    wait_for(|| disposed.lock().unwrap().len() == 1).await;
+    assert_eq!(*disposed.lock().unwrap(), [Duration::from_secs(5)]);
+    assert_eq!(container.generation(), 0);
+    assert_eq!(
+        *container.get::<Duration>("gated").await.unwrap(),
+        Duration::from_secs(2)
+    );
+    // The next reload is not held up by the one that was left.
+    permits.add_permits(1);
+    let (next, _) = container.reload().await.unwrap().expect("a field changed");
+    assert_eq!(
+        *next.get::<Duration>("gated").await.unwrap(),
+        Duration::from_secs(5)
+    );
+    container.close().await.unwrap();
+    next.close().await.unwrap();
+    assert_eq!(
+        *disposed.lock().unwrap(),
+        [
+            Duration::from_secs(5),
+            Duration::from_secs(2),
+            Duration::from_secs(5)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out() {
+    let scratch = Scratch::new("container-closed-during");
+    scratch.write("[billing]\ntimeout = \"2s\"\n");
+    let (building, permits) = (
+        Arc::new(Notify::new()),
+        Arc::new(tokio::sync::Semaphore::new(1)),
+    );
+    let disposed = Arc::new(Mutex::new(Vec::new()));
+    let container = Container::builder()
+        .settings(scratch.sources())
+        .provider(BillingSettings::provider())
+        .provider(Gated {
+            building: Arc::clone(&building),
+            permits: Arc::clone(&permits),
+            disposed: Arc::clone(&disposed),
+        })
+        .build()
+        .unwrap();
+    container.build_all().await.unwrap();
+    building.notified().await;
+
+    scratch.write("[billing]\ntimeout = \"5s\"\n");
+    let started = building.notified();
+    let reload = tokio::spawn({
+        let container = container.clone();
+        async move { container.reload().await.map(|r| r.is_some()) }
+    });
+    started.await;
+    container.close().await.unwrap();
+    assert_eq!(*disposed.lock().unwrap(), [Duration::from_secs(2)]);
+    permits.add_permits(1);
+    assert!(matches!(reload.await.unwrap(), Err(ReloadError::Closed)));
+    // What the reload built is disposed too, each value once.
+    wait_for(|| disposed.lock().unwrap().len() == 2).await;
+    assert_eq!(
+        *disposed.lock().unwrap(),
+        [Duration::from_secs(2), Duration::from_secs(5)]
+    );
 }

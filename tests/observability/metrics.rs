@@ -623,3 +623,73 @@ async fn reloads_are_counted_by_outcome_and_the_generation_is_a_gauge() {
     app.close().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A container's own reloads are counted as an app's are, with their two outcomes of their
+/// own (`replaced`, `of_an_app`); closing the replaced generation leaves the built gauge to
+/// the one that serves.
+#[tokio::test]
+async fn a_container_s_reloads_are_counted_too() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let _installed = metrics::set_default_local_recorder(&recorder);
+    let dir = std::env::temp_dir().join(format!(
+        "green-tea-container-reload-metrics-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("settings.toml");
+    std::fs::write(&file, "[greeting]\nword = \"hello\"\n").unwrap();
+    let sources =
+        || green_tea::settings::Sources::from_env_map(Vec::<(String, String)>::new()).file(&file);
+    let greeting = || {
+        green_tea::ProviderFn::new("greeting", |needs| async move {
+            Ok::<_, BoxError>(needs.get::<GreetingSettings>(0)?.word.clone())
+        })
+        .needs::<GreetingSettings>("greetingSettings")
+    };
+    let old = green_tea::Container::builder()
+        .settings(sources())
+        .provider(GreetingSettings::provider())
+        .provider(greeting())
+        .build()
+        .unwrap();
+    old.build_all().await.unwrap();
+
+    assert!(old.reload().await.unwrap().is_none());
+    std::fs::write(&file, "[greeting]\nword = \"hi\"\n").unwrap();
+    let (next, _) = old.reload().await.unwrap().unwrap();
+    assert_eq!(old.reload().await.unwrap_err().kind(), "replaced");
+    old.close().await.unwrap();
+    // An app of its own settings alone (its own `greeting` would register the gauge anew).
+    let app = App::builder()
+        .settings(sources())
+        .provider(GreetingSettings::provider())
+        .build()
+        .unwrap();
+    assert_eq!(
+        app.container().reload().await.unwrap_err().kind(),
+        "of_an_app"
+    );
+
+    let snapshot = snapshotter.snapshot().into_vec();
+    let reloads = values(&snapshot, MetricKind::Counter, "green_tea.reloads");
+    let mut counted: Vec<(String, Vec<f64>)> = reloads.into_iter().collect();
+    counted.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        counted,
+        [
+            ("outcome=of_an_app".to_owned(), vec![1.0]),
+            ("outcome=reloaded".to_owned(), vec![1.0]),
+            ("outcome=replaced".to_owned(), vec![1.0]),
+            ("outcome=unchanged".to_owned(), vec![1.0]),
+        ]
+    );
+    // The container's generation; the app's refused reload left it alone.
+    let generation = values(&snapshot, MetricKind::Gauge, "green_tea.generation");
+    assert_eq!(generation.get(""), Some(&vec![1.0]));
+    let built = values(&snapshot, MetricKind::Gauge, "green_tea.provider.built");
+    assert_eq!(built.get("provider=greeting"), Some(&vec![1.0]));
+    next.close().await.unwrap();
+    app.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}

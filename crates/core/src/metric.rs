@@ -41,12 +41,12 @@ pub const PROVIDER_DISPOSE_DURATION: &str = "green_tea.provider.dispose.duration
 /// `provider`.
 pub const PROVIDER_BUILT: &str = "green_tea.provider.built";
 
-/// Counter: each `App::reload()`. Label: `outcome` (`reloaded`, `unchanged`, `invalid`,
-/// `restart_needed`, `failed`, `unhealthy`, `closed`).
+/// Counter: each `App::reload()` and `Container::reload()`. Label: `outcome` (`reloaded`,
+/// `unchanged`, or the error's [`kind`](crate::ReloadError::kind)).
 pub const RELOADS: &str = "green_tea.reloads";
 
-/// Gauge: the generation an app serves (0 until a reload takes effect), set by each
-/// `App::reload()`.
+/// Gauge: the generation an app (or a container on its own) serves (0 until a reload takes
+/// effect), set by each `App::reload()` and `Container::reload()`.
 pub const GENERATION: &str = "green_tea.generation";
 
 /// Counter: calls through a circuit breaker. Labels: `breaker` and `outcome` (`success`,

@@ -132,6 +132,39 @@ pub enum ReloadError {
     /// The app (or container) is closing or closed.
     #[error("the reload changed nothing: the app is closing")]
     Closed,
+    /// A [`Container`](crate::Container)'s reload, asked of a generation that a reload
+    /// replaced already: reload the one that serves. (An app always reloads the one that
+    /// serves.)
+    #[error(
+        "the reload changed nothing: generation {generation} was replaced; generation {serving} \
+         serves, reload that one"
+    )]
+    Replaced {
+        /// The generation asked to reload.
+        generation: u64,
+        /// The generation that serves.
+        serving: u64,
+    },
+    /// [`Container::reload`](crate::Container::reload) of an app's container (`App::container`):
+    /// reload the app, which checks the new generation's health and swaps in what serves.
+    #[error(
+        "the reload changed nothing: this container is an app's; reload the app \
+         (`App::reload`), which checks the new generation and swaps in what serves"
+    )]
+    OfAnApp,
+}
+
+impl Reload {
+    /// The report of a generation that changed and built nothing (what a settled reload's
+    /// report is left as once handed on).
+    pub(crate) fn none(generation: u64) -> Reload {
+        Reload {
+            generation,
+            changes: Vec::new(),
+            rebuilt: Vec::new(),
+            workers: Vec::new(),
+        }
+    }
 }
 
 /// As `Display`, so that `?` in a `main` that returns a `Result` prints the message.
@@ -150,7 +183,25 @@ impl ReloadError {
             ReloadError::RestartNeeded { .. } => Some("GT0109"),
             ReloadError::Unhealthy { .. } => Some("GT0110"),
             ReloadError::Failed { error, .. } => error.code(),
-            ReloadError::Invalid(_) | ReloadError::Closed => None,
+            ReloadError::Invalid(_)
+            | ReloadError::Closed
+            | ReloadError::Replaced { .. }
+            | ReloadError::OfAnApp => None,
+        }
+    }
+
+    /// Its kind in one word, as the `outcome` label of the `green_tea.reloads` metric says it:
+    /// `invalid`, `restart_needed`, `failed`, `unhealthy`, `closed`, `replaced` or
+    /// `of_an_app`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ReloadError::Invalid(_) => "invalid",
+            ReloadError::RestartNeeded { .. } => "restart_needed",
+            ReloadError::Failed { .. } => "failed",
+            ReloadError::Unhealthy { .. } => "unhealthy",
+            ReloadError::Closed => "closed",
+            ReloadError::Replaced { .. } => "replaced",
+            ReloadError::OfAnApp => "of_an_app",
         }
     }
 
@@ -160,7 +211,10 @@ impl ReloadError {
             ReloadError::RestartNeeded { changes }
             | ReloadError::Failed { changes, .. }
             | ReloadError::Unhealthy { changes, .. } => changes,
-            ReloadError::Invalid(_) | ReloadError::Closed => &[],
+            ReloadError::Invalid(_)
+            | ReloadError::Closed
+            | ReloadError::Replaced { .. }
+            | ReloadError::OfAnApp => &[],
         }
     }
 }

@@ -67,7 +67,14 @@ async fn close(inner: Arc<Inner>, budget: Budget) -> Result<(), CloseError> {
     // generation that serves.
     let mut failures = match inner.serves() {
         true => inner.workers.stop(budget).await,
-        false => Vec::new(),
+        false => {
+            // A container's reload left it the runs it moved to wait for (an app waits for
+            // them itself): signalled, they end within the workers' stop timeout.
+            if let Some(moved) = inner.lineage.take_moved(inner.generation) {
+                moved.await;
+            }
+            Vec::new()
+        }
     };
     inner.closed.store(true, Ordering::Release);
     inner.changes.send_replace(());

@@ -13,6 +13,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures_util::FutureExt;
+use tokio::sync::OwnedMutexGuard;
+
 use super::{Container, Inner};
 use crate::error::BuildError;
 use crate::ids::{IdVec, ProviderId};
@@ -32,15 +35,99 @@ pub struct Pending {
     rows: Vec<(ProviderId, Vec<crate::settings::ExplainSetting>)>,
     /// The workers (by position) that need a provider it built anew: restarted on it.
     restart: Vec<usize>,
+    /// Committed or abandoned: otherwise, dropped, it is closed (what it built disposed).
+    settled: bool,
+    /// Keeps the next reload waiting until this one is settled.
+    _one: OwnedMutexGuard<()>,
 }
 
 impl Container {
+    /// Reads the settings again (the sources `build()` read) and applies what changed without
+    /// a restart, as the next generation of this container, which it returns with the report
+    /// (`None`: nothing changed, nothing happens). See the reloading guide's "A container on
+    /// its own".
+    ///
+    /// The fields that changed must all be marked `#[settings(reload)]` (and read by no
+    /// switch); then every provider that depends on a changed settings type is built anew
+    /// for the new generation, where this one had built it, and every other value is shared.
+    /// Workers that need a provider built anew are restarted on the new generation.
+    ///
+    /// This generation goes on working for whoever holds it. Use the new one from now on and
+    /// [`close`](Self::close) this one once nothing uses it: that disposes only what it alone
+    /// holds (its values of what was built anew), after the worker runs the reload moved
+    /// have ended. On an error nothing changed ([`ReloadError`]; a container has no health
+    /// checks, so never [`Unhealthy`](ReloadError::Unhealthy)); a generation a reload replaced
+    /// is [`ReloadError::Replaced`], and an app's container [`ReloadError::OfAnApp`] (reload
+    /// the app).
+    ///
+    /// One reload runs at a time. It runs on a task of its own: a caller that stops waiting
+    /// leaves nothing half-made (what the new generation built is disposed).
+    pub fn reload(
+        &self,
+    ) -> impl Future<Output = Result<Option<(Container, Reload)>, ReloadError>> + Send + '_ {
+        // Boxed here, as `close()` is: compiled once, in green-tea.
+        self.reload_alone().boxed()
+    }
+
+    async fn reload_alone(&self) -> Result<Option<(Container, Reload)>, ReloadError> {
+        let outcome = match self.inner.lineage.is_app() {
+            true => Err(ReloadError::OfAnApp),
+            false => self.reload_and_commit().await,
+        };
+        match &outcome {
+            Ok(Some((_, report))) => tracing::info!(
+                generation = report.generation,
+                rebuilt = ?report.rebuilt,
+                "reloaded: the new generation serves"
+            ),
+            Ok(None) => tracing::info!("reload: no setting changed"),
+            Err(error) => {
+                tracing::error!(%error, "reload failed: the running generation serves on")
+            }
+        }
+        #[cfg(feature = "metrics")]
+        super::metered::reloaded(&outcome, self.inner.lineage.number());
+        outcome
+    }
+
+    async fn reload_and_commit(&self) -> Result<Option<(Container, Reload)>, ReloadError> {
+        let this = self.clone();
+        // The pending generation is taken from the task at once, and settled without an
+        // await: a caller gone before then leaves it to `Pending`'s drop, which disposes it.
+        let outcome = match tokio::spawn(async move { this.next_generation().await }).await {
+            Ok(outcome) => outcome,
+            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+            Err(_) => Err(ReloadError::Closed),
+        };
+        match outcome {
+            Ok(Some(pending)) if self.is_closed() => {
+                // Closed while it built: it swaps nothing in.
+                tokio::spawn(pending.abandon());
+                Err(ReloadError::Closed)
+            }
+            Ok(Some(pending)) => {
+                let (next, report, moved) = pending.commit(self);
+                (self.inner.lineage).replaced(self.inner.generation, moved.boxed());
+                Ok(Some((next, report)))
+            }
+            Ok(None) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
     /// Reads the settings again and, if reloadable fields changed, builds the next generation
     /// beside this one (`None`: nothing changed). Nothing of this generation changes.
     pub(crate) async fn next_generation(&self) -> Result<Option<Pending>, ReloadError> {
         let inner = &self.inner;
+        let one = inner.lineage.one_reload().await;
         if self.is_closed() {
             return Err(ReloadError::Closed);
+        }
+        if !inner.serves() {
+            return Err(ReloadError::Replaced {
+                generation: inner.generation,
+                serving: inner.lineage.number(),
+            });
         }
         // Every settings provider `build()` read, as it read them.
         let hooks: Vec<(ProviderId, ToRead<'_>)> = (inner.settings_nodes())
@@ -72,7 +159,7 @@ impl Container {
         if changes.iter().any(|c| !c.reloadable()) {
             return Err(ReloadError::RestartNeeded { changes });
         }
-        Ok(Some(self.build_next(changes, changed).await?))
+        Ok(Some(self.build_next(changes, changed, one).await?))
     }
 
     /// The fields whose values changed (in registration order), with the settings providers
@@ -130,6 +217,7 @@ impl Container {
         &self,
         changes: Vec<SettingChange>,
         changed: Vec<(ProviderId, Reread)>,
+        one: OwnedMutexGuard<()>,
     ) -> Result<Pending, ReloadError> {
         let old = &self.inner;
         let anew = old.reached_from(changed.iter().map(|(id, _)| *id));
@@ -201,6 +289,8 @@ impl Container {
             inherited,
             rows,
             restart,
+            settled: false,
+            _one: one,
         })
     }
 }
@@ -210,6 +300,24 @@ impl std::fmt::Debug for Pending {
         f.debug_struct("Pending")
             .field("generation", &self.report.generation)
             .finish_non_exhaustive()
+    }
+}
+
+/// A new generation nobody committed or abandoned (its reload's caller went away) is closed,
+/// disposing what it built, on a task of its own: never left half-made.
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        let container = self.container.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(error) = container.close().await {
+                    tracing::error!(%error, "reload: disposing a generation nobody took");
+                }
+            });
+        }
     }
 }
 
@@ -223,9 +331,10 @@ impl Pending {
     /// Returns the new generation, the report, and what resolves once every worker run that
     /// held `old` (a worker restarted on the new one) has ended.
     pub fn commit(
-        self,
+        mut self,
         old: &Container,
     ) -> (Container, Reload, impl Future<Output = ()> + Send + use<>) {
+        self.settled = true;
         for &id in &self.inherited {
             // Only what `old` still held passes on: a value it disposed already (it cannot,
             // while a reload holds the app's reload lock and `old` serves) is nobody's twice.
@@ -233,7 +342,7 @@ impl Pending {
                 self.container.inner.slots[id].own();
             }
         }
-        for (id, rows) in self.rows {
+        for (id, rows) in std::mem::take(&mut self.rows) {
             if let Some(hook) = self.container.inner.providers[id].provider.settings_hook() {
                 hook.adopt(rows);
             }
@@ -243,16 +352,19 @@ impl Pending {
             generation = self.report.generation,
             "reload: the new generation serves"
         );
-        (self.container, self.report, moved)
+        let generation = self.report.generation;
+        let report = std::mem::replace(&mut self.report, Reload::none(generation));
+        (self.container.clone(), report, moved)
     }
 
     /// Disposes what it built (nothing it inherited) and closes it: the generation before
     /// serves on, untouched.
-    pub async fn abandon(self) -> Vec<SettingChange> {
+    pub async fn abandon(mut self) -> Vec<SettingChange> {
+        self.settled = true;
         if let Err(error) = self.container.close().await {
             tracing::error!(%error, "reload: disposing the abandoned generation");
         }
-        self.report.changes
+        std::mem::take(&mut self.report.changes)
     }
 
     /// The new generation, to check before it serves.

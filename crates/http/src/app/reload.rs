@@ -259,11 +259,6 @@ fn outcome_label(outcome: &Result<Option<Reload>, ReloadError>) -> &'static str 
     match outcome {
         Ok(Some(_)) => "reloaded",
         Ok(None) => "unchanged",
-        Err(ReloadError::Invalid(_)) => "invalid",
-        Err(ReloadError::RestartNeeded { .. }) => "restart_needed",
-        Err(ReloadError::Failed { .. }) => "failed",
-        Err(ReloadError::Unhealthy { .. }) => "unhealthy",
-        Err(ReloadError::Closed) => "closed",
-        Err(_) => "failed",
+        Err(error) => error.kind(),
     }
 }

@@ -18,7 +18,10 @@ pub fn build_scope<S, R>(
     builder: ContainerBuilder,
     scope: RequestDecls<S, R>,
 ) -> Result<Wired<S, R>, BuildError> {
-    builder.build_scope(scope)
+    let wired = builder.build_scope(scope)?;
+    // Reloaded by the app, never by `Container::reload`.
+    wired.container.inner.lineage.mark_app();
+    Ok(wired)
 }
 
 /// How many providers each `discover` call on `builder` found.
