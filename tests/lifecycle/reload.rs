@@ -1486,6 +1486,9 @@ async fn a_container_s_reload_whose_caller_leaves_disposes_what_it_built() {
     );
 }
 
+/// A close of the generation that serves waits for a reload in progress, which then keeps
+/// its generation out: the workers are stopped (not left to a generation nobody holds), and
+/// every value is disposed once.
 #[tokio::test]
 async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out() {
     let scratch = Scratch::new("container-closed-during");
@@ -1495,6 +1498,21 @@ async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out
         Arc::new(tokio::sync::Semaphore::new(1)),
     );
     let disposed = Arc::new(Mutex::new(Vec::new()));
+    let runs = Arc::new(Mutex::new(Vec::<(Duration, &'static str)>::new()));
+    let worker = WorkerFn::new("poller", {
+        let runs = Arc::clone(&runs);
+        move |needs, shutdown| {
+            let runs = Arc::clone(&runs);
+            async move {
+                let every = *needs.get::<Duration>(0)?;
+                runs.lock().unwrap().push((every, "began"));
+                shutdown.requested().await;
+                runs.lock().unwrap().push((every, "ended"));
+                Ok(())
+            }
+        }
+    })
+    .needs::<Duration>("gated");
     let container = Container::builder()
         .settings(scratch.sources())
         .provider(BillingSettings::provider())
@@ -1503,10 +1521,12 @@ async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out
             permits: Arc::clone(&permits),
             disposed: Arc::clone(&disposed),
         })
+        .worker(worker)
         .build()
         .unwrap();
-    container.build_all().await.unwrap();
+    container.start_workers().await.unwrap();
     building.notified().await;
+    wait_for(|| runs.lock().unwrap().len() == 1).await;
 
     scratch.write("[billing]\ntimeout = \"5s\"\n");
     let started = building.notified();
@@ -1515,14 +1535,31 @@ async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out
         async move { container.reload().await.map(|r| r.is_some()) }
     });
     started.await;
-    container.close().await.unwrap();
-    assert_eq!(*disposed.lock().unwrap(), [Duration::from_secs(2)]);
+    let close = tokio::spawn({
+        let container = container.clone();
+        async move { container.close().await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Waiting for the reload, which waits for its build: nothing disposed yet.
+    assert!(
+        !close.is_finished(),
+        "the close waits for the reload in progress"
+    );
+    assert!(disposed.lock().unwrap().is_empty());
     permits.add_permits(1);
     assert!(matches!(reload.await.unwrap(), Err(ReloadError::Closed)));
+    close.await.unwrap().unwrap();
+    // The worker ran on the generation that served, and was stopped by its close.
+    assert_eq!(
+        *runs.lock().unwrap(),
+        [
+            (Duration::from_secs(2), "began"),
+            (Duration::from_secs(2), "ended")
+        ]
+    );
     // What the reload built is disposed too, each value once.
     wait_for(|| disposed.lock().unwrap().len() == 2).await;
-    assert_eq!(
-        *disposed.lock().unwrap(),
-        [Duration::from_secs(2), Duration::from_secs(5)]
-    );
+    let mut all = disposed.lock().unwrap().clone();
+    all.sort();
+    assert_eq!(all, [Duration::from_secs(2), Duration::from_secs(5)]);
 }

@@ -46,7 +46,8 @@ pub const PROVIDER_BUILT: &str = "green_tea.provider.built";
 pub const RELOADS: &str = "green_tea.reloads";
 
 /// Gauge: the generation an app (or a container on its own) serves (0 until a reload takes
-/// effect), set by each `App::reload()` and `Container::reload()`.
+/// effect), set by each `App::reload()` and `Container::reload()` (but the refused reload of
+/// an app's container). One per process: containers that reload side by side share it.
 pub const GENERATION: &str = "green_tea.generation";
 
 /// Counter: calls through a circuit breaker. Labels: `breaker` and `outcome` (`success`,
@@ -112,11 +113,11 @@ pub fn describe() {
         Unit::Count,
         "1 while the provider is built, else 0."
     );
-    describe_counter!(RELOADS, Unit::Count, "App reloads, by outcome.");
+    describe_counter!(RELOADS, Unit::Count, "Reloads, by outcome.");
     describe_gauge!(
         GENERATION,
         Unit::Count,
-        "The generation the app serves: 0 until a reload takes effect."
+        "The generation that serves: 0 until a reload takes effect."
     );
     describe_counter!(
         BREAKER_CALLS,

@@ -1192,6 +1192,7 @@ impl ContainerBuilder {
                 order: provider_order.into(),
                 position,
                 closed: Default::default(),
+                closing: Default::default(),
                 close_outcome: Default::default(),
                 dispose_timeout: self.dispose_timeout,
                 build_timeout: self.build_timeout,

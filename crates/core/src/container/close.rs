@@ -22,6 +22,8 @@ impl Container {
     /// disposed too. A dispose that fails, panics or hangs is reported in the [`CloseError`]
     /// and never stops another. Closing twice, or concurrently, disposes once and returns the
     /// same outcome. After `close`, [`get`](Self::get) returns [`ProvideError::Closed`](crate::ProvideError::Closed).
+    /// A [`reload`](Self::reload) in progress is waited for first, and swaps nothing in; a
+    /// generation a reload replaced waits for the worker runs the reload moved off it.
     ///
     /// The timeouts are tokio's: call it on a runtime with the time driver (`enable_time` or
     /// `enable_all`, as `#[tokio::main]` and `#[tokio::test]` build). Without one, it disposes
@@ -43,6 +45,7 @@ impl Container {
     }
 
     async fn close_once(&self, budget: Budget) -> Result<(), CloseError> {
+        self.inner.closing.store(true, Ordering::Release);
         let inner = Arc::clone(&self.inner);
         self.inner
             .close_outcome
@@ -61,6 +64,15 @@ impl Container {
 }
 
 async fn close(inner: Arc<Inner>, budget: Budget) -> Result<(), CloseError> {
+    // A container on its own: a reload in progress settles first (one that had not swapped in
+    // saw `closing` and keeps its generation out; one that had replaced this generation,
+    // which then closes as a replaced one, having noted what to wait for). Not a generation
+    // a reload is still building (one that fails is closed under the reload's own hold), and
+    // never an app's, which waits for its reloads itself, within its drain's share.
+    let pending = inner.generation > inner.lineage.number();
+    if !inner.lineage.is_app() && !pending {
+        drop(inner.lineage.one_reload().await);
+    }
     // Workers first, before anything they need is disposed (an app has stopped them already,
     // after its drain: then this waits for nothing and reports nothing twice).
     // A generation a reload replaced (or one never committed) leaves them running on the

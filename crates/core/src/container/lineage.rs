@@ -16,11 +16,15 @@ pub(crate) struct Lineage<G> {
     reloading: Arc<tokio::sync::Mutex<()>>,
     /// For each generation a reload replaced, what ends once the worker runs that held it
     /// have ended: its `close()` waits for that first.
-    moved: Mutex<Vec<(u64, BoxFuture<'static, ()>)>>,
+    moved: Mutex<Vec<Moved<G>>>,
     /// An app's container: the app reloads it (checking its health, swapping what serves),
     /// never `Container::reload`.
     app: AtomicBool,
 }
+
+/// A replaced generation (held weakly: one dropped without a close waits for nothing) and
+/// what its close waits for.
+type Moved<G> = (u64, Weak<G>, BoxFuture<'static, ()>);
 
 impl<G> Default for Lineage<G> {
     fn default() -> Self {
@@ -63,18 +67,20 @@ impl<G> Lineage<G> {
         Arc::clone(&self.reloading).lock_owned().await
     }
 
-    /// Notes that generation `number` was replaced and that its worker runs end with `ended`.
-    pub(crate) fn replaced(&self, number: u64, ended: BoxFuture<'static, ()>) {
+    /// Notes that `generation`, numbered `number`, was replaced and that its worker runs end
+    /// with `ended`. (Those of generations dropped since are let go.)
+    pub(crate) fn replaced(&self, number: u64, generation: &Arc<G>, ended: BoxFuture<'static, ()>) {
         let mut moved = self.moved.lock().unwrap_or_else(PoisonError::into_inner);
-        moved.push((number, ended));
+        moved.retain(|(_, generation, _)| generation.strong_count() > 0);
+        moved.push((number, Arc::downgrade(generation), ended));
     }
 
     /// What generation `number`'s worker runs end with, if a reload replaced it (taken: the
     /// first close waits for it).
     pub(crate) fn take_moved(&self, number: u64) -> Option<BoxFuture<'static, ()>> {
         let mut moved = self.moved.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = moved.iter().position(|(n, _)| *n == number)?;
-        Some(moved.swap_remove(at).1)
+        let at = moved.iter().position(|(n, _, _)| *n == number)?;
+        Some(moved.swap_remove(at).2)
     }
 
     /// Marks the container an app's.

@@ -109,22 +109,13 @@ fn build_duration(descriptor: &Descriptor, outcome: &'static str, took: Duration
     histogram!(PROVIDER_BUILD_DURATION, &labels).record(took.as_secs_f64());
 }
 
-/// A container's reload (an app counts its own): the `green_tea.reloads` counter by outcome,
-/// and the `green_tea.generation` gauge, `serving` the generation that serves after it (not
-/// for an app's container, refused: the app sets it).
-pub(crate) fn reloaded(
-    outcome: &Result<Option<(crate::Container, crate::Reload)>, crate::ReloadError>,
-    serving: u64,
-) {
+/// A container's reload (an app counts its own): the `green_tea.reloads` counter by
+/// `outcome`, and the `green_tea.generation` gauge at `serving`, the generation that serves
+/// after it (`None`: not the container's to say, an app's container refused).
+pub(crate) fn reloaded(outcome: &'static str, serving: Option<u64>) {
     use crate::metric::{GENERATION, RELOADS};
-    let label = match outcome {
-        Ok(Some(_)) => "reloaded",
-        Ok(None) => "unchanged",
-        Err(error) => error.kind(),
-    };
-    ::metrics::counter!(RELOADS, "outcome" => label).increment(1);
-    // An app's container: the generation is the app's to say.
-    if !matches!(outcome, Err(crate::ReloadError::OfAnApp)) {
+    ::metrics::counter!(RELOADS, "outcome" => outcome).increment(1);
+    if let Some(serving) = serving {
         // A generation is a count: exact as an `f64` far past any container's reloads.
         #[allow(clippy::cast_precision_loss)]
         gauge!(GENERATION).set(serving as f64);

@@ -86,6 +86,9 @@ pub(crate) struct Inner {
     /// For each provider, its position in `order`.
     pub(crate) position: IdVec<ProviderId, u32>,
     pub(crate) closed: AtomicBool,
+    /// Set as `close()` begins (before it waits for anything): a reload that has not swapped
+    /// in yet sees it and keeps its generation out.
+    pub(crate) closing: AtomicBool,
     pub(crate) close_outcome: tokio::sync::OnceCell<Result<(), CloseError>>,
     pub(crate) dispose_timeout: Duration,
     /// How long one build may take, unless its provider sets its own.

@@ -37,8 +37,9 @@ pub struct Pending {
     restart: Vec<usize>,
     /// Committed or abandoned: otherwise, dropped, it is closed (what it built disposed).
     settled: bool,
-    /// Keeps the next reload waiting until this one is settled.
-    _one: OwnedMutexGuard<()>,
+    /// Keeps the next reload (and a close of a container on its own) waiting until this one
+    /// is settled.
+    one: Option<OwnedMutexGuard<()>>,
 }
 
 impl Container {
@@ -54,14 +55,17 @@ impl Container {
     ///
     /// This generation goes on working for whoever holds it. Use the new one from now on and
     /// [`close`](Self::close) this one once nothing uses it: that disposes only what it alone
-    /// holds (its values of what was built anew), after the worker runs the reload moved
-    /// have ended. On an error nothing changed ([`ReloadError`]; a container has no health
+    /// holds (its values of what was built anew, and anything it built after the reload
+    /// began), after the worker runs the reload moved have ended. Dropping the new one is
+    /// dropping a container without closing it. On an error nothing changed ([`ReloadError`]; a container has no health
     /// checks, so never [`Unhealthy`](ReloadError::Unhealthy)); a generation a reload replaced
     /// is [`ReloadError::Replaced`], and an app's container [`ReloadError::OfAnApp`] (reload
     /// the app).
     ///
-    /// One reload runs at a time. It runs on a task of its own: a caller that stops waiting
-    /// leaves nothing half-made (what the new generation built is disposed).
+    /// One reload runs at a time; `close()` of the generation that serves waits for one in
+    /// progress, which then swaps nothing in ([`ReloadError::Closed`]). It runs on a task of
+    /// its own: a caller that stops waiting leaves nothing half-made (what the new generation
+    /// built is disposed, unless the runtime is shutting down).
     pub fn reload(
         &self,
     ) -> impl Future<Output = Result<Option<(Container, Reload)>, ReloadError>> + Send + '_ {
@@ -86,7 +90,17 @@ impl Container {
             }
         }
         #[cfg(feature = "metrics")]
-        super::metered::reloaded(&outcome, self.inner.lineage.number());
+        super::metered::reloaded(
+            match &outcome {
+                Ok(Some(_)) => "reloaded",
+                Ok(None) => "unchanged",
+                Err(error) => error.kind(),
+            },
+            match &outcome {
+                Err(ReloadError::OfAnApp) => None,
+                _ => Some(self.inner.lineage.number()),
+            },
+        );
         outcome
     }
 
@@ -100,16 +114,19 @@ impl Container {
             Err(_) => Err(ReloadError::Closed),
         };
         match outcome {
-            Ok(Some(pending)) if self.is_closed() => {
-                // Closed while it built: it swaps nothing in.
+            // A close began while it built: it swaps nothing in. (The pending generation
+            // holds the reload lock, which that close waits for: no close of this
+            // generation runs past this point until it is settled.)
+            Ok(Some(pending))
+                if self
+                    .inner
+                    .closing
+                    .load(std::sync::atomic::Ordering::Acquire) =>
+            {
                 tokio::spawn(pending.abandon());
                 Err(ReloadError::Closed)
             }
-            Ok(Some(pending)) => {
-                let (next, report, moved) = pending.commit(self);
-                (self.inner.lineage).replaced(self.inner.generation, moved.boxed());
-                Ok(Some((next, report)))
-            }
+            Ok(Some(pending)) => Ok(Some(pending.commit_alone(self))),
             Ok(None) => Ok(None),
             Err(error) => Err(error),
         }
@@ -120,7 +137,7 @@ impl Container {
     pub(crate) async fn next_generation(&self) -> Result<Option<Pending>, ReloadError> {
         let inner = &self.inner;
         let one = inner.lineage.one_reload().await;
-        if self.is_closed() {
+        if inner.closing.load(std::sync::atomic::Ordering::Acquire) {
             return Err(ReloadError::Closed);
         }
         if !inner.serves() {
@@ -290,7 +307,7 @@ impl Container {
             rows,
             restart,
             settled: false,
-            _one: one,
+            one: Some(one),
         })
     }
 }
@@ -311,12 +328,19 @@ impl Drop for Pending {
             return;
         }
         let container = self.container.clone();
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(error) = container.close().await {
-                    tracing::error!(%error, "reload: disposing a generation nobody took");
-                }
-            });
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    if let Err(error) = container.close().await {
+                        tracing::error!(%error, "reload: disposing a generation nobody took");
+                    }
+                });
+            }
+            // Dropped off the runtime (it is shutting down): nothing can be disposed.
+            Err(_) => tracing::warn!(
+                generation = container.generation(),
+                "reload: a generation nobody took is dropped without a runtime to dispose it"
+            ),
         }
     }
 }
@@ -334,10 +358,27 @@ impl Pending {
         mut self,
         old: &Container,
     ) -> (Container, Reload, impl Future<Output = ()> + Send + use<>) {
+        self.commit_in_place(old)
+    }
+
+    /// [`commit`](Self::commit) for a container on its own: what `old`'s close must wait for
+    /// is noted before the reload lock (which this holds) is let go, so that no close of
+    /// `old` can miss it.
+    fn commit_alone(mut self, old: &Container) -> (Container, Reload) {
+        let (next, report, moved) = self.commit_in_place(old);
+        (old.inner.lineage).replaced(old.inner.generation, &old.inner, moved.boxed());
+        (next, report)
+    }
+
+    fn commit_in_place(
+        &mut self,
+        old: &Container,
+    ) -> (Container, Reload, impl Future<Output = ()> + Send + use<>) {
         self.settled = true;
         for &id in &self.inherited {
-            // Only what `old` still held passes on: a value it disposed already (it cannot,
-            // while a reload holds the app's reload lock and `old` serves) is nobody's twice.
+            // Only what `old` still held passes on: a value it disposed already (it cannot:
+            // an app's close waits for its reload or keeps it out, a container's for the
+            // reload lock this holds) is nobody's twice.
             if old.inner.slots[id].claim_dispose() {
                 self.container.inner.slots[id].own();
             }
@@ -361,6 +402,8 @@ impl Pending {
     /// serves on, untouched.
     pub async fn abandon(mut self) -> Vec<SettingChange> {
         self.settled = true;
+        // Let go first: the close below waits for it (a container on its own).
+        drop(self.one.take());
         if let Err(error) = self.container.close().await {
             tracing::error!(%error, "reload: disposing the abandoned generation");
         }
@@ -420,6 +463,7 @@ impl Inner {
             order: self.order.clone(),
             position: self.position.clone(),
             closed: Default::default(),
+            closing: Default::default(),
             close_outcome: Default::default(),
             dispose_timeout: self.dispose_timeout,
             build_timeout: self.build_timeout,
