@@ -1563,3 +1563,65 @@ async fn a_container_closed_while_its_reload_builds_keeps_the_new_generation_out
     all.sort();
     assert_eq!(all, [Duration::from_secs(2), Duration::from_secs(5)]);
 }
+
+#[derive(Settings)]
+#[settings(provides = "featureSettings", prefix = "FEATURES", discover = false)]
+struct FeatureSettings {
+    #[settings(default = "false")]
+    audit: bool,
+}
+
+/// Read only when the audit is on (a switch).
+#[derive(Settings)]
+#[settings(provides = "auditSettings", prefix = "AUDIT", discover = false)]
+struct AuditSettings {
+    #[settings(default = "10")]
+    #[allow(dead_code)]
+    batch: u32,
+}
+
+/// As at `build()`: a settings type that is off today is not needed, so neither a problem in
+/// it nor a change of it stops or makes a reload (its variables stay known under `strict()`).
+#[tokio::test]
+async fn a_settings_type_that_is_off_today_neither_refuses_nor_makes_a_reload() {
+    let scratch = Scratch::new("off-settings");
+    scratch.write("[billing]\ntimeout = \"2s\"\n[audit]\nbatch = 10\n");
+    let counts = Arc::new(Counts::default());
+    let app = App::builder()
+        .settings(scratch.sources())
+        .provider(FeatureSettings::provider())
+        .switch(Switch::new("auditOn", |f: &FeatureSettings| f.audit).reads("audit"))
+        .when("auditOn", |on| on.provider(AuditSettings::provider()))
+        .provider(BillingSettings::provider())
+        .provider(BillingProvider(Arc::clone(&counts)))
+        .build()
+        .unwrap();
+    app.start().await.unwrap();
+
+    // A change of the audit's settings alone: nothing that serves reads them.
+    scratch.write("[billing]\ntimeout = \"2s\"\n[audit]\nbatch = 20\n");
+    assert!(app.reload().await.unwrap().is_none());
+    // A value the audit's settings refuse, beside a change that reloads: the reload goes on.
+    scratch.write("[billing]\ntimeout = \"5s\"\n[audit]\nbatch = \"many\"\n");
+    let report = app
+        .reload()
+        .await
+        .unwrap()
+        .expect("billing's timeout changed");
+    assert_eq!(report.changes.len(), 1, "{report}");
+    assert_eq!(report.changes[0].field, "billingSettings.timeout");
+    assert_eq!(
+        app.get::<Billing>("billing").await.unwrap().timeout,
+        Duration::from_secs(5)
+    );
+    // A problem in what is on still refuses it.
+    scratch.write("[billing]\ntimeout = \"soon\"\n[audit]\nbatch = \"many\"\n");
+    match app.reload().await {
+        Err(ReloadError::Invalid(error)) => {
+            assert_eq!(error.problems().len(), 1, "{error}");
+            assert!(error.to_string().contains("timeout"), "{error}");
+        }
+        other => panic!("a bad timeout reloaded: {other:?}"),
+    }
+    app.close().await.unwrap();
+}

@@ -8,8 +8,10 @@ use crate::key::Key;
 use crate::settings::SettingsHook;
 
 /// A settings provider as `build()` read it: its hook, its key, the prefix it reads under (a
-/// module's settings read under its path's), and whether an override took its key (then it
-/// was not read).
+/// module's settings read under its path's), and whether its key is another's today: an
+/// override took it (then it was not read), or the provider is off today (then nothing needs
+/// it, and a reload does not read it: neither a problem in it nor a change of it counts;
+/// its variables stay known under `strict()`, as every registered type's do).
 pub(crate) struct SettingsNode<'a> {
     pub(crate) id: ProviderId,
     pub(crate) node: &'a super::Node,
