@@ -556,6 +556,14 @@ struct GreetingSettings {
     port: u16,
 }
 
+/// The `green_tea.reloads` counts by outcome label, in label order.
+fn reloads_by_outcome(snapshot: &Snapshot) -> Vec<(String, Vec<f64>)> {
+    let reloads = values(snapshot, MetricKind::Counter, "green_tea.reloads");
+    let mut counted: Vec<(String, Vec<f64>)> = reloads.into_iter().collect();
+    counted.sort_by(|a, b| a.0.cmp(&b.0));
+    counted
+}
+
 /// Reloads counted by outcome, the generation served, and the built gauge of a provider a
 /// reload built anew: still 1 once the generation it replaced has disposed its old value.
 #[tokio::test]
@@ -596,11 +604,8 @@ async fn reloads_are_counted_by_outcome_and_the_generation_is_a_gauge() {
     }
 
     let snapshot = snapshotter.snapshot().into_vec();
-    let reloads = values(&snapshot, MetricKind::Counter, "green_tea.reloads");
-    let mut counted: Vec<(String, Vec<f64>)> = reloads.into_iter().collect();
-    counted.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
-        counted,
+        reloads_by_outcome(&snapshot),
         [
             ("outcome=invalid".to_owned(), vec![1.0]),
             ("outcome=reloaded".to_owned(), vec![1.0]),
@@ -672,11 +677,8 @@ async fn a_container_s_reloads_are_counted_too() {
     );
 
     let snapshot = snapshotter.snapshot().into_vec();
-    let reloads = values(&snapshot, MetricKind::Counter, "green_tea.reloads");
-    let mut counted: Vec<(String, Vec<f64>)> = reloads.into_iter().collect();
-    counted.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
-        counted,
+        reloads_by_outcome(&snapshot),
         [
             ("outcome=of_an_app".to_owned(), vec![1.0]),
             ("outcome=reloaded".to_owned(), vec![1.0]),

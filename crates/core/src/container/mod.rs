@@ -8,6 +8,7 @@ mod lineage;
 mod metered;
 mod reload;
 pub use reload::Pending;
+pub(crate) use reload::said_how_it_ended;
 mod resolver;
 mod settings_nodes;
 pub(crate) mod settings_report;

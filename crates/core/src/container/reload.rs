@@ -78,29 +78,13 @@ impl Container {
             true => Err(ReloadError::OfAnApp),
             false => self.reload_and_commit().await,
         };
-        match &outcome {
-            Ok(Some((_, report))) => tracing::info!(
-                generation = report.generation,
-                rebuilt = ?report.rebuilt,
-                "reloaded: the new generation serves"
-            ),
-            Ok(None) => tracing::info!("reload: no setting changed"),
-            Err(error) => {
-                tracing::error!(%error, "reload failed: the running generation serves on")
-            }
-        }
-        #[cfg(feature = "metrics")]
-        super::metered::reloaded(
-            match &outcome {
-                Ok(Some(_)) => "reloaded",
-                Ok(None) => "unchanged",
-                Err(error) => error.kind(),
-            },
-            match &outcome {
-                Err(ReloadError::OfAnApp) => None,
-                _ => Some(self.inner.lineage.number()),
-            },
-        );
+        let said = outcome
+            .as_ref()
+            .map(|o| o.as_ref().map(|(_, report)| report));
+        // An app's container: the generation is the app's to say.
+        let serving =
+            (!matches!(outcome, Err(ReloadError::OfAnApp))).then(|| self.inner.lineage.number());
+        said_how_it_ended(said, serving);
         outcome
     }
 
@@ -312,6 +296,32 @@ impl Container {
     }
 }
 
+/// How a reload ended, an app's or a container's: logged, and counted (`green_tea.reloads` by
+/// outcome, and the `green_tea.generation` gauge at `serving` unless `None`).
+pub(crate) fn said_how_it_ended(
+    outcome: Result<Option<&Reload>, &ReloadError>,
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))] serving: Option<u64>,
+) {
+    match outcome {
+        Ok(Some(report)) => tracing::info!(
+            generation = report.generation,
+            rebuilt = ?report.rebuilt,
+            "reloaded: the new generation serves"
+        ),
+        Ok(None) => tracing::info!("reload: no setting changed"),
+        Err(error) => tracing::error!(%error, "reload failed: the running generation serves on"),
+    }
+    #[cfg(feature = "metrics")]
+    super::metered::reloaded(
+        match outcome {
+            Ok(Some(_)) => "reloaded",
+            Ok(None) => "unchanged",
+            Err(error) => error.kind(),
+        },
+        serving,
+    );
+}
+
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pending")
@@ -389,10 +399,6 @@ impl Pending {
             }
         }
         let moved = self.container.inner.follow(&self.restart);
-        tracing::info!(
-            generation = self.report.generation,
-            "reload: the new generation serves"
-        );
         let generation = self.report.generation;
         let report = std::mem::replace(&mut self.report, Reload::none(generation));
         (self.container.clone(), report, moved)

@@ -335,16 +335,6 @@ impl<F: std::future::Future<Output = Reply>> std::future::Future for Measured<F>
     }
 }
 
-/// A reload ended with `outcome`; `generation` serves now. (Rare: its handles are looked up
-/// each time.)
-pub(crate) fn reloaded(outcome: &'static str, generation: u64) {
-    use green_tea_core::metric::{GENERATION, RELOADS};
-    ::metrics::counter!(RELOADS, "outcome" => outcome).increment(1);
-    // A generation is a count: exact as an `f64` far past any app's reloads.
-    #[allow(clippy::cast_precision_loss)]
-    gauge!(GENERATION).set(generation as f64);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,33 +68,16 @@ impl AppInner {
         }
         let old = self.runtime.load_full();
         let outcome = self.next_generation(&old).await;
-        let failure = match &outcome {
-            Ok(Some(report)) => {
-                tracing::info!(
-                    generation = report.generation,
-                    rebuilt = ?report.rebuilt,
-                    "reloaded: the new generation serves"
-                );
-                None
-            }
-            // What serves is what the sources say: a failure before (a bad save since
-            // reverted) is no longer the last word.
-            Ok(None) => {
-                tracing::info!("reload: no setting changed");
-                None
-            }
-            Err(error) => {
-                tracing::error!(%error, "reload failed: the running generation serves on");
-                Some(error.to_string())
-            }
-        };
+        // What serves is what the sources say: a failure before (a bad save since reverted)
+        // is no longer the last word.
+        let failure = outcome.as_ref().err().map(ToString::to_string);
         *self
             .reloads
             .last_failure
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = failure;
-        super::metered::reloaded(
-            outcome_label(&outcome),
+        layer::reload::said_how_it_ended(
+            outcome.as_ref().map(Option::as_ref),
             self.runtime().container.generation(),
         );
         outcome
@@ -251,14 +234,5 @@ impl AppInner {
     /// Whether `close()` has begun.
     fn is_closing(&self) -> bool {
         *self.runtime().shutdown.borrow()
-    }
-}
-
-/// The `outcome` label of a reload's metric.
-fn outcome_label(outcome: &Result<Option<Reload>, ReloadError>) -> &'static str {
-    match outcome {
-        Ok(Some(_)) => "reloaded",
-        Ok(None) => "unchanged",
-        Err(error) => error.kind(),
     }
 }

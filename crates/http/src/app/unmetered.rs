@@ -90,6 +90,3 @@ impl AroundLayers {
         crate::layer::through(layered, request)
     }
 }
-
-/// Counts nothing.
-pub(crate) fn reloaded(_outcome: &'static str, _generation: u64) {}

@@ -3,7 +3,13 @@
 //! and [commits](Pending::commit) it, or [abandons](Pending::abandon) it.
 
 pub use crate::container::Pending;
-use crate::{Container, ReloadError};
+use crate::{Container, Reload, ReloadError};
+
+/// Logs and counts how an app's reload ended, as a container's is (`serving`: the
+/// generation that serves after it).
+pub fn said_how_it_ended(outcome: Result<Option<&Reload>, &ReloadError>, serving: u64) {
+    crate::container::said_how_it_ended(outcome, Some(serving));
+}
 
 /// Reads `container`'s settings again and builds the next generation when reloadable fields
 /// changed (`None`: nothing changed; an error: nothing changed, and why).
